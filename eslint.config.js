@@ -1,0 +1,52 @@
+// Lint rules that encode the architecture (see docs/architecture.md, "Dependency rules").
+// @nx/enforce-module-boundaries reads the tags in each project.json; a wrong-direction import fails `npm run lint`.
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const infraPackages = ['@nestjs/*', '@mikro-orm/*', '@nats-io/*', 'nats', 'class-validator', 'class-transformer', 'pg', 'fastify'];
+
+export default [
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'coverage/**', 'openapi/**', '**/*.cjs'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: infraPackages },
+            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'], bannedExternalImports: ['@mikro-orm/*', '@nats-io/*', 'nats', 'pg'] },
+            { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'], bannedExternalImports: ['@nestjs/*', '@mikro-orm/*', '@nats-io/*', 'nats', 'pg'] },
+            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:sandbox', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:adapter', 'type:testing'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:domain'] },
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:app', 'type:sandbox'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
+            { sourceTag: 'scope:sync-orchestrator', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sync-orchestrator'] },
+            { sourceTag: 'scope:directory', onlyDependOnLibsWithTags: ['scope:shared', 'scope:directory'] },
+            { sourceTag: 'scope:telemetry-ingest', onlyDependOnLibsWithTags: ['scope:shared', 'scope:telemetry-ingest'] },
+            { sourceTag: 'scope:fault-feed', onlyDependOnLibsWithTags: ['scope:shared', 'scope:fault-feed'] },
+            { sourceTag: 'scope:enrichment', onlyDependOnLibsWithTags: ['scope:shared', 'scope:enrichment'] },
+            { sourceTag: 'scope:sandbox', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // App code may use the testing lib only from spec files.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@switchyard/testing', message: 'libs/testing is for spec files only' }] }] },
+  },
+];

@@ -1,0 +1,2 @@
+import { placeholder } from '@switchyard/domain';
+console.log(placeholder);

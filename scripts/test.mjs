@@ -1,0 +1,34 @@
+// Runs the jest suites (unit, integration on the real PostgreSQL and NATS, e2e) and prints one
+// closing line "N passed, N failed" that CI reads. Flags: --unit (spec files only), --project <root>.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const results = path.join(root, '.jest-results.json');
+const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`];
+const passthrough = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--project') jestArgs.push('--config', path.join(root, args[++i], 'jest.config.js'));
+  else if (args[i] === '--unit') jestArgs.push('--testPathPatterns', '\\.spec\\.ts$');
+  else passthrough.push(args[i]);
+}
+jestArgs.push(...passthrough);
+rmSync(results, { force: true });
+const run = spawnSync(process.execPath, jestArgs, {
+  cwd: root,
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env: { ...process.env, TZ: 'UTC', NODE_NO_WARNINGS: '1' },
+});
+let summary;
+try {
+  summary = JSON.parse(readFileSync(results, 'utf8'));
+} catch {
+  console.log('0 passed, 1 failed');
+  process.exit(run.status || 1);
+}
+const failedSuites = summary.numFailedTestSuites ?? 0;
+const failed = summary.numFailedTests + (failedSuites && !summary.numFailedTests ? failedSuites : 0);
+console.log(`${summary.numPassedTests} passed, ${failed} failed${summary.numPendingTests ? `, ${summary.numPendingTests} skipped` : ''}`);
+process.exit(run.status ?? 1);
