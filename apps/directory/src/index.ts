@@ -1,1 +1,20 @@
-export const placeholder = 'apps/directory';
+/**
+ * The directory context. Vehicles, vehicle profiles and metadata, drivers, groups and trips: consumes directory batches and serves the stored reads.
+ * Exports its service definition and start function for main.ts (one service per process) and the
+ * sandbox launcher (every service in one process).
+ */
+import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { DirectoryModule } from './app.module.js';
+import { directoryEntities } from './db/entities/index.js';
+import { directoryMigrations } from './db/migrations/index.js';
+
+export const directoryService: ServiceDefinition = {
+  service: 'directory',
+  entities: directoryEntities,
+  migrations: directoryMigrations,
+  module: DirectoryModule,
+};
+
+export function startDirectory(options: StartOptions): Promise<RunningService> {
+  return startService(directoryService, options);
+}

@@ -1,1 +1,51 @@
-export const placeholder = 'apps/gateway';
+/**
+ * The gateway service: its definition (schema, entities, migrations, module) and `startGateway`,
+ * used by main.ts (one service per process) and by the sandbox launcher (all in one process).
+ */
+import { loadConfig, startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { GATEWAY_SETTINGS, gatewayEnvSchema, type GatewaySettings } from './config.js';
+import { loadKeyMaterial } from './services/key-material.js';
+import { GatewayModule } from './app.module.js';
+import { gatewayEntities } from './db/entities/index.js';
+import { gatewayMigrations } from './db/migrations/index.js';
+import { configureGatewayHttp } from './http/configure.js';
+import { requestIdFor } from './http/request-context.js';
+
+export const gatewayService: ServiceDefinition = {
+  service: 'gateway',
+  entities: gatewayEntities,
+  migrations: gatewayMigrations,
+  module: GatewayModule,
+};
+
+export interface StartGatewayOptions extends Omit<StartOptions, 'configure'> {
+  /** Sandbox launcher passes its generated keys; otherwise they come from the environment. */
+  gatewaySettings?: Partial<GatewaySettings>;
+}
+
+export function startGateway({ gatewaySettings, ...options }: StartGatewayOptions): Promise<RunningService> {
+  const keys =
+    gatewaySettings?.masterKey && gatewaySettings.cursorSecret
+      ? { masterKey: gatewaySettings.masterKey, cursorSecret: gatewaySettings.cursorSecret }
+      : loadKeyMaterial(process.env, { createIfMissing: options.environment === 'sandbox' });
+  const env = loadConfig(gatewayEnvSchema, { ...process.env, SWITCHYARD_ENV: options.environment, SWITCHYARD_MASTER_KEY: keys.masterKey, CURSOR_SECRET: keys.cursorSecret });
+  const settings: GatewaySettings = {
+    rpcTimeoutMs: gatewaySettings?.rpcTimeoutMs ?? env.RPC_TIMEOUT_MS,
+    masterKey: keys.masterKey,
+    cursorSecret: keys.cursorSecret,
+  };
+  return startService(gatewayService, {
+    ...options,
+    http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
+    providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
+    fastify: { genReqId: requestIdFor, requestIdHeader: false, ...options.fastify },
+    configure: configureGatewayHttp,
+  });
+}
+
+export { buildOpenApiDocument } from './openapi/document.js';
+export { ConnectionsAdmin, type ConnectionConfigPatch } from './services/connections-admin.service.js';
+export { AdminError, CredentialsAdmin, type Issued } from './services/credentials-admin.service.js';
+export { credentialExists } from './services/credential-lookup.js';
+export { loadKeyMaterial, type KeyMaterial } from './services/key-material.js';
+export { SecretBox } from './services/secret-box.js';

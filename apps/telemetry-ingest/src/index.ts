@@ -1,1 +1,20 @@
-export const placeholder = 'apps/telemetry-ingest';
+/**
+ * The telemetry-ingest context. Observations, latest readings and reports: consumes telemetry batches and serves telemetry, locations, history and counters.
+ * Exports its service definition and start function for main.ts (one service per process) and the
+ * sandbox launcher (every service in one process).
+ */
+import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { TelemetryIngestModule } from './app.module.js';
+import { telemetryIngestEntities } from './db/entities/index.js';
+import { telemetryIngestMigrations } from './db/migrations/index.js';
+
+export const telemetryIngestService: ServiceDefinition = {
+  service: 'telemetry-ingest',
+  entities: telemetryIngestEntities,
+  migrations: telemetryIngestMigrations,
+  module: TelemetryIngestModule,
+};
+
+export function startTelemetryIngest(options: StartOptions): Promise<RunningService> {
+  return startService(telemetryIngestService, options);
+}

@@ -1,1 +1,28 @@
-export const placeholder = 'libs/messaging';
+/**
+ * Public surface of @switchyard/messaging: the port, the factory, the name authority, the message
+ * schemas, the errors and the header table. Implementation classes stay internal except through
+ * `createBus`; settlement rules are exported for documentation and tests of consumers.
+ */
+export type * from './port.js';
+export { createBus, type BusConfig, type InProcessBusConfig, type JetStreamBusConfig } from './create-bus.js';
+export { silentLogger, stderrLogger, type BusLogger } from './logger.js';
+export { BusTimeoutError, BusUnavailableError, MessageValidationError, PoisonMessage, RetryLater, RpcError, type RpcErrorBody } from './errors.js';
+export { HEADERS, fromWireHeaders, toWireHeaders } from './headers.js';
+export {
+  ALL_STREAMS,
+  CONTEXT_PREFIXES,
+  DUPLICATE_WINDOW_MS,
+  EVENTS,
+  Namespace,
+  RPCS,
+  STREAMS,
+  deadLetterSubject,
+  streamForSubject,
+  subjectFor,
+  subjectMatches,
+} from './subjects.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './request-defaults.js';
+export { DEFAULT_BACKOFF, SERVER_MAX_DELIVER_SPARE, backoffDelay, type Settlement } from './jetstream/settlement.js';
+export * from './schemas/connection-config.v1.js';
+export * from './schemas/dead-letter.v1.js';
+export * from './schemas/ping.v1.js';

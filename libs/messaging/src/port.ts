@@ -15,7 +15,7 @@
  */
 import type { z } from 'zod';
 
-/** Headers carried on every message; see docs/messaging.md for the table. */
+/** Headers carried on every message; see the header table in libs/messaging/README.md (src/headers.ts). */
 export interface MessageHeaders {
   /** Correlation id of the originating request (x-request-id at the gateway). */
   correlationId?: string;
@@ -61,6 +61,11 @@ export interface ConsumerDefinition<Payload extends z.ZodType = z.ZodType> {
   readonly maxDeliver: number;
   /** 1 keeps strict per-subject order; larger values trade order for throughput. */
   readonly maxAckPending: number;
+  /**
+   * Nak delay after a failed delivery: `initialMs * 2^(deliveryCount-1)`, capped at `maxMs`.
+   * Default 1 s doubling to 60 s. A handler's `RetryLater(delayMs)` overrides it.
+   */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
 /** Context handed to a durable message handler. */
@@ -91,9 +96,19 @@ export interface PublishAck {
   duplicate: boolean;
 }
 
+export interface DrainOptions {
+  /**
+   * How long to wait for in-flight handlers. Durable consumers: default the consumer's ackWaitMs;
+   * handlers still running after it are abandoned — their outcome is never settled, so the message
+   * is redelivered after ackWait, exactly as after a crash. RPC: default the bus request timeout;
+   * a reply after it is still sent but nobody waits for it.
+   */
+  deadlineMs?: number;
+}
+
 export interface Subscription {
   /** Stops taking new work and waits for in-flight handlers to settle. */
-  drain(): Promise<void>;
+  drain(options?: DrainOptions): Promise<void>;
 }
 
 /** Handler outcome for RPC: a typed error travels as `{ error: { code, detail } }` and is rethrown as `RpcError`. */

@@ -1,1 +1,2 @@
-export const placeholder = 'libs/providers';
+// Public surface of @switchyard/providers: capability descriptors now; adapters (HTTP clients, payload schemas, normalizers) follow.
+export * from './capabilities/index.js';

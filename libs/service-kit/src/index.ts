@@ -1,1 +1,12 @@
-export const placeholder = 'libs/service-kit';
+export * from './bootstrap.js';
+export * from './config.js';
+export * from './correlation.js';
+export * from './health.js';
+export * from './logger.js';
+export * from './rpc.js';
+export * from './runtime.js';
+export * from './runtime.module.js';
+export * from './context/connection-config.projection.js';
+export * from './context/context-kit.module.js';
+export * from './context/ping.handler.js';
+export * from './main-runner.js';

@@ -1,1 +1,19 @@
-export const placeholder = 'libs/testing';
+/**
+ * @switchyard/testing — the integration-test harness: where the services are, names that keep
+ * concurrent runs apart, response checks against the OpenAPI document, waiting helpers, ports.
+ * For spec files only (apps may not import it from production code).
+ */
+export { resolveTestServices, resolveTestServicesWith, stopTestServices, tcpProbe, startContainer, type ServiceProbes, type TestServices } from './services.js';
+export { dropSchemas, isolatedSchemas, uniqueNamespace, uniqueSuffix } from './isolation.js';
+export {
+  createResponseValidator,
+  defaultOpenApiPath,
+  expectValidResponse,
+  loadOpenApi,
+  type OpenApiDocument,
+  type ResponseUnderTest,
+  type ResponseValidator,
+} from './openapi-validator.js';
+export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from './openapi-match.js';
+export { expectEventually, pollUntil, type PollOptions } from './poll.js';
+export { freePort } from './free-port.js';

@@ -1,0 +1,18 @@
+/** The gateway's module graph: imports and wiring only. */
+import { Module } from '@nestjs/common';
+import { RPCS } from '@switchyard/messaging';
+import { ContextKitModule } from '@switchyard/service-kit';
+import { AnyConsumerKeyGuard, ApplicationGuard, ConsumerKeyGuard } from './auth/auth.guards.js';
+import { AuthService } from './auth/auth.service.js';
+import { CatalogController } from './controllers/catalog.controller.js';
+import { ConnectionsController } from './controllers/connections.controller.js';
+import { AuthRepository } from './db/repositories/auth.repository.js';
+import { ConnectionRepository } from './db/repositories/connection.repository.js';
+import { OutboxRelay } from './services/outbox-relay.service.js';
+
+@Module({
+  imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
+  controllers: [CatalogController, ConnectionsController],
+  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay],
+})
+export class GatewayModule {}

@@ -1,0 +1,78 @@
+/**
+ * The status rules of spec section 5, in one place:
+ * - a wrong, unknown, revoked or malformed credential is 401 `unauthorized`; a `pt_` consumer key
+ *   on a sync route is 401 too (rule 1), and so is an application secret on a connection route;
+ * - connection routes: no grant for the connection, or a grant without the needed permission,
+ *   is 404 `not_found`, byte-for-byte the answer for a connection that does not exist (rule 4);
+ * - sync routes: the Connection-Token must belong to the calling application (else 401); a
+ *   sandbox application reaching a production connection (or the reverse) is 403
+ *   `connection_forbidden`; a missing operation grant 403 `operation_forbidden`; a missing history
+ *   grant 403 `history_forbidden` (rules 2 and 4).
+ * Credential order is fixed (authenticate first, then authorize) so a caller without a valid
+ * credential learns nothing about which connections exist.
+ */
+import { Injectable } from '@nestjs/common';
+import { isUuid } from '@switchyard/domain';
+import { AuthRepository } from '../db/repositories/auth.repository.js';
+import { ApiError } from '../http/api-error.js';
+import { bearerToken, credentialMatches, parseCredential } from '../services/credential-format.js';
+import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ApplicationPrincipal, type ConsumerPermission, type ConsumerPrincipal, type SyncOperation } from './principal.js';
+
+@Injectable()
+export class AuthService {
+  constructor(private readonly repo: AuthRepository) {}
+
+  async consumer(authorization: unknown, connectionId: string | undefined, permission: ConsumerPermission): Promise<ConsumerPrincipal> {
+    const parsed = parseCredential(bearerToken(authorization));
+    if (!parsed || parsed.kind !== 'consumerKey') throw new ApiError('unauthorized');
+    const validConnection = connectionId !== undefined && isUuid(connectionId);
+    const row = await this.repo.consumerKey(parsed.lookupId, validConnection ? connectionId : null);
+    if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
+    if (!validConnection || !row.permissions || !row.permissions.includes(permission)) throw new ApiError('not_found');
+    return {
+      kind: 'consumer',
+      consumerKeyId: row.id,
+      connectionId,
+      permissions: row.permissions.filter((p): p is ConsumerPermission => (CONSUMER_PERMISSIONS as readonly string[]).includes(p)),
+      credentialVersion: row.credentialVersion,
+    };
+  }
+
+  /** Connection-independent reads (the catalog): any valid, unrevoked consumer key. */
+  async consumerKeyOnly(authorization: unknown): Promise<{ consumerKeyId: string }> {
+    const parsed = parseCredential(bearerToken(authorization));
+    if (!parsed || parsed.kind !== 'consumerKey') throw new ApiError('unauthorized');
+    const row = await this.repo.consumerKey(parsed.lookupId, null);
+    if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
+    return { consumerKeyId: row.id };
+  }
+
+  async application(authorization: unknown, connectionTokenHeader: unknown, operation: SyncOperation, needsHistory = false): Promise<ApplicationPrincipal> {
+    const secret = parseCredential(bearerToken(authorization));
+    if (!secret || (secret.kind !== 'sandboxSecret' && secret.kind !== 'prodSecret')) throw new ApiError('unauthorized');
+    const app = await this.repo.application(secret.lookupId);
+    if (!app || !credentialMatches(secret.token, app.secretHash) || app.revoked) throw new ApiError('unauthorized');
+    const expectedEnv = secret.kind === 'sandboxSecret' ? 'sandbox' : 'production';
+    if (app.environment !== expectedEnv) throw new ApiError('unauthorized');
+
+    const tokenValue = typeof connectionTokenHeader === 'string' ? connectionTokenHeader.trim() : undefined;
+    const token = parseCredential(tokenValue);
+    if (!token || token.kind !== 'connectionToken') throw new ApiError('unauthorized');
+    const row = await this.repo.connectionToken(token.lookupId);
+    if (!row || !credentialMatches(token.token, row.secretHash) || row.revoked || row.applicationId !== app.id) throw new ApiError('unauthorized');
+
+    if (row.connectionEnvironment !== app.environment) throw new ApiError('connection_forbidden');
+    if (!row.operations) throw new ApiError('connection_forbidden');
+    if (!row.operations.includes(operation)) throw new ApiError('operation_forbidden');
+    if (needsHistory && !row.history) throw new ApiError('history_forbidden');
+    return {
+      kind: 'application',
+      applicationId: app.id,
+      environment: app.environment,
+      connectionId: row.connectionId,
+      operations: row.operations.filter((o): o is SyncOperation => (SYNC_OPERATIONS as readonly string[]).includes(o)),
+      history: row.history ?? false,
+      credentialVersion: app.credentialVersion,
+    };
+  }
+}

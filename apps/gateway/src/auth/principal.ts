@@ -1,0 +1,36 @@
+/**
+ * Who is calling, as established by a guard, attached to the request for controllers to read.
+ * `credentialVersion` feeds cursor bindings: revoking or changing a grant bumps it, so cursors
+ * issued before the change stop working (spec 4.1 rule 6).
+ */
+export type ConsumerPermission = 'read' | 'manage' | 'history';
+export const CONSUMER_PERMISSIONS: readonly ConsumerPermission[] = ['read', 'manage', 'history'];
+
+export type SyncOperation = 'sync.create' | 'sync.read' | 'sync.retry' | 'sync.cancel';
+export const SYNC_OPERATIONS: readonly SyncOperation[] = ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'];
+
+export interface ConsumerPrincipal {
+  kind: 'consumer';
+  consumerKeyId: string;
+  connectionId: string;
+  permissions: ConsumerPermission[];
+  credentialVersion: number;
+}
+
+export interface ApplicationPrincipal {
+  kind: 'application';
+  applicationId: string;
+  environment: 'sandbox' | 'production';
+  connectionId: string;
+  operations: SyncOperation[];
+  history: boolean;
+  credentialVersion: number;
+}
+
+export type Principal = ConsumerPrincipal | ApplicationPrincipal;
+
+export interface AuthenticatedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  params: Record<string, string | undefined>;
+  principal?: Principal;
+}

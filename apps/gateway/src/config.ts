@@ -1,0 +1,33 @@
+/**
+ * Gateway environment, parsed once at boot (libs/service-kit loadConfig): a bad value stops the
+ * process with one message naming every bad variable. Secrets have no default outside the sandbox.
+ */
+import { baseEnvSchema } from '@switchyard/service-kit';
+import { z } from 'zod';
+
+export const gatewayEnvSchema = baseEnvSchema
+  .extend({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('127.0.0.1'),
+    RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
+    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
+    SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),
+    CURSOR_SECRET: z.string().min(16).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.SWITCHYARD_ENV === 'production') {
+      for (const name of ['SWITCHYARD_MASTER_KEY', 'CURSOR_SECRET'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production' });
+      }
+    }
+  });
+
+export type GatewayEnv = z.output<typeof gatewayEnvSchema>;
+
+/** What the gateway module needs beyond the shared runtime. */
+export interface GatewaySettings {
+  rpcTimeoutMs: number;
+  masterKey: string;
+  cursorSecret: string;
+}
+export const GATEWAY_SETTINGS = Symbol('gateway.settings');

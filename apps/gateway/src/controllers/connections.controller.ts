@@ -1,0 +1,44 @@
+/**
+ * GET /v1/connections/{id} and GET /v1/connections/{id}/capabilities (spec 2.8, 4.3).
+ * The guard has already answered 401/404; a connection that vanished between the grant check and
+ * the read is a 404 as well.
+ */
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { capabilitiesFor, type ProviderCapabilities } from '@switchyard/providers';
+import { ConsumerAuth } from '../auth/auth.guards.js';
+import { ConnectionRepository } from '../db/repositories/connection.repository.js';
+import { CapabilitiesDto } from '../dto/capabilities.dto.js';
+import { ConnectionDto } from '../dto/connection.dto.js';
+import { ApiError } from '../http/api-error.js';
+
+@ApiTags('connections')
+@Controller('v1/connections/:id')
+@ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
+export class ConnectionsController {
+  constructor(private readonly connections: ConnectionRepository) {}
+
+  @Get()
+  @ConsumerAuth('read')
+  @ApiOperation({ operationId: 'getConnection', summary: 'Read the connection and its collection health' })
+  @ApiOkResponse({ type: ConnectionDto })
+  async get(@Param('id') id: string): Promise<ConnectionDto> {
+    const { environment: _environment, ...connection } = await this.load(id);
+    return connection;
+  }
+
+  @Get('capabilities')
+  @ConsumerAuth('read')
+  @ApiOperation({ operationId: 'getCapabilities', summary: "Read what the connection's provider adapter supports" })
+  @ApiOkResponse({ type: CapabilitiesDto })
+  async capabilities(@Param('id') id: string): Promise<ProviderCapabilities & { id: string }> {
+    const connection = await this.load(id);
+    return { id: connection.id, ...capabilitiesFor(connection.provider) };
+  }
+
+  private async load(id: string) {
+    const connection = await this.connections.findById(id);
+    if (!connection) throw new ApiError('not_found');
+    return connection;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Gateway entities (MikroORM `defineEntity`, no decorators). Tables are created by the SQL
+ * migrations in ../migrations; these definitions must match them column for column (the
+ * migration test compares the ORM's view with the live schema).
+ */
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+export const Application = defineEntity({
+  name: 'Application',
+  tableName: 'application',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string(),
+    environment: p.string(),
+    lookupId: p.string().unique(),
+    displayPrefix: p.string(),
+    secretHash: p.blob(),
+    credentialVersion: p.integer().default(1),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export const ConnectionToken = defineEntity({
+  name: 'ConnectionToken',
+  tableName: 'connection_token',
+  properties: {
+    id: p.uuid().primary(),
+    applicationId: p.uuid(),
+    connectionId: p.uuid(),
+    lookupId: p.string().unique(),
+    displayPrefix: p.string(),
+    secretHash: p.blob(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export const ApplicationGrant = defineEntity({
+  name: 'ApplicationGrant',
+  tableName: 'application_grant',
+  properties: {
+    applicationId: p.uuid().primary(),
+    connectionId: p.uuid().primary(),
+    operations: p.array(),
+    history: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export const ConsumerKey = defineEntity({
+  name: 'ConsumerKey',
+  tableName: 'consumer_key',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string(),
+    lookupId: p.string().unique(),
+    displayPrefix: p.string(),
+    secretHash: p.blob(),
+    credentialVersion: p.integer().default(1),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+
+export const ConsumerGrant = defineEntity({
+  name: 'ConsumerGrant',
+  tableName: 'consumer_grant',
+  properties: {
+    consumerKeyId: p.uuid().primary(),
+    connectionId: p.uuid().primary(),
+    permissions: p.array(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});

@@ -1,0 +1,122 @@
+/**
+ * Catalog (spec 2.12): fields, units, operations and limits. Every constant is pinned in the
+ * schema with `enum: [value]`, so the OpenAPI document states the same numbers the spec does and
+ * a response that drifts from them fails validation in the tests.
+ */
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+
+/** A free-form object whose inner shape the spec leaves open ("not shown"). */
+const openObject = (description: string, required = true): ApiPropertyOptions => ({ type: 'object', additionalProperties: true, selfRequired: required, description }) satisfies ApiPropertyOptions;
+const strings: ApiPropertyOptions = { type: [String] };
+
+export class CatalogFieldDto {
+  @ApiProperty({ required: false }) name?: string;
+  @ApiProperty({ required: false }) label?: string;
+  @ApiProperty({ required: false }) unit?: string;
+  @ApiProperty({ required: false }) kind?: string;
+  @ApiProperty({ required: false, type: 'integer' }) freshnessSeconds?: number;
+  @ApiProperty({ required: false }) valueKey?: string;
+  @ApiProperty({ required: false }) availability?: string;
+}
+
+export class CatalogEnrichmentDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() collection!: string;
+  @ApiProperty() enablement!: string;
+  @ApiProperty() measurements!: string;
+  @ApiProperty() images!: string;
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: ['identity', 'images', 'specifications', 'build'] }, uniqueItems: true })
+  products!: string[];
+}
+
+export class CatalogDriverDirectoryDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() authorization!: string;
+  @ApiProperty() retrieval!: string;
+  @ApiProperty() identity!: string;
+  @ApiProperty() modification!: string;
+  @ApiProperty() groupRelations!: string;
+  @ApiProperty() membershipCapture!: string;
+  @ApiProperty(strings) gaps!: string[];
+}
+
+class TripUnitsDto {
+  @ApiProperty({ enum: ['kilometers'] }) distance!: 'kilometers';
+  @ApiProperty({ enum: ['milliseconds'] }) duration!: 'milliseconds';
+}
+
+export class CatalogTripHistoryDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() authorization!: string;
+  @ApiProperty() coverage!: string;
+  @ApiProperty({ enum: ['stored'] }) retrieval!: 'stored';
+  @ApiProperty({ type: TripUnitsDto }) units!: TripUnitsDto;
+  @ApiProperty({ type: 'integer', enum: [100] }) maxPageSize!: 100;
+  @ApiProperty({ type: 'integer', enum: [50] }) maxFilterIds!: 50;
+  @ApiProperty({ type: 'integer', enum: [4194304] }) responseByteLimit!: 4194304;
+  @ApiProperty(strings) gaps!: string[];
+}
+
+export class CatalogVehicleProfilesDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() authorization!: string;
+  @ApiProperty() query!: string;
+  @ApiProperty() visibility!: string;
+  @ApiProperty() groupRelationships!: string;
+  @ApiProperty({ enum: ['stored'] }) retrieval!: 'stored';
+  @ApiProperty({ enum: ['approved_source_vehicle_ids'] }) selection!: 'approved_source_vehicle_ids';
+  @ApiProperty({ type: 'integer', enum: [100] }) maxPageSize!: 100;
+  @ApiProperty({ type: 'integer', enum: [4194304] }) responseByteLimit!: 4194304;
+  @ApiProperty(strings) gaps!: string[];
+}
+
+export class CatalogVehicleMetadataDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() enablement!: string;
+  @ApiProperty() availability!: string;
+  @ApiProperty() interpretation!: string;
+  @ApiProperty(strings) fields!: string[];
+}
+
+export class CatalogGroupInventoryDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() enablement!: string;
+  @ApiProperty({ enum: ['explicit_approved_ids'] }) selection!: string;
+  @ApiProperty({ type: 'integer', enum: [100] }) maxGroupIds!: 100;
+  @ApiProperty({ enum: ['approved_groups_only'] }) parentResolution!: string;
+}
+
+export class CatalogGroupDirectoryDto {
+  @ApiProperty() releaseStatus!: string;
+  @ApiProperty() enablement!: string;
+  @ApiProperty() query!: string;
+  @ApiProperty() identity!: string;
+  @ApiProperty() pagination!: string;
+  @ApiProperty() relations!: string;
+  @ApiProperty({ enum: ['not_transactional'] }) consistency!: 'not_transactional';
+  @ApiProperty({ enum: ['none'] }) deletionEvidence!: 'none';
+  @ApiProperty({ type: 'integer', enum: [50000] }) maxRows!: 50000;
+  @ApiProperty({ type: 'integer', enum: [100000] }) maxReferences!: 100000;
+  @ApiProperty({ type: 'integer', enum: [67108864] }) projectedByteLimit!: 67108864;
+  @ApiProperty({ type: 'integer', enum: [4194304] }) responseByteLimit!: 4194304;
+  @ApiProperty(strings) gaps!: string[];
+}
+
+export class CatalogDto {
+  @ApiProperty({ example: 'v1' }) apiVersion!: string;
+  @ApiProperty({ example: '1.16.0' }) catalogVersion!: string;
+  @ApiProperty({ required: false, example: 'preview' }) releaseStatus?: string;
+  @ApiProperty({ required: false, type: 'string', format: 'date' }) reviewedAt?: string;
+  @ApiProperty({ type: [CatalogFieldDto] }) fields!: CatalogFieldDto[];
+  @ApiProperty(openObject('Operations: path → method, authentication, retrieval.')) endpoints!: Record<string, unknown>;
+  @ApiProperty(openObject('Capabilities not yet released, by area.')) roadmap!: Record<string, unknown>;
+  @ApiProperty({ type: CatalogEnrichmentDto }) enrichment!: CatalogEnrichmentDto;
+  @ApiProperty({ type: CatalogDriverDirectoryDto }) driverDirectory!: CatalogDriverDirectoryDto;
+  @ApiProperty({ type: CatalogTripHistoryDto }) tripHistory!: CatalogTripHistoryDto;
+  @ApiProperty({ type: CatalogVehicleProfilesDto }) vehicleProfiles!: CatalogVehicleProfilesDto;
+  @ApiProperty({ type: CatalogVehicleMetadataDto }) vehicleMetadata!: CatalogVehicleMetadataDto;
+  @ApiProperty({ type: CatalogGroupInventoryDto }) groupInventory!: CatalogGroupInventoryDto;
+  @ApiProperty({ type: CatalogGroupDirectoryDto }) groupDirectory!: CatalogGroupDirectoryDto;
+  @ApiProperty(openObject('Fault model and feed facts.', false)) faults?: Record<string, unknown>;
+  @ApiProperty(openObject('The limits of spec section 8.', false)) limits?: Record<string, unknown>;
+}

@@ -1,0 +1,34 @@
+/**
+ * HTTP wiring of the gateway, applied before the app initialises: request ids and access logs,
+ * the one error filter, the DTO validation pipe, JSON-only bodies, and the OpenAPI document served
+ * at /openapi.json with a human-readable page at /docs (Swagger UI assets come from the
+ * swagger-ui-dist package on disk: no CDN, works offline).
+ */
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
+import type { Registry } from 'prom-client';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import { ErrorFilter } from './error.filter.js';
+import { installRequestContext } from './request-context.js';
+import { ContractValidationPipe } from './validation.pipe.js';
+
+export function configureGatewayHttp(app: NestFastifyApplication, runtime: ServiceRuntime): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  installRequestContext(fastify, runtime.logger, app.get<Registry>(METRICS));
+  // JSON is the only body format (spec 4): drop Fastify's text/plain parser so such bodies are 415.
+  fastify.removeContentTypeParser('text/plain');
+  app.useGlobalFilters(new ErrorFilter(runtime.logger));
+  app.useGlobalPipes(new ContractValidationPipe());
+
+  const document = buildOpenApiDocument(app);
+  fastify.get('/openapi.json', { logLevel: 'silent' }, (_req, reply) => {
+    void reply.header('content-type', 'application/json; charset=utf-8').send(document);
+  });
+  SwaggerModule.setup('docs', app, document, {
+    useGlobalPrefix: false,
+    raw: false,
+    customSiteTitle: 'Switchyard API reference',
+    swaggerOptions: { url: '/openapi.json', deepLinking: true },
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Builds the OpenAPI 3.1.0 document (info.version 1.16.0) from the gateway's controllers and DTOs.
+ * `openapi/openapi.json` is this document, committed; a test regenerates it and fails when the
+ * committed file is stale (run `npm run openapi` to refresh it).
+ *
+ * Post-processing does what decorators cannot say: schemas the spec marks "no extra properties"
+ * get `additionalProperties: false`, and every operation documents the generic failures every route
+ * can produce (500, 503).
+ */
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ErrorBodyDto } from '../dto/error.dto.js';
+
+export const OPENAPI_VERSION = '3.1.0';
+export const DESCRIPTION_VERSION = '1.16.0';
+
+/** DTOs whose spec shape allows no extra properties. */
+const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto']);
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion(OPENAPI_VERSION)
+    .setTitle('Switchyard fleet telematics API')
+    .setDescription(
+      [
+        'One normalized API over Samsara, Motive and Geotab. Preview contract (interface v1).',
+        '',
+        'Every error is a JSON body with one field, `error`, carrying a snake_case reason code.',
+        'Missing data is unknown, never zero: absent or failed values carry a status and a reason code.',
+        'Responses carry `x-request-id`; send your own `x-request-id` (1-128 chars of `[A-Za-z0-9._:-]`) to correlate.',
+      ].join('\n'),
+    )
+    .setVersion(DESCRIPTION_VERSION)
+    .addServer('/', 'This deployment')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server-side application secret `sk_prod_…` or `sk_sandbox_…` (sync routes, with the Connection-Token header).' }, 'applicationSecret')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server-side consumer key `pt_…` with an explicit connection grant. Never embed it in a browser.' }, 'consumerKey')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBodyDto], operationIdFactory: (_c, method) => method });
+  return finish(document);
+}
+
+function finish(document: OpenAPIObject): OpenAPIObject {
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (CLOSED_SCHEMAS.has(name) && 'properties' in schema) (schema as { additionalProperties?: boolean }).additionalProperties = false;
+  }
+  const errorRef = { $ref: '#/components/schemas/ErrorBodyDto' };
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      op.responses['500'] ??= { description: 'Unexpected failure (`internal_error`); the body says nothing internal, `x-request-id` identifies it.', content: { 'application/json': { schema: errorRef } } };
+      op.responses['503'] ??= { description: 'A backing service or the database is unavailable (`service_unavailable`).', content: { 'application/json': { schema: errorRef } } };
+    }
+  }
+  return sortKeys(document) as OpenAPIObject;
+}
+
+/** Stable key order so the committed file diffs cleanly. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}

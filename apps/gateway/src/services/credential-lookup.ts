@@ -1,0 +1,17 @@
+/** Does a presented token still authenticate? Used by the sandbox launcher to decide whether to reseed. */
+import type { Orm } from '@switchyard/persistence';
+import { Application, ConsumerKey } from '../db/entities/index.js';
+import { credentialMatches, parseCredential } from './credential-format.js';
+
+export async function credentialExists(orm: Orm, token: string): Promise<boolean> {
+  const parsed = parseCredential(token);
+  if (!parsed) return false;
+  const em = orm.em.fork();
+  const row =
+    parsed.kind === 'consumerKey'
+      ? await em.findOne(ConsumerKey, { lookupId: parsed.lookupId, revokedAt: null })
+      : parsed.kind === 'connectionToken'
+        ? undefined
+        : await em.findOne(Application, { lookupId: parsed.lookupId, revokedAt: null });
+  return !!row && credentialMatches(token, row.secretHash as Buffer);
+}

@@ -1,0 +1,9 @@
+/** The sync-orchestrator module graph: imports only. */
+import { Module } from '@nestjs/common';
+import { RPCS } from '@switchyard/messaging';
+import { ContextKitModule } from '@switchyard/service-kit';
+
+@Module({
+  imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
+})
+export class SyncOrchestratorModule {}

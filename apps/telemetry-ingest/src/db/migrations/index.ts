@@ -1,0 +1,4 @@
+import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+
+/** In order; never edit an applied migration, add the next one. */
+export const telemetryIngestMigrations = [Migration0001ConnectionConfigProjection];

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Static checks of the deployment artifacts; needs no Docker daemon and no cluster.
+#   1. docker-compose.yml parses and interpolates (docker-compose 1.29 or `docker compose` v2);
+#   2. deploy/nats/streams/*.json agree with the stream table in libs/messaging (built dist);
+#   3. the Kubernetes kustomizations render (kubectl kustomize or kustomize);
+#   4. the container shell scripts parse.
+# A check whose tool is missing prints SKIP with what to install and does not fail the run,
+# unless --strict is given. Any real failure exits 1.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+strict=false
+[ "${1:-}" = --strict ] && strict=true
+failures=0 skips=0
+pass() { echo "PASS  $*"; }
+fail() { echo "FAIL  $*"; failures=$((failures + 1)); }
+skip() { echo "SKIP  $*"; skips=$((skips + 1)); }
+
+# 1. Compose. Secrets have no default in the file, so validation supplies placeholders.
+if command -v docker-compose >/dev/null 2>&1; then compose=(docker-compose)
+elif docker compose version >/dev/null 2>&1; then compose=(docker compose)
+else compose=()
+fi
+if [ ${#compose[@]} -eq 0 ]; then
+  skip "docker-compose.yml: docker-compose is not installed (apt-get install -y docker-compose)"
+elif out=$(SWITCHYARD_MASTER_KEY=${SWITCHYARD_MASTER_KEY:-check-placeholder} CURSOR_SECRET=${CURSOR_SECRET:-check-placeholder} \
+    "${compose[@]}" -f docker-compose.yml config -q 2>&1); then
+  pass "docker-compose.yml (${compose[*]} config -q)"
+else
+  fail "docker-compose.yml: $out"
+fi
+
+# 2. Stream files vs the code's stream table. Node 24 from the workspace when installed.
+node_bin=node
+[ -x node_modules/.bin/node ] && node_bin=node_modules/.bin/node
+if [ ! -f libs/messaging/dist/subjects.js ]; then
+  skip "deploy/nats/streams: libs/messaging is not built (npm run build)"
+elif out=$("$node_bin" --input-type=module - <<'JS' 2>&1
+import { readFileSync, readdirSync } from 'node:fs';
+const { ALL_STREAMS } = await import(`${process.cwd()}/libs/messaging/dist/subjects.js`);
+const dir = 'deploy/nats/streams';
+const files = new Map(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => {
+  const c = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
+  return [c.name, { ...c, file: f }];
+}));
+const NS = 1_000_000; // JSON durations are nanoseconds, the code's are milliseconds
+const problems = [];
+for (const s of ALL_STREAMS) {
+  const c = files.get(s.name);
+  if (!c) { problems.push(`${s.name}: no file in ${dir}`); continue; }
+  files.delete(s.name);
+  if (JSON.stringify([...c.subjects].sort()) !== JSON.stringify([...s.subjects].sort())) problems.push(`${c.file}: subjects ${c.subjects} != ${s.subjects}`);
+  if (c.duplicate_window !== s.duplicateWindowMs * NS) problems.push(`${c.file}: duplicate_window ${c.duplicate_window} != ${s.duplicateWindowMs * NS}`);
+  if (c.max_age !== (s.maxAgeMs ?? 0) * NS) problems.push(`${c.file}: max_age ${c.max_age} != ${(s.maxAgeMs ?? 0) * NS}`);
+  if (c.retention !== 'limits' || c.storage !== 'file') problems.push(`${c.file}: expected retention limits, storage file`);
+}
+for (const [name, c] of files) problems.push(`${c.file}: stream ${name} is not declared in libs/messaging`);
+if (problems.length) { console.log(problems.join('\n')); process.exit(1); }
+console.log(`${ALL_STREAMS.length} streams`);
+JS
+); then
+  pass "deploy/nats/streams match libs/messaging ($out)"
+else
+  fail "deploy/nats/streams differ from libs/messaging:"$'\n'"$out"
+fi
+
+# 3. Kustomize: the whole system and each app on its own (how docs/deploy.md applies them).
+if command -v kubectl >/dev/null 2>&1; then kustomize=(kubectl kustomize)
+elif command -v kustomize >/dev/null 2>&1; then kustomize=(kustomize build)
+else kustomize=()
+fi
+if [ ${#kustomize[@]} -eq 0 ]; then
+  skip "deploy/k8s: neither kubectl nor kustomize is installed"
+else
+  for dir in deploy/k8s deploy/k8s/*/; do
+    dir=${dir%/}
+    [ -f "$dir/kustomization.yaml" ] || continue
+    if out=$("${kustomize[@]}" "$dir" 2>&1 >/dev/null); then pass "$dir (${kustomize[*]})"; else fail "$dir: $out"; fi
+  done
+fi
+
+# 4. Shell scripts that run inside images or on operators' machines.
+for script in deploy/docker/entrypoint.sh deploy/nats/apply-streams.sh; do
+  if out=$(sh -n "$script" 2>&1); then pass "$script (sh -n)"; else fail "$script: $out"; fi
+done
+
+echo "deploy checks: $failures failed, $skips skipped"
+if [ "$failures" -gt 0 ] || { [ "$strict" = true ] && [ "$skips" -gt 0 ]; }; then exit 1; fi

@@ -1,0 +1,77 @@
+/**
+ * The closed table of HTTP error reason codes: each code, its status and one line on what it means.
+ * Every error body is `{ "error": "<code>" }` (spec 7). Invariant: the table is a single `as const`
+ * object checked with `satisfies`, so a code cannot exist without a status and the gateway's
+ * exception filter can switch over `ErrorCode` exhaustively. One name per meaning: e.g. every 401 is
+ * `unauthorized`, whatever was wrong with the credential (saying which part was wrong helps attackers).
+ * Data reason codes (provider_throttled, …) are not here: they travel inside 200 responses.
+ */
+
+/** The HTTP statuses an error may carry. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+
+export const ERROR_CODES = {
+  // 400: the request itself is malformed.
+  invalid_query: { status: 400, description: 'A query parameter is unknown, repeated, malformed or out of range.' },
+  invalid_body: { status: 400, description: 'The JSON body is malformed, fails its schema, or is present where the route takes none.' },
+  invalid_cursor: { status: 400, description: 'The cursor is malformed, tampered, expired, or was issued for other filters, grant or connection.' },
+  invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
+  invalid_header: { status: 400, description: 'A required header is missing or malformed (e.g. Connection-Token on sync routes).' },
+  conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
+  empty_interval: { status: 400, description: 'The requested collection interval is empty (e.g. a trip-only sync whose window holds no time).' },
+  // 401 / 403 / 404: who may see what (spec 5 rule 4).
+  unauthorized: { status: 401, description: 'The credential is missing, unknown, revoked, or of the wrong scheme for this route.' },
+  forbidden: { status: 403, description: 'The credential is valid but its kind may never do this (e.g. a sandbox secret on a production connection).' },
+  connection_forbidden: { status: 403, description: 'Sync routes: the credential has no grant for the connection named by the Connection-Token.' },
+  operation_forbidden: { status: 403, description: 'Sync routes: the credential lacks the explicit operation grant (create, retry or cancel).' },
+  history_forbidden: { status: 403, description: 'Sync routes: the credential lacks permission to read sync history.' },
+  management_forbidden: { status: 403, description: 'The consumer key lacks management permission for this connection (connect sessions, disconnect).' },
+  not_found: { status: 404, description: 'The resource does not exist or is not visible to this credential (connection routes answer 404, not 403).' },
+  route_not_found: { status: 404, description: 'No route matches the method-independent path.' },
+  method_not_allowed: { status: 405, description: 'The path exists but not with this method.' },
+  not_acceptable: { status: 406, description: 'The Accept header excludes application/json.' },
+  // 409: the request is valid but conflicts with the state of the connection.
+  conflict: { status: 409, description: 'The request conflicts with the current state of the resource.' },
+  provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
+  collection_disabled: { status: 409, description: 'Unified collection or a configured purpose is disabled for this connection (spec 4.1 rule 4).' },
+  unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
+  pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },
+  geotab_account_setup_required: { status: 409, description: 'The Geotab service account and database binding are not prepared (spec 4.3 rule 3).' },
+  enrollment_unavailable: { status: 409, description: 'The provider enrollment method (API-token gate or registered OAuth application) is not available.' },
+  connection_disconnected: { status: 409, description: 'The connection is disconnected; local access and collection are off.' },
+  // 413 / 415 / 422.
+  payload_too_large: { status: 413, description: 'The request body exceeds the accepted size.' },
+  unsupported_media_type: { status: 415, description: 'A body was sent with a Content-Type other than application/json.' },
+  sync_state_conflict: { status: 422, description: 'Retry needs a failed sync; cancel needs requested or in_progress (spec 3 rules 1-2).' },
+  sync_plan_too_large: { status: 422, description: 'The sync plan exceeds 10,000 units or 4 MiB; approved work is never truncated (spec 4.1 rule 8).' },
+  // 429 / 5xx.
+  rate_limited: { status: 429, description: 'Refresh or session rate limit reached; the Retry-After header says when to try again.' },
+  gate_disabled: { status: 503, description: 'The feature gate for this operation is off (sync operations are default off, spec 5 rule 2).' },
+  service_unavailable: { status: 503, description: 'A service, the message bus or the database did not answer in time; retry later.' },
+  internal_error: { status: 500, description: 'An unexpected failure; the body names no internals and the request id is in the response headers.' },
+} as const satisfies Record<string, { readonly status: ErrorStatus; readonly description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+/** The one error body shape of spec 7. */
+export interface ErrorBody {
+  readonly error: ErrorCode;
+}
+
+export function statusOf(code: ErrorCode): ErrorStatus {
+  return ERROR_CODES[code].status;
+}
+
+export function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === 'string' && Object.hasOwn(ERROR_CODES, v);
+}
+
+export function errorBody(code: ErrorCode): ErrorBody {
+  return { error: code };
+}
+
+/** Codes with the given status, e.g. to document every 409 of a route in OpenAPI. */
+export function codesWithStatus(status: ErrorStatus): ErrorCode[] {
+  return ERROR_CODE_LIST.filter((c) => ERROR_CODES[c].status === status);
+}

@@ -1,3 +1,0 @@
-import { expect, it } from '@jest/globals';
-import { placeholder } from './index.js';
-it('loads', () => expect(placeholder).toBe('libs/domain'));

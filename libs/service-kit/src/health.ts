@@ -1,0 +1,90 @@
+/**
+ * Liveness, readiness and Prometheus metrics, identical in every service.
+ * Ready means: not shutting down, migrations applied, PostgreSQL answers `select 1` within 1 s,
+ * and the bus connection is usable. Liveness only says the event loop runs.
+ */
+import { Controller, Get, Header, HttpCode, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { RUNTIME, type ServiceRuntime } from './runtime.js';
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: { database: boolean; bus: boolean; migrations: boolean; shuttingDown: boolean };
+}
+
+export async function readiness(runtime: ServiceRuntime): Promise<ReadinessReport> {
+  const database = await withTimeout(
+    runtime.orm.em
+      .getConnection()
+      .execute('select 1')
+      .then(() => true),
+    1000,
+  ).catch(() => false);
+  const checks = {
+    database,
+    bus: runtime.bus.isHealthy(),
+    migrations: runtime.state.migrated,
+    shuttingDown: runtime.state.shuttingDown,
+  };
+  return { ready: database && checks.bus && checks.migrations && !checks.shuttingDown, checks };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e: unknown) => (clearTimeout(t), reject(e)),
+    );
+  });
+}
+
+export const METRICS = Symbol('switchyard.metrics');
+
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+interface ReplyLike {
+  status(code: number): ReplyLike;
+  header(name: string, value: string): ReplyLike;
+  send(body: unknown): void;
+}
+
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(METRICS) private readonly registry: Registry,
+  ) {}
+
+  @Get('healthz')
+  @HttpCode(200)
+  healthz() {
+    return { status: 'ok', service: this.runtime.service, instanceId: this.runtime.instanceId };
+  }
+
+  @Get('readyz')
+  async readyz(@Res() reply: ReplyLike) {
+    const report = await readiness(this.runtime);
+    reply.status(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not_ready', ...report });
+  }
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  async metrics() {
+    return this.registry.metrics();
+  }
+}
+
+@Module({})
+export class HealthModule {
+  static forRoot(registry: Registry): DynamicModule {
+    return { module: HealthModule, controllers: [HealthController], providers: [{ provide: METRICS, useValue: registry }], exports: [METRICS] };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Structured logging (pino) shared by every service.
+ * Invariants: every line carries `service` and, inside a request or message handler, the
+ * `correlationId`; credentials are never written — known secret-bearing keys are redacted by path,
+ * and any string that looks like one of our tokens (sk_…, pt_…, ct_…) is masked wherever it appears.
+ */
+import type { LoggerService } from '@nestjs/common';
+import { pino, type Logger } from 'pino';
+import { currentCorrelation } from './correlation.js';
+
+/** Our credential formats; see apps/gateway/src/services/credential-format.ts. */
+const TOKEN_PATTERN = /\b(sk_(?:prod|sandbox)_|pt_|ct_)[A-Za-z0-9]{6,}/g;
+
+export function maskSecrets(text: string): string {
+  return text.replace(TOKEN_PATTERN, (_m, prefix: string) => `${prefix}[redacted]`);
+}
+
+const REDACT_PATHS = [
+  'authorization',
+  'password',
+  'secret',
+  'token',
+  'apiKey',
+  'apiToken',
+  'connectionToken',
+  'applicationSecret',
+  'consumerKey',
+  '*.authorization',
+  '*.password',
+  '*.secret',
+  '*.token',
+  '*.apiKey',
+  '*.apiToken',
+  '*.connectionToken',
+  '*.applicationSecret',
+  '*.consumerKey',
+  'req.headers.authorization',
+  'req.headers["connection-token"]',
+  'headers.authorization',
+  'headers["connection-token"]',
+];
+
+export interface CreateLoggerOptions {
+  service: string;
+  level?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to assert on output. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger({ service, level = 'info', destination }: CreateLoggerOptions): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin() {
+        const ctx = currentCorrelation();
+        return ctx ? { correlationId: ctx.correlationId } : {};
+      },
+      hooks: {
+        // Last line of defence: mask token-shaped strings in the message itself.
+        logMethod(args, method) {
+          const masked = args.map((a) => (typeof a === 'string' ? maskSecrets(a) : a)) as Parameters<typeof method>;
+          method.apply(this, masked);
+        },
+      },
+      formatters: {
+        level: (label) => ({ level: label }),
+      },
+    },
+    destination ?? pino.destination({ sync: false }),
+  );
+}
+
+/** Adapts pino to Nest's LoggerService so framework messages use the same pipeline. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+  // Nest's own "log" level is start-up chatter (modules, routes): debug for us.
+  log(message: unknown, context?: string) {
+    this.logger.debug({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.logger.error({ context, trace: trace ? maskSecrets(trace) : undefined }, String(message));
+  }
+  warn(message: unknown, context?: string) {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string) {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string) {
+    this.logger.trace({ context }, String(message));
+  }
+}
+
+export type { Logger };

@@ -1,0 +1,59 @@
+/**
+ * The body of every app's main.ts (one service per process, as deployed): parse the environment
+ * once, connect to NATS (waiting for it), start the service, and on SIGTERM/SIGINT shut down in
+ * order — readiness false, handlers drained, ORM closed, bus drained — then exit. A second signal
+ * exits at once.
+ */
+import { createBus } from '@switchyard/messaging';
+import { resolveDatabaseUrl } from '@switchyard/persistence';
+import { z } from 'zod';
+import type { RunningService, ServiceDefinition, StartOptions } from './bootstrap.js';
+import { startService } from './bootstrap.js';
+import { baseEnvSchema, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+
+export interface MainOptions {
+  /** Which variable holds the HTTP port: PORT (gateway) or HEALTH_PORT (contexts). */
+  portVariable: 'PORT' | 'HEALTH_PORT';
+  defaultPort: number;
+  /** Defaults to startService(def, …); the gateway passes its own start function. */
+  start?: (options: StartOptions) => Promise<RunningService>;
+}
+
+export async function runMain(def: ServiceDefinition, options: MainOptions): Promise<void> {
+  const env = loadConfig(
+    baseEnvSchema.extend({
+      [options.portVariable]: z.coerce.number().int().min(0).max(65535).default(options.defaultPort),
+      HOST: z.string().default('0.0.0.0'),
+    }),
+  ) as z.output<typeof baseEnvSchema> & Record<string, unknown> & { HOST: string };
+  const port = env[options.portVariable] as number;
+  const logger = createLogger({ service: def.service, level: env.LOG_LEVEL });
+  const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: def.service, namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true });
+  const start = options.start ?? ((o: StartOptions) => startService(def, o));
+  const running = await start({
+    databaseUrl: env.DATABASE_URL ?? resolveDatabaseUrl(process.env),
+    bus,
+    environment: env.SWITCHYARD_ENV,
+    migrateOnStart: env.MIGRATE_ON_START,
+    logger,
+    http: port > 0 ? { port, host: env.HOST } : undefined,
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await running.close();
+      await bus.close();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,26 @@
+/**
+ * What every service is handed at start: its name, the message bus, its own ORM (own schema),
+ * a logger and the deployment environment. One process may host several services (the sandbox
+ * launcher) — they then share one bus but never an ORM or a schema.
+ */
+import type { MessageBus } from '@switchyard/messaging';
+import type { Orm } from '@switchyard/persistence';
+import type { Logger } from './logger.js';
+
+export const RUNTIME = Symbol('switchyard.runtime');
+export const BUS = Symbol('switchyard.bus');
+export const ORM = Symbol('switchyard.orm');
+export const LOGGER = Symbol('switchyard.logger');
+
+export interface ServiceRuntime {
+  /** Service name, e.g. `directory`. */
+  readonly service: string;
+  /** Unique per process start; shows which replica answered. */
+  readonly instanceId: string;
+  readonly environment: 'sandbox' | 'production';
+  readonly bus: MessageBus;
+  readonly orm: Orm;
+  readonly logger: Logger;
+  /** Set once migrations are applied (readiness). */
+  readonly state: { migrated: boolean; shuttingDown: boolean };
+}
