@@ -1,7 +1,7 @@
 // Runs the jest suites (unit, integration on the real PostgreSQL and NATS, e2e) and prints one
 // closing line "N passed, N failed" that CI reads. Flags: --unit (spec files only), --project <root>.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -16,7 +16,9 @@ for (let i = 0; i < args.length; i++) {
 }
 jestArgs.push(...passthrough);
 rmSync(results, { force: true });
-const run = spawnSync(process.execPath, jestArgs, {
+// The workspace's pinned Node 24 (the `node` devDependency), whichever node started this script.
+const pinnedNode = path.join(root, 'node_modules/node/bin/node');
+const run = spawnSync(existsSync(pinnedNode) ? pinnedNode : process.execPath, jestArgs, {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit'],
   env: { ...process.env, TZ: 'UTC', NODE_NO_WARNINGS: '1' },

@@ -23,7 +23,12 @@ export interface StartGatewayOptions extends Omit<StartOptions, 'configure'> {
   gatewaySettings?: Partial<GatewaySettings>;
 }
 
-export function startGateway({ gatewaySettings, ...options }: StartGatewayOptions): Promise<RunningService> {
+export function startGateway(options: StartGatewayOptions): Promise<RunningService> {
+  return startService(gatewayService, gatewayStartOptions(options));
+}
+
+/** The start options the gateway needs on top of a plain service (tests reuse them with extra modules). */
+export function gatewayStartOptions({ gatewaySettings, ...options }: StartGatewayOptions): StartOptions {
   const keys =
     gatewaySettings?.masterKey && gatewaySettings.cursorSecret
       ? { masterKey: gatewaySettings.masterKey, cursorSecret: gatewaySettings.cursorSecret }
@@ -34,16 +39,22 @@ export function startGateway({ gatewaySettings, ...options }: StartGatewayOption
     masterKey: keys.masterKey,
     cursorSecret: keys.cursorSecret,
   };
-  return startService(gatewayService, {
+  return {
     ...options,
     http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
     providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
     fastify: { genReqId: requestIdFor, requestIdHeader: false, ...options.fastify },
     configure: configureGatewayHttp,
-  });
+  };
 }
 
 export { buildOpenApiDocument } from './openapi/document.js';
+export { renderOpenApi } from './openapi/render.js';
+export { GatewayModule } from './app.module.js';
+export { ApiError } from './http/api-error.js';
+export { ContextClient } from './services/context-client.service.js';
+export { OutboxRelay } from './services/outbox-relay.service.js';
+export { ApplicationAuth, ConsumerAuth, ConsumerKeyOnly } from './auth/auth.guards.js';
 export { ConnectionsAdmin, type ConnectionConfigPatch } from './services/connections-admin.service.js';
 export { AdminError, CredentialsAdmin, type Issued } from './services/credentials-admin.service.js';
 export { credentialExists } from './services/credential-lookup.js';

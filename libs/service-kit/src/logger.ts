@@ -15,6 +15,14 @@ export function maskSecrets(text: string): string {
   return text.replace(TOKEN_PATTERN, (_m, prefix: string) => `${prefix}[redacted]`);
 }
 
+function maskDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSecrets(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return { type: value.name, message: maskSecrets(value.message), stack: value.stack && maskSecrets(value.stack) };
+  if (Array.isArray(value)) return value.map((v) => maskDeep(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, depth + 1)]));
+}
+
 const REDACT_PATHS = [
   'authorization',
   'password',
@@ -67,6 +75,9 @@ export function createLogger({ service, level = 'info', destination }: CreateLog
       },
       formatters: {
         level: (label) => ({ level: label }),
+        // Token-shaped strings are masked in every field, however deep (URLs with query strings,
+        // error messages that echo input), not only under the redacted key paths above.
+        log: (object) => maskDeep(object) as Record<string, unknown>,
       },
     },
     destination ?? pino.destination({ sync: false }),

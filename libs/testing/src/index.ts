@@ -17,3 +17,4 @@ export {
 export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from './openapi-match.js';
 export { expectEventually, pollUntil, type PollOptions } from './poll.js';
 export { freePort } from './free-port.js';
+export { deleteNamespaceStreams } from './nats-cleanup.js';

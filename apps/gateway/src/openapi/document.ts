@@ -39,11 +39,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return finish(document);
 }
 
-function finish(document: OpenAPIObject): OpenAPIObject {
-  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+function finish(raw: OpenAPIObject): OpenAPIObject {
+  for (const [name, schema] of Object.entries(raw.components?.schemas ?? {})) {
     if (CLOSED_SCHEMAS.has(name) && 'properties' in schema) (schema as { additionalProperties?: boolean }).additionalProperties = false;
   }
-  const errorRef = { $ref: '#/components/schemas/ErrorBodyDto' };
+  const document = withoutDtoSuffix(raw);
+  const errorRef = { $ref: '#/components/schemas/ErrorBody' };
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const op = item[method];
@@ -53,6 +54,15 @@ function finish(document: OpenAPIObject): OpenAPIObject {
     }
   }
   return sortKeys(document) as OpenAPIObject;
+}
+
+/** Component names as the spec says them (`Connection`, not `ConnectionDto`), refs rewritten to match. */
+function withoutDtoSuffix(document: OpenAPIObject): OpenAPIObject {
+  const text = JSON.stringify(document).replace(/"#\/components\/schemas\/([A-Za-z0-9]+)Dto"/g, '"#/components/schemas/$1"');
+  const renamed = JSON.parse(text) as OpenAPIObject;
+  const schemas = renamed.components?.schemas ?? {};
+  renamed.components = { ...renamed.components, schemas: Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name.replace(/Dto$/, ''), schema])) };
+  return renamed;
 }
 
 /** Stable key order so the committed file diffs cleanly. */
