@@ -10,11 +10,9 @@
 //   DATABASE_URL selects the server (default postgres://postgres@127.0.0.1:5432/postgres).
 //
 // Contract every app keeps (docs/decisions/0004-persistence-per-schema.md):
-//   apps/<app>/src/index.ts exports EITHER
-//     export const persistence = { schema: 'gateway', entities: [...], migrations: [...] };
-//   OR exactly one service definition carrying the same three fields and `service: '<app>'`
-//     export const gatewayService = { service: 'gateway', schema: 'gateway', entities, migrations, module };
-//   - schema: the production schema (must equal SERVICE_SCHEMAS[<app>] in libs/persistence);
+//   apps/<app>/src/index.ts exports exactly one service definition (libs/service-kit ServiceDefinition)
+//     export const gatewayService = { service: 'gateway', entities, migrations, module };
+//   - its schema is SERVICE_SCHEMAS[<app>] in libs/persistence (or DB_SCHEMA / --schema to override);
 //   - entities: the app's defineEntity() schemas; migrations: its SchemaMigration classes in order;
 //   - importing index.ts has no side effects (no Nest bootstrap, no connections) — main.ts starts.
 import { access } from 'node:fs/promises';
@@ -38,17 +36,13 @@ async function importBuilt(pkg, dir) {
   return import(pkg);
 }
 
-const isPersistence = (value) =>
-  value !== null && typeof value === 'object' && typeof value.schema === 'string' && Array.isArray(value.entities) && Array.isArray(value.migrations);
+const isDefinition = (value) => value !== null && typeof value === 'object' && Array.isArray(value.entities) && Array.isArray(value.migrations);
 
-/** The app's `persistence` export, else its one exported service definition for `app`. */
+/** The app's one exported service definition for `app`. */
 function findPersistence(app, mod) {
-  if (isPersistence(mod.persistence)) return mod.persistence;
-  const candidates = Object.values(mod).filter((value) => isPersistence(value) && value.service === app);
+  const candidates = Object.values(mod).filter((value) => isDefinition(value) && value.service === app);
   if (candidates.length === 1) return candidates[0];
-  throw new Error(
-    `@switchyard/${app} must export \`persistence = { schema, entities, migrations }\` or one service definition with service: '${app}' (found ${candidates.length})`,
-  );
+  throw new Error(`@switchyard/${app} must export one service definition with service: '${app}', entities and migrations (found ${candidates.length})`);
 }
 
 const args = process.argv.slice(2);
@@ -78,10 +72,7 @@ for (const app of apps) {
   try {
     const mod = await importBuilt(`@switchyard/${app}`, path.join('apps', app));
     const persistence = findPersistence(app, mod);
-    if (persistence.schema !== SERVICE_SCHEMAS[app]) {
-      throw new Error(`@switchyard/${app} declares schema "${persistence.schema}", expected "${SERVICE_SCHEMAS[app]}"`);
-    }
-    const schema = schemaOverride ?? persistence.schema;
+    const schema = schemaOverride ?? (apps.length === 1 ? process.env.DB_SCHEMA : undefined) ?? SERVICE_SCHEMAS[app];
     orm = await createOrm({ clientUrl, schema, entities: persistence.entities, migrations: persistence.migrations });
     if (pendingOnly) {
       const pending = await pendingMigrations(orm);

@@ -7,7 +7,8 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const results = path.join(root, '.jest-results.json');
-const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`];
+// Two workers on the 2-core CI machine: integration suites mostly wait on PostgreSQL and NATS.
+const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`, '--maxWorkers=2'];
 const passthrough = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--project') jestArgs.push('--config', path.join(root, args[++i], 'jest.config.js'));

@@ -6,8 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import { expect } from '@jest/globals';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import { statusOf, type ErrorCode } from '@switchyard/contracts';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, startService, type RunningService } from '@switchyard/service-kit';
 import {
@@ -104,3 +106,24 @@ export async function startTestGateway(options: { extraModules?: (Type | Dynamic
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * The one error shape (spec 7): exactly `{"error":"<code>"}`, JSON, the status the contracts table
+ * gives the code, and an `x-request-id` header. Used for probe routes and unknown paths, which the
+ * OpenAPI document does not describe and `call` therefore cannot validate.
+ */
+export function expectError(res: { status: number; headers: Headers; text: string }, status: number, code: ErrorCode): void {
+  expect({ status: res.status, text: res.text }).toEqual({ status, text: JSON.stringify({ error: code }) });
+  expect(statusOf(code)).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+}
+
+/** Parsed log lines (one JSON object each). */
+export function logLines(gw: TestGateway): Record<string, unknown>[] {
+  return gw
+    .logText()
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
