@@ -6,40 +6,8 @@
  */
 import type { Provider } from '@switchyard/domain';
 
-export const VEHICLE_METADATA_KEYS = [
-  'make',
-  'model',
-  'year',
-  'status',
-  'providerStatus',
-  'fuelType',
-  'sourceFuelType',
-  'createdAt',
-  'updatedAt',
-  'activeFrom',
-  'activeTo',
-  'licensePlate',
-  'licensePlateRegion',
-  'serialNumber',
-  'groups',
-] as const;
-export type VehicleMetadataKey = (typeof VEHICLE_METADATA_KEYS)[number];
-
-export const FUEL_TYPES = [
-  'gasoline',
-  'diesel',
-  'propane',
-  'electric',
-  'hybrid_gasoline',
-  'hybrid_diesel',
-  'biodiesel',
-  'compressed_natural_gas',
-  'liquefied_natural_gas',
-  'ethanol',
-  'hydrogen',
-  'plug_in_hybrid',
-] as const;
-export type FuelType = (typeof FUEL_TYPES)[number];
+// The keys, fuel types and bounds live in libs/domain (the adapters' records use them too).
+export { FUEL_TYPES, VEHICLE_METADATA_BOUNDS, VEHICLE_METADATA_KEYS, type FuelType, type VehicleMetadataKey } from '@switchyard/domain';
 
 /** VehicleMetadataResponse.status (spec 2.3, 3). */
 export const VEHICLE_METADATA_STATUSES = ['disabled', 'pending', 'not_in_current_roster', 'available', 'stale'] as const;
@@ -51,8 +19,6 @@ export type UnavailableCellStatus = (typeof UNAVAILABLE_CELL_STATUSES)[number];
 
 /** VehicleMetadata.version: always 1 in v1. */
 export const VEHICLE_METADATA_VERSION = 1;
-/** Bounds of cell values (spec 2.3). */
-export const VEHICLE_METADATA_BOUNDS = { stringMax: 1024, yearMin: 1886, yearMax: 2200, groupIdMax: 256, groupsMax: 1000 } as const;
 
 /** VehicleMetadata.source: `<provider>:vehicles` for Samsara and Motive, `geotab:Device` for Geotab. */
 export function vehicleMetadataSource(provider: Provider): string {

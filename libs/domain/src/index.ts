@@ -6,3 +6,4 @@ export * from './reason-codes.js';
 export * from './date-time.js';
 export * from './connection-config.js';
 export * from './telemetry-metrics.js';
+export * from './records/index.js';

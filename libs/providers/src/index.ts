@@ -1,2 +1,12 @@
-// Public surface of @switchyard/providers: capability descriptors now; adapters (HTTP clients, payload schemas, normalizers) follow.
+/**
+ * @switchyard/providers — provider adapters (plain TypeScript: no Nest, ORM or NATS): the adapter
+ * interface, the shared HTTP client (budget, retries, Retry-After), reason-code errors and the
+ * capability descriptors. Per-provider clients and mappers live in samsara/, motive/, geotab/.
+ */
+export * from './adapter.js';
 export * from './capabilities/index.js';
+export * from './errors.js';
+export * from './http/parse.js';
+export * from './http/provider-http-client.js';
+export * from './http/request-budget.js';
+export * from './http/retry-after.js';
