@@ -32,6 +32,19 @@ try {
   process.exit(run.status || 1);
 }
 const failedSuites = summary.numFailedTestSuites ?? 0;
-const failed = summary.numFailedTests + (failedSuites && !summary.numFailedTests ? failedSuites : 0);
-console.log(`${summary.numPassedTests} passed, ${failed} failed${summary.numPendingTests ? `, ${summary.numPendingTests} skipped` : ''}`);
-process.exit(run.status ?? 1);
+let passed = summary.numPassedTests;
+let failed = summary.numFailedTests + (failedSuites && !summary.numFailedTests ? failedSuites : 0);
+let status = run.status ?? 1;
+
+// The benchmark harness's own tests (plain node:test, no services) run with the full suite.
+if (!args.includes('--unit') && !args.includes('--project')) {
+  const bench = spawnSync(existsSync(pinnedNode) ? pinnedNode : process.execPath, ['--test', '--test-reporter=tap', 'bench/test/*.test.mjs'], { cwd: root, encoding: 'utf8' });
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(bench.stdout)?.[1] ?? 0);
+  console.log(`bench harness tests: ${count('pass')} passed, ${count('fail')} failed`);
+  if (bench.status !== 0) process.stdout.write(bench.stdout.split('\n').filter((l) => l.startsWith('not ok') || l.includes('error')).join('\n') + '\n');
+  passed += count('pass');
+  failed += count('fail') + (bench.status !== 0 && count('fail') === 0 ? 1 : 0);
+  if (bench.status !== 0) status = status || 1;
+}
+console.log(`${passed} passed, ${failed} failed${summary.numPendingTests ? `, ${summary.numPendingTests} skipped` : ''}`);
+process.exit(status);

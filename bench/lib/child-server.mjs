@@ -1,0 +1,98 @@
+/**
+ * Starts a benchmark server in its own Node process, so the load generator never shares an event
+ * loop (or a garbage collector) with the server under test. The child runs server-entry.mjs on the
+ * same Node binary as the parent (the pinned Node 24 under `npm run bench`); its stdout and stderr
+ * go to a log file under bench/results/logs/ (the gateway's access log is part of its real cost,
+ * and a file costs the parent nothing). Invariants: start and stop are bounded in time; a child
+ * that does not stop in time is killed by its own pid.
+ */
+import { fork } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./server-entry.mjs', import.meta.url));
+export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
+
+function tail(file, lines = 30) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * `module`: URL of a module exporting `start(fixture) → { url, close() }`; `fixture` must be
+ * JSON-serializable (it crosses IPC, never argv or env, so secrets in it stay out of `ps`).
+ * Resolves `{ label, url, pid, logFile, cpuUsage(), stop() }` once the server listens.
+ */
+export async function startChildServer({ label, module, fixture, logName, startTimeoutMs = 60_000, stopTimeoutMs = 15_000 }) {
+  const logFile = join(RESULTS_DIR, 'logs', `${logName ?? label}.log`);
+  mkdirSync(dirname(logFile), { recursive: true });
+  const fd = openSync(logFile, 'w');
+  let child;
+  try {
+    child = fork(ENTRY, [], { stdio: ['ignore', fd, fd, 'ipc'] });
+  } finally {
+    closeSync(fd); // the child holds its own copy
+  }
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const url = await new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => fail(new Error(`${label}: not ready within ${startTimeoutMs} ms`)), startTimeoutMs);
+    function fail(error) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n--- last lines of ${logFile} ---\n${tail(logFile)}`));
+    }
+    child.on('message', (message) => {
+      if (message?.type === 'ready' && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(message.url);
+      } else if (message?.type === 'error') fail(new Error(`${label}: ${message.message}`));
+    });
+    void exited.then(({ code, signal }) => fail(new Error(`${label}: exited before ready (code ${code}, signal ${signal})`)));
+    child.send({ type: 'start', module: String(module), fixture });
+  });
+
+  let stopped;
+  return {
+    label,
+    url,
+    pid: child.pid,
+    logFile,
+    /** The child's cumulative CPU time in µs (`user + system`), asked over IPC; bounded to 5 s. */
+    cpuUsage() {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => done(undefined, new Error(`${label}: no cpu usage within 5 s`)), 5_000);
+        function done(message, error) {
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          if (error) reject(error);
+          else resolve(message.usage.user + message.usage.system);
+        }
+        function onMessage(message) {
+          if (message?.type === 'cpu') done(message);
+        }
+        child.on('message', onMessage);
+        child.send({ type: 'cpu' });
+      });
+    },
+    stop() {
+      stopped ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        if (child.connected) child.send({ type: 'stop' });
+        const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+        const { code, signal } = await exited;
+        clearTimeout(timer);
+        if (code !== 0) throw new Error(`${label}: stopped with code ${code}, signal ${signal}; see ${logFile}`);
+      })();
+      return stopped;
+    },
+  };
+}
