@@ -9,7 +9,7 @@ import { GatewayModule } from './app.module.js';
 import { gatewayEntities } from './db/entities/index.js';
 import { gatewayMigrations } from './db/migrations/index.js';
 import { configureGatewayHttp } from './http/configure.js';
-import { requestIdFor } from './http/request-context.js';
+import { gatewayFastifyOptions } from './http/request-context.js';
 
 export const gatewayService: ServiceDefinition = {
   service: 'gateway',
@@ -43,7 +43,7 @@ export function gatewayStartOptions({ gatewaySettings, ...options }: StartGatewa
     ...options,
     http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
     providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
-    fastify: { genReqId: requestIdFor, requestIdHeader: false, ...options.fastify },
+    fastify: { ...gatewayFastifyOptions, ...options.fastify },
     configure: configureGatewayHttp,
   };
 }
@@ -60,3 +60,4 @@ export { AdminError, CredentialsAdmin, type Issued } from './services/credential
 export { credentialExists } from './services/credential-lookup.js';
 export { loadKeyMaterial, type KeyMaterial } from './services/key-material.js';
 export { SecretBox } from './services/secret-box.js';
+export { operatorMain, runOperator } from './cli/operator.js';

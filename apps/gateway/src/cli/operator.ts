@@ -1,13 +1,16 @@
 /**
  * Operator CLI: `npm run operator -- <command> [options]`. Issues and revokes credentials, grants
  * permissions, creates and configures connections. Prints JSON; a secret is printed once, at issue,
- * and never stored in clear. Talks to the gateway schema directly (migrating it first) and leaves
- * event publication to the gateway's outbox relay.
+ * and never stored in clear. Talks to the gateway schema directly (`DB_SCHEMA`, default `gateway`,
+ * migrating it first) and leaves event publication to the gateway's outbox relay.
+ * Invariant: every argument is checked before the database is opened, and each command is one
+ * admin call (configuration changes one transaction), so a bad value is a clear error and never a
+ * partial write. Exit code 0 on success, 1 on any error, with the reason on stderr.
  */
 import { parseArgs } from 'node:util';
-import { PROVIDERS, type Environment, type Provider } from '@switchyard/domain';
+import { CONNECTION_STATUSES, ENVIRONMENTS, isUuid, PROVIDERS, RECORD_STATUSES, SELECTED_SIGNALS, type Environment, type Provider } from '@switchyard/domain';
 import { createOrm, migrateUp, resolveDatabaseUrl } from '@switchyard/persistence';
-import type { ConsumerPermission, SyncOperation } from '../auth/principal.js';
+import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { gatewayEntities } from '../db/entities/index.js';
 import { gatewayMigrations } from '../db/migrations/index.js';
 import { ConnectionsAdmin, type ConnectionConfigPatch } from '../services/connections-admin.service.js';
@@ -19,8 +22,8 @@ const USAGE = `usage: npm run operator -- <command> [options]
   app:create --name <n> --env sandbox|production        issue an application secret (sk_…)
   key:create --name <n>                                 issue a consumer key (pt_…)
   token:issue --app <id> --connection <id>              issue a Connection-Token (ct_…)
-  grant:consumer --key <id> --connection <id> --permissions read,manage,history   (empty list revokes)
-  grant:app --app <id> --connection <id> --operations sync.create,sync.read,sync.retry,sync.cancel [--history]
+  grant:consumer --key <id> --connection <id> --permissions read,manage,history   (--permissions '' revokes)
+  grant:app --app <id> --connection <id> --operations sync.create,sync.read,sync.retry,sync.cancel [--history]   (--operations '' revokes)
   revoke application|consumer-key|connection-token <id or display prefix>
   connection:create --customer <id> --provider samsara|motive|geotab --env sandbox|production [--credentials '<json>']
   connection:configure --connection <id> [--status active|paused|disconnected] [--unified-collection true|false]
@@ -28,120 +31,212 @@ const USAGE = `usage: npm run operator -- <command> [options]
       [--include-statuses active,inactive] [--opt-ins groupInventory,vehicleMetadata,extendedTelemetry]
       [--approved-groups a,b] [--signals odometer,faults,engineHours,location]
   connection:show --connection <id>
-  list`;
+  list                                                  credentials and grants, display prefixes only`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  env: { type: 'string' },
+  app: { type: 'string' },
+  key: { type: 'string' },
+  connection: { type: 'string' },
+  permissions: { type: 'string' },
+  operations: { type: 'string' },
+  history: { type: 'boolean' },
+  customer: { type: 'string' },
+  provider: { type: 'string' },
+  credentials: { type: 'string' },
+  status: { type: 'string' },
+  'unified-collection': { type: 'string' },
+  purposes: { type: 'string' },
+  'approved-vehicles': { type: 'string' },
+  include: { type: 'string' },
+  exclude: { type: 'string' },
+  'include-statuses': { type: 'string' },
+  'opt-ins': { type: 'string' },
+  'approved-groups': { type: 'string' },
+  signals: { type: 'string' },
+} as const;
+
+type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+
+interface Admins {
+  creds: CredentialsAdmin;
+  connections(): ConnectionsAdmin;
+}
+/** A command whose arguments have been checked, waiting for the database. */
+type Plan = (admins: Admins) => Promise<unknown>;
 
 const list = (v: string | undefined): string[] => (v === undefined || v === '' ? [] : v.split(',').map((s) => s.trim()).filter(Boolean));
 
-function flags<K extends string>(names: readonly K[], selected: string[]): Record<K, boolean> {
-  for (const s of selected) if (!(names as readonly string[]).includes(s)) throw new AdminError(`unknown value "${s}" (expected ${names.join(', ')})`);
+function fail(message: string): never {
+  throw new AdminError(message);
+}
+
+function flags<K extends string>(names: readonly K[], selected: string[], option: string): Record<K, boolean> {
+  for (const s of selected) if (!(names as readonly string[]).includes(s)) fail(`--${option}: unknown value "${s}" (expected ${names.join(', ')})`);
   return Object.fromEntries(names.map((n) => [n, selected.includes(n)])) as Record<K, boolean>;
 }
 
-export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      env: { type: 'string' },
-      app: { type: 'string' },
-      key: { type: 'string' },
-      connection: { type: 'string' },
-      permissions: { type: 'string' },
-      operations: { type: 'string' },
-      history: { type: 'boolean' },
-      customer: { type: 'string' },
-      provider: { type: 'string' },
-      credentials: { type: 'string' },
-      status: { type: 'string' },
-      'unified-collection': { type: 'string' },
-      purposes: { type: 'string' },
-      'approved-vehicles': { type: 'string' },
-      include: { type: 'string' },
-      exclude: { type: 'string' },
-      'include-statuses': { type: 'string' },
-      'opt-ins': { type: 'string' },
-      'approved-groups': { type: 'string' },
-      signals: { type: 'string' },
-    },
-  });
-  const [command, ...rest] = positionals;
-  if (!command) throw new AdminError(USAGE);
-  const need = (v: string | undefined, name: string): string => {
-    if (!v) throw new AdminError(`--${name} is required\n${USAGE}`);
-    return v;
-  };
+function oneOf<T extends string>(names: readonly T[], value: string, option: string): T {
+  if (!(names as readonly string[]).includes(value)) fail(`--${option}: unknown value "${value}" (expected ${names.join(', ')})`);
+  return value as T;
+}
 
-  const orm = await createOrm({ clientUrl: resolveDatabaseUrl(env), schema: env.DB_SCHEMA ?? 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger: () => undefined });
+function subset<T extends string>(names: readonly T[], value: string, option: string): T[] {
+  return list(value).map((v) => oneOf(names, v, option));
+}
+
+function checked(values: Values) {
+  const str = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+  return {
+    str,
+    need(name: keyof typeof OPTIONS): string {
+      const v = str(name);
+      if (!v) fail(`--${name} is required\n${USAGE}`);
+      return v;
+    },
+    /** Must be given, but may be empty (an explicit empty list revokes). */
+    given(name: keyof typeof OPTIONS): string {
+      const v = str(name);
+      if (v === undefined) fail(`--${name} is required (pass --${name} '' to revoke)\n${USAGE}`);
+      return v;
+    },
+    id(name: keyof typeof OPTIONS): string {
+      const v = str(name);
+      if (!v) fail(`--${name} is required\n${USAGE}`);
+      if (!isUuid(v)) fail(`--${name} must be an id (uuid), got "${v}"`);
+      return v;
+    },
+  };
+}
+
+function providerCredentials(text: string | undefined): Record<string, string> | undefined {
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    fail('--credentials must be a JSON object of strings, e.g. \'{"apiToken":"…"}\'');
+  }
+  const ok = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string' && v.length > 0);
+  if (!ok || Object.keys(parsed as object).length === 0) fail('--credentials must be a non-empty JSON object whose values are non-empty strings');
+  return parsed as Record<string, string>;
+}
+
+function patchFrom(a: ReturnType<typeof checked>): ConnectionConfigPatch {
+  const s = a.str;
+  const patch: { -readonly [K in keyof ConnectionConfigPatch]: ConnectionConfigPatch[K] } = {};
+  if (s('status') !== undefined) patch.status = oneOf(CONNECTION_STATUSES, s('status')!, 'status');
+  if (s('unified-collection') !== undefined) patch.unifiedCollection = oneOf(['true', 'false'], s('unified-collection')!, 'unified-collection') === 'true';
+  if (s('purposes') !== undefined) patch.purposes = flags(['vehicles', 'groupMemberships', 'trips'] as const, list(s('purposes')), 'purposes');
+  if (s('opt-ins') !== undefined) patch.optIns = flags(['groupInventory', 'vehicleMetadata', 'extendedTelemetry'] as const, list(s('opt-ins')), 'opt-ins');
+  if (s('approved-vehicles') !== undefined) patch.approvedVehicleIds = list(s('approved-vehicles'));
+  if (s('include') !== undefined) patch.includeVehicleIds = list(s('include'));
+  if (s('exclude') !== undefined) patch.excludeVehicleIds = list(s('exclude'));
+  if (s('include-statuses') !== undefined) patch.includeStatuses = subset(RECORD_STATUSES, s('include-statuses')!, 'include-statuses');
+  if (s('approved-groups') !== undefined) patch.approvedGroupIds = list(s('approved-groups'));
+  // Duplicates and the 4-signal limit are the domain validator's (one message listing every problem).
+  if (s('signals') !== undefined) patch.selectedSignals = subset(SELECTED_SIGNALS, s('signals')!, 'signals');
+  if (Object.keys(patch).length === 0) fail(`connection:configure: nothing to change\n${USAGE}`);
+  return patch;
+}
+
+/** Checks the command line completely and returns what to run; throws AdminError on any problem. */
+function plan(command: string, rest: string[], values: Values): Plan {
+  const a = checked(values);
+  if (command !== 'revoke' && rest.length > 0) fail(`unexpected argument "${rest[0]}"\n${USAGE}`);
+  switch (command) {
+    case 'app:create': {
+      const [name, environment] = [a.need('name'), oneOf(ENVIRONMENTS, a.need('env'), 'env')];
+      return ({ creds }) => creds.createApplication(name, environment);
+    }
+    case 'key:create': {
+      const name = a.need('name');
+      return ({ creds }) => creds.createConsumerKey(name);
+    }
+    case 'token:issue': {
+      const [app, connection] = [a.id('app'), a.id('connection')];
+      return ({ creds }) => creds.issueConnectionToken(app, connection);
+    }
+    case 'grant:consumer': {
+      const [key, connection] = [a.id('key'), a.id('connection')];
+      const permissions: ConsumerPermission[] = subset(CONSUMER_PERMISSIONS, a.given('permissions'), 'permissions');
+      return async ({ creds }) => (await creds.grantConsumer(key, connection, permissions), { ok: true, permissions });
+    }
+    case 'grant:app': {
+      const [app, connection] = [a.id('app'), a.id('connection')];
+      const operations: SyncOperation[] = subset(SYNC_OPERATIONS, a.given('operations'), 'operations');
+      const history = values.history === true;
+      return async ({ creds }) => (await creds.grantApplication(app, connection, operations, history), { ok: true, operations, history });
+    }
+    case 'revoke': {
+      const [kind, id, extra] = rest;
+      if ((kind !== 'application' && kind !== 'consumer-key' && kind !== 'connection-token') || !id || extra !== undefined) fail(USAGE);
+      return async ({ creds }) => (await creds.revoke(kind, id), { ok: true });
+    }
+    case 'connection:create': {
+      const provider: Provider = oneOf(PROVIDERS, a.need('provider'), 'provider');
+      const environment: Environment = oneOf(ENVIRONMENTS, a.need('env'), 'env');
+      const input = { customerId: a.need('customer'), provider, environment, providerCredentials: providerCredentials(a.str('credentials')) };
+      return ({ connections }) => connections().create(input);
+    }
+    case 'connection:configure': {
+      const connection = a.id('connection');
+      const patch = patchFrom(a);
+      return ({ connections }) => connections().configure(connection, patch);
+    }
+    case 'connection:show': {
+      const connection = a.id('connection');
+      return async ({ connections }) => (await connections().get(connection)) ?? fail('connection_not_found');
+    }
+    case 'list':
+      return ({ creds }) => creds.list();
+    default:
+      return fail(`unknown command ${command}\n${USAGE}`);
+  }
+}
+
+export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
+  let parsed: { positionals: string[]; values: Values };
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (error) {
+    // Unknown option, or a value missing after one: node's message names it.
+    return fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (!command) fail(USAGE);
+  const run = plan(command, rest, parsed.values);
+
+  const orm = await createOrm({ clientUrl: resolveDatabaseUrl(env), schema: env.DB_SCHEMA || 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger: () => undefined });
   try {
     await migrateUp(orm, { log: () => undefined });
-    const creds = new CredentialsAdmin(orm);
-    const connections = () => new ConnectionsAdmin(orm, new SecretBox(loadKeyMaterial(env).masterKey));
-    switch (command) {
-      case 'app:create':
-        return creds.createApplication(need(values.name, 'name'), need(values.env, 'env') as Environment);
-      case 'key:create':
-        return creds.createConsumerKey(need(values.name, 'name'));
-      case 'token:issue':
-        return creds.issueConnectionToken(need(values.app, 'app'), need(values.connection, 'connection'));
-      case 'grant:consumer':
-        await creds.grantConsumer(need(values.key, 'key'), need(values.connection, 'connection'), list(values.permissions) as ConsumerPermission[]);
-        return { ok: true };
-      case 'grant:app':
-        await creds.grantApplication(need(values.app, 'app'), need(values.connection, 'connection'), list(values.operations) as SyncOperation[], values.history ?? false);
-        return { ok: true };
-      case 'revoke': {
-        const [kind, id] = rest;
-        if ((kind !== 'application' && kind !== 'consumer-key' && kind !== 'connection-token') || !id) throw new AdminError(USAGE);
-        await creds.revoke(kind, id);
-        return { ok: true };
-      }
-      case 'connection:create': {
-        const provider = need(values.provider, 'provider');
-        if (!(PROVIDERS as readonly string[]).includes(provider)) throw new AdminError(`unknown provider ${provider}`);
-        return connections().create({
-          customerId: need(values.customer, 'customer'),
-          provider: provider as Provider,
-          environment: need(values.env, 'env') as Environment,
-          providerCredentials: values.credentials ? (JSON.parse(values.credentials) as Record<string, string>) : undefined,
-        });
-      }
-      case 'connection:configure':
-        return connections().configure(need(values.connection, 'connection'), patchFrom(values));
-      case 'connection:show':
-        return (await connections().get(need(values.connection, 'connection'))) ?? { error: 'connection_not_found' };
-      case 'list':
-        return creds.list();
-      default:
-        throw new AdminError(`unknown command ${command}\n${USAGE}`);
-    }
+    let secrets: SecretBox | undefined;
+    return await run({
+      creds: new CredentialsAdmin(orm),
+      connections: () => new ConnectionsAdmin(orm, (secrets ??= new SecretBox(loadKeyMaterial(env).masterKey))),
+    });
   } finally {
     await orm.close(true);
   }
 }
 
-function patchFrom(values: Record<string, string | boolean | undefined>): ConnectionConfigPatch {
-  const s = (k: string) => values[k] as string | undefined;
-  const patch: { -readonly [K in keyof ConnectionConfigPatch]: ConnectionConfigPatch[K] } = {};
-  if (s('status') !== undefined) patch.status = s('status') as ConnectionConfigPatch['status'];
-  if (s('unified-collection') !== undefined) patch.unifiedCollection = s('unified-collection') === 'true';
-  if (s('purposes') !== undefined) patch.purposes = flags(['vehicles', 'groupMemberships', 'trips'] as const, list(s('purposes')));
-  if (s('opt-ins') !== undefined) patch.optIns = flags(['groupInventory', 'vehicleMetadata', 'extendedTelemetry'] as const, list(s('opt-ins')));
-  if (s('approved-vehicles') !== undefined) patch.approvedVehicleIds = list(s('approved-vehicles'));
-  if (s('include') !== undefined) patch.includeVehicleIds = list(s('include'));
-  if (s('exclude') !== undefined) patch.excludeVehicleIds = list(s('exclude'));
-  if (s('include-statuses') !== undefined) patch.includeStatuses = list(s('include-statuses')) as ConnectionConfigPatch['includeStatuses'];
-  if (s('approved-groups') !== undefined) patch.approvedGroupIds = list(s('approved-groups'));
-  if (s('signals') !== undefined) patch.selectedSignals = list(s('signals')) as ConnectionConfigPatch['selectedSignals'];
-  return patch;
+/** The process entry: prints the result as JSON, or the reason on stderr; returns the exit code. */
+export async function operatorMain(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: { out(text: string): void; err(text: string): void } = { out: (t) => console.log(t), err: (t) => console.error(t) },
+): Promise<number> {
+  try {
+    io.out(JSON.stringify(await runOperator(argv, env), null, 2));
+    return 0;
+  } catch (error) {
+    // Expected problems print their message; anything else its message only (no stack to the terminal).
+    io.err(error instanceof AdminError ? error.message : `error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runOperator(process.argv.slice(2)).then(
-    (result) => console.log(JSON.stringify(result, null, 2)),
-    (error: unknown) => {
-      console.error(error instanceof AdminError ? error.message : error);
-      process.exitCode = 1;
-    },
-  );
+  process.exitCode = await operatorMain(process.argv.slice(2));
 }

@@ -1,5 +1,5 @@
 /** Capabilities of a connection's provider adapter (spec 2.8, 2.2, 2.3). */
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { VEHICLE_METADATA_KEYS } from '@switchyard/contracts';
 
 const SUPPORT = ['supported', 'conditional', 'unsupported'];
@@ -44,6 +44,7 @@ export class GroupInventoryCapabilityDto {
   sourceTimestamps!: 'unsupported';
 }
 
+@ApiSchema({ description: "What the connection's provider adapter supports: per-field support, the fault model, and the vehicle metadata and group inventory opt-ins." })
 export class CapabilitiesDto {
   @ApiProperty({ description: 'The connection id these capabilities describe.' })
   id!: string;

@@ -3,7 +3,7 @@
  * schema with `enum: [value]`, so the OpenAPI document states the same numbers the spec does and
  * a response that drifts from them fails validation in the tests.
  */
-import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema, type ApiPropertyOptions } from '@nestjs/swagger';
 
 /** A free-form object whose inner shape the spec leaves open ("not shown"). */
 const openObject = (description: string, required = true): ApiPropertyOptions => ({ type: 'object', additionalProperties: true, selfRequired: required, description }) satisfies ApiPropertyOptions;
@@ -102,6 +102,7 @@ export class CatalogGroupDirectoryDto {
   @ApiProperty(strings) gaps!: string[];
 }
 
+@ApiSchema({ description: 'The catalog: normalized fields with units and freshness, operations, per-area release status and the limits of spec section 8.' })
 export class CatalogDto {
   @ApiProperty({ example: 'v1' }) apiVersion!: string;
   @ApiProperty({ example: '1.16.0' }) catalogVersion!: string;

@@ -1,7 +1,8 @@
 /** Connection (spec 2.8): identity plus the health fields written by collection. */
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { PROVIDERS } from '@switchyard/domain';
 
+@ApiSchema({ description: 'The connection: its identity, collection state and the health of the last provider collection.' })
 export class ConnectionDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;

@@ -10,15 +10,22 @@ import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
 import type { Registry } from 'prom-client';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { ErrorFilter } from './error.filter.js';
+import { ApiError } from './api-error.js';
 import { installRequestContext } from './request-context.js';
+import { RouteTable } from './route-table.js';
 import { ContractValidationPipe } from './validation.pipe.js';
 
 export function configureGatewayHttp(app: NestFastifyApplication, runtime: ServiceRuntime): void {
   const fastify = app.getHttpAdapter().getInstance();
+  const routes = new RouteTable().install(fastify);
   installRequestContext(fastify, runtime.logger, app.get<Registry>(METRICS));
-  // JSON is the only body format (spec 4): drop Fastify's text/plain parser so such bodies are 415.
+  // JSON is the only body format (spec 4): drop Fastify's text/plain parser, and claim the form type
+  // before Nest's init registers its default urlencoded parser, so such bodies are 415 too.
   fastify.removeContentTypeParser('text/plain');
-  app.useGlobalFilters(new ErrorFilter(runtime.logger));
+  app.useBodyParser('application/x-www-form-urlencoded', {}, () => {
+    throw new ApiError('unsupported_media_type');
+  });
+  app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());
 
   const document = buildOpenApiDocument(app);
@@ -29,6 +36,8 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
     useGlobalPrefix: false,
     raw: false,
     customSiteTitle: 'Switchyard API reference',
-    swaggerOptions: { url: '/openapi.json', deepLinking: true },
+    // validatorUrl null: Swagger UI would otherwise show a badge image from validator.swagger.io,
+    // sending the document's URL to a third party; the page must load nothing from elsewhere.
+    swaggerOptions: { url: '/openapi.json', deepLinking: true, validatorUrl: null },
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The one exception filter: every error leaves the gateway as `{"error": "<reason_code>"}` with the
  * status the contracts table assigns to that code. Framework errors (unknown route, body too large,
- * wrong media type, malformed JSON) are translated by their Fastify/Nest identity; anything
+ * wrong media type, malformed JSON, malformed URL) are translated by their Fastify/Nest identity;
+ * an unmatched request whose path exists with other methods is 405 with `Allow`; anything
  * unexpected is a 500 `internal_error` whose body says nothing internal — the request id is in the
  * `x-request-id` header and in the single log line written for it.
  */
@@ -10,6 +11,7 @@ import { statusOf, type ErrorCode } from '@switchyard/contracts';
 import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
 import type { Logger } from '@switchyard/service-kit';
 import { ApiError } from './api-error.js';
+import type { RouteTable } from './route-table.js';
 
 interface ReplyLike {
   sent?: boolean;
@@ -21,6 +23,8 @@ interface RequestLike {
   id?: string;
   method?: string;
   url?: string;
+  /** Set by Fastify for a matched route; absent in the not-found handler. */
+  routeOptions?: { url?: string };
 }
 
 /** Fastify's own error codes for request-shape failures, mapped to ours. */
@@ -31,6 +35,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
   FST_ERR_VALIDATION: 'invalid_body',
+  // Router failures, answered before any hook runs (see `frameworkErrors`): a percent-encoding that
+  // does not decode, and a path parameter over the router's 100-character limit — no id of ours is
+  // that long, so no resource can live there.
+  FST_ERR_BAD_URL: 'invalid_path',
+  FST_ERR_MAX_PARAM_LENGTH: 'not_found',
 };
 
 /** Context RPC error codes that are safe to pass through to clients as-is. */
@@ -67,9 +76,28 @@ export function classify(error: unknown): { code: ErrorCode; headers: Record<str
   return { code: 'internal_error', headers: {}, unexpected: true };
 }
 
+function send(reply: ReplyLike, code: ErrorCode, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  reply.status(statusOf(code)).header('content-type', 'application/json; charset=utf-8').send({ error: code });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the router rejects a malformed URL or an over-long parameter
+ * before onRequest runs (so no request-id hook, no Nest filter); without this option Fastify
+ * writes its own `{statusCode, code, message}` body.
+ */
+export function frameworkErrors(error: unknown, request: RequestLike, reply: ReplyLike): void {
+  reply.header('x-request-id', request.id ?? '');
+  const { code, headers } = classify(error);
+  send(reply, code === 'internal_error' ? 'invalid_path' : code, headers);
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly routes?: RouteTable,
+  ) {}
 
   catch(error: unknown, host: ArgumentsHost) {
     const http = host.switchToHttp();
@@ -80,7 +108,10 @@ export class ErrorFilter implements ExceptionFilter {
       this.logger.error({ err: error, requestId: request.id, method: request.method, url: request.url }, 'unexpected error');
     }
     if (reply.sent) return;
-    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-    reply.status(statusOf(code)).header('content-type', 'application/json; charset=utf-8').send({ error: code });
+    if (code === 'not_found' && !request.routeOptions?.url && this.routes) {
+      const allowed = this.routes.methodsFor(request.url ?? '');
+      if (allowed.length > 0) return send(reply, 'method_not_allowed', { allow: allowed.join(', ') });
+    }
+    send(reply, code, headers);
   }
 }

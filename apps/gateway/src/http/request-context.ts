@@ -7,10 +7,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { correlationIdFrom, enterCorrelation, type Logger } from '@switchyard/service-kit';
+import { frameworkErrors } from './error.filter.js';
 
 export function requestIdFor(req: { headers: Record<string, unknown> }): string {
   return correlationIdFrom(req.headers['x-request-id']);
 }
+
+/** Fastify server options the gateway needs: our request ids, and router errors in our shape. */
+export const gatewayFastifyOptions = { genReqId: requestIdFor, requestIdHeader: false, frameworkErrors } as const;
 
 export function installRequestContext(fastify: FastifyInstance, logger: Logger, registry: Registry) {
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [registry] });

@@ -4,8 +4,11 @@
  * committed file is stale (run `npm run openapi` to refresh it).
  *
  * Post-processing does what decorators cannot say: schemas the spec marks "no extra properties"
- * get `additionalProperties: false`, and every operation documents the generic failures every route
- * can produce (500, 503).
+ * get `additionalProperties: false`, every operation documents the generic failures every route
+ * can produce (500, 503), and a success response without its own description takes the one of
+ * the schema it returns (`@ApiSchema({ description })` on the DTO). When neither exists, rendering
+ * the committed file fails (`strict`), so no operation ships an empty description; the running
+ * gateway only falls back to a generic one (a documentation gap must not stop the API).
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
@@ -17,7 +20,7 @@ export const DESCRIPTION_VERSION = '1.16.0';
 /** DTOs whose spec shape allows no extra properties. */
 const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto']);
 
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, options: { strict?: boolean } = {}): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion(OPENAPI_VERSION)
     .setTitle('Switchyard fleet telematics API')
@@ -32,28 +35,52 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion(DESCRIPTION_VERSION)
     .addServer('/', 'This deployment')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server-side application secret `sk_prod_…` or `sk_sandbox_…` (sync routes, with the Connection-Token header).' }, 'applicationSecret')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server-side consumer key `pt_…` with an explicit connection grant. Never embed it in a browser.' }, 'consumerKey')
+    // addSecurity, not addBearerAuth: the latter stamps `bearerFormat: JWT`, and ours are opaque tokens.
+    .addSecurity('applicationSecret', { type: 'http', scheme: 'bearer', description: 'Server-side application secret `sk_prod_…` or `sk_sandbox_…` (sync routes, with the Connection-Token header).' })
+    .addSecurity('consumerKey', { type: 'http', scheme: 'bearer', description: 'Server-side consumer key `pt_…` with an explicit connection grant. Never embed it in a browser.' })
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBodyDto], operationIdFactory: (_c, method) => method });
-  return finish(document);
+  return finish(document, options.strict ?? false);
 }
 
-function finish(raw: OpenAPIObject): OpenAPIObject {
+function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
   for (const [name, schema] of Object.entries(raw.components?.schemas ?? {})) {
     if (CLOSED_SCHEMAS.has(name) && 'properties' in schema) (schema as { additionalProperties?: boolean }).additionalProperties = false;
   }
   const document = withoutDtoSuffix(raw);
   const errorRef = { $ref: '#/components/schemas/ErrorBody' };
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
       const op = item[method];
       if (!op) continue;
+      for (const [status, response] of Object.entries(op.responses) as [string, ResponseLike][]) {
+        if (!status.startsWith('2') || response.description || '$ref' in response) continue;
+        const problem = `${method.toUpperCase()} ${path}: response ${status} has no description (add @ApiSchema({ description }) to its DTO)`;
+        response.description = describedBy(document, response) ?? (strict ? fail(problem) : 'Success.');
+      }
       op.responses['500'] ??= { description: 'Unexpected failure (`internal_error`); the body says nothing internal, `x-request-id` identifies it.', content: { 'application/json': { schema: errorRef } } };
       op.responses['503'] ??= { description: 'A backing service or the database is unavailable (`service_unavailable`).', content: { 'application/json': { schema: errorRef } } };
     }
   }
   return sortKeys(document) as OpenAPIObject;
+}
+
+/** The part of an OpenAPI response object read here (the package does not export its type). */
+interface ResponseLike {
+  description?: string;
+  content?: Record<string, { schema?: unknown }>;
+}
+
+/** The description of the component schema a response returns, if it has one. */
+function describedBy(document: OpenAPIObject, response: ResponseLike): string | undefined {
+  const ref = (response.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
+  const name = ref?.replace('#/components/schemas/', '');
+  const schema = name ? document.components?.schemas?.[name] : undefined;
+  return schema && 'description' in schema && schema.description ? schema.description : undefined;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }
 
 /** Component names as the spec says them (`Connection`, not `ConnectionDto`), refs rewritten to match. */

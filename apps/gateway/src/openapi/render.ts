@@ -24,7 +24,7 @@ class PreviewRootModule {}
 export async function renderOpenApi(): Promise<string> {
   const app = await NestFactory.create(PreviewRootModule, new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
   try {
-    return `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`;
+    return `${JSON.stringify(buildOpenApiDocument(app, { strict: true }), null, 2)}\n`;
   } finally {
     await app.close();
   }

@@ -1,0 +1,52 @@
+/**
+ * Which methods each registered path answers, collected from Fastify's onRoute hook, so an
+ * unmatched request can be told apart: a path no route has is 404 `not_found`, a path that exists
+ * with other methods is 405 `method_not_allowed` with an `Allow` header (RFC 9110 15.5.6).
+ * Invariant: the hook is installed before Nest registers its routes (configure runs before init),
+ * so the table holds every route the router holds, including Fastify's implicit HEAD routes.
+ */
+import type { FastifyInstance } from 'fastify';
+
+interface Entry {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+/** `/v1/connections/:id` → /^\/v1\/connections\/[^/]+$/; `*` (static assets) matches the rest. */
+function compile(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '.*';
+      if (segment.startsWith(':')) return '[^/]+';
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+export class RouteTable {
+  private readonly entries = new Map<string, Entry>();
+
+  /** Collects every route registered on `fastify` from now on. */
+  install(fastify: FastifyInstance): this {
+    fastify.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) this.add(method, route.url);
+    });
+    return this;
+  }
+
+  add(method: string, url: string): void {
+    const entry = this.entries.get(url) ?? { pattern: compile(url), methods: new Set<string>() };
+    entry.methods.add(method.toUpperCase());
+    this.entries.set(url, entry);
+  }
+
+  /** Methods registered for the concrete path (query ignored), sorted; empty when none. */
+  methodsFor(url: string): string[] {
+    const path = url.split('?')[0] ?? '';
+    const found = new Set<string>();
+    for (const entry of this.entries.values()) if (entry.pattern.test(path)) for (const m of entry.methods) found.add(m);
+    return [...found].sort();
+  }
+}

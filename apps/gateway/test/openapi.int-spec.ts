@@ -1,0 +1,150 @@
+/**
+ * The committed OpenAPI document is the contract every other suite validates against, so it must
+ * be exactly what the code generates (spec 9: OpenAPI 3.1.0, description version 1.16.0) and state
+ * the error and security facts of spec 5 and 7 for every operation. The running gateway serves the
+ * same document at /openapi.json and a reference page at /docs that loads nothing from elsewhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { defaultOpenApiPath } from '@switchyard/testing';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { ApiOkResponse, ApiProperty } from '@nestjs/swagger';
+import { buildOpenApiDocument, renderOpenApi } from '../src/index.js';
+import { startTestGateway, type TestGateway } from './support.js';
+
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
+}
+interface Document {
+  openapi: string;
+  info: { version: string; title: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, Record<string, unknown>> };
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const committedText = readFileSync(defaultOpenApiPath(), 'utf8');
+const doc = JSON.parse(committedText) as Document;
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => METHODS.includes(method))
+    .map(([method, op]) => ({ label: `${method.toUpperCase()} ${path}`, path, op })),
+);
+
+describe('committed document', () => {
+  it('equals what the code renders, byte for byte', async () => {
+    const rendered = await renderOpenApi();
+    if (rendered !== committedText) throw new Error('openapi/openapi.json is stale: run npm run openapi');
+    expect(rendered).toBe(committedText);
+  });
+
+  it('is OpenAPI 3.1.0 with description version 1.16.0 (spec 9)', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.16.0');
+  });
+
+  it('declares both credential schemes of spec 5 as HTTP bearer', () => {
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['applicationSecret', 'consumerKey']);
+    for (const scheme of Object.values(doc.components.securitySchemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('declares the error body as exactly one required string field', () => {
+    const errorBody = doc.components.schemas.ErrorBody!;
+    expect(errorBody).toMatchObject({ type: 'object', required: ['error'], additionalProperties: false });
+    expect(Object.keys(errorBody.properties as object)).toEqual(['error']);
+    expect((errorBody.properties as { error: { type: string } }).error.type).toBe('string');
+  });
+
+  it('has the operations of the gateway so far', () => {
+    expect(operations.map((o) => o.label).sort()).toEqual(['GET /v1/catalog', 'GET /v1/connections/{id}', 'GET /v1/connections/{id}/capabilities']);
+  });
+
+  it.each(operations)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {
+    expect(path.startsWith('/v1/')).toBe(true);
+    expect(op.security?.length).toBeGreaterThan(0);
+    for (const requirement of op.security!) for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(name);
+    expect(op.responses).toHaveProperty('401');
+    expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+    for (const [status, response] of Object.entries(op.responses)) {
+      expect(response.description?.trim()).toBeTruthy();
+      if (status.startsWith('2')) continue;
+      expect(Object.keys(response.content ?? {})).toEqual(['application/json']);
+      expect(response.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    }
+  });
+
+  it('every path starts with /v1', () => {
+    for (const path of Object.keys(doc.paths)) expect(path).toMatch(/^\/v1\//);
+  });
+
+  it('every $ref resolves', () => {
+    const refs = [...committedText.matchAll(/"\$ref": "#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const name of new Set(refs)) expect(doc.components.schemas).toHaveProperty([name]);
+  });
+});
+
+describe('building', () => {
+  class UndescribedDto {
+    @ApiProperty() value!: string;
+  }
+  @Controller('v1/undescribed')
+  class UndescribedController {
+    @Get()
+    @ApiOkResponse({ type: UndescribedDto })
+    get() {
+      return { value: 'x' };
+    }
+  }
+  @Module({ controllers: [UndescribedController] })
+  class UndescribedModule {}
+
+  it('refuses to render a success response without a description; the running gateway falls back', async () => {
+    const app = await NestFactory.create(UndescribedModule, new FastifyAdapter(), { preview: true, logger: false });
+    try {
+      expect(() => buildOpenApiDocument(app, { strict: true })).toThrow('GET /v1/undescribed: response 200 has no description');
+      expect(buildOpenApiDocument(app).paths['/v1/undescribed']?.get?.responses['200']).toMatchObject({ description: 'Success.' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('served by the gateway', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('GET /openapi.json serves the committed document', async () => {
+    const res = await fetch(`${gw.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(doc);
+  });
+
+  it('GET /docs is an HTML page whose scripts and stylesheets all come from this server', async () => {
+    const res = await fetch(`${gw.url}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    const assets = [...html.matchAll(/<(?:script|link)\b[^>]*?\s(?:src|href)=["']([^"']+)["']/gi)].map((m) => m[1]!);
+    expect(assets.some((a) => a.endsWith('.js'))).toBe(true);
+    expect(assets.some((a) => a.endsWith('.css'))).toBe(true);
+    for (const asset of assets) {
+      expect(asset).not.toMatch(/^(?:[a-z]+:)?\/\//i);
+      const loaded = await fetch(new URL(asset, `${gw.url}/docs`));
+      // Read the body: an unread response keeps its socket busy and delays the server's close.
+      const bytes = (await loaded.arrayBuffer()).byteLength;
+      expect({ asset, status: loaded.status, empty: bytes === 0 }).toEqual({ asset, status: 200, empty: false });
+    }
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost)[^"'\s)]+\.(?:js|css)/i);
+  });
+});
