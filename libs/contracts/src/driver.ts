@@ -14,21 +14,8 @@ export type LicenseState = (typeof LICENSE_STATES)[number];
 
 export const isLicenseState = (v: unknown): v is LicenseState => typeof v === 'string' && (LICENSE_STATES as readonly string[]).includes(v);
 
-/** Keys of Driver.availability, each available | missing | invalid | unsupported. */
-export const DRIVER_AVAILABILITY_KEYS = [
-  'firstName',
-  'middleName',
-  'lastName',
-  'displayName',
-  'email',
-  'phone',
-  'username',
-  'licenseNumber',
-  'licenseState',
-  'createdAt',
-  'updatedAt',
-] as const;
-export type DriverAvailabilityKey = (typeof DRIVER_AVAILABILITY_KEYS)[number];
+/** Keys of Driver.availability, each available | missing | invalid | unsupported (the adapters' DriverRecord fields). */
+export { DRIVER_FIELD_KEYS as DRIVER_AVAILABILITY_KEYS, type DriverFieldKey as DriverAvailabilityKey } from '@switchyard/domain';
 
 /** Driver.sourceId: a letter or digit, then up to 255 of letters, digits, colon, underscore, hyphen. */
 export const DRIVER_SOURCE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9:_-]{0,255}$';

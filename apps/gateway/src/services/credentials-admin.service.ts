@@ -10,7 +10,7 @@ import type { Orm } from '@switchyard/persistence';
 import type { Environment } from '@switchyard/domain';
 import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey } from '../db/entities/index.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
-import { issueCredential } from './credential-format.js';
+import { issueCredential, type CredentialKind } from './credential-format.js';
 
 export class AdminError extends Error {
   constructor(readonly code: string) {
@@ -25,38 +25,29 @@ export interface Issued {
   displayPrefix: string;
 }
 
+/** A fresh token and the row columns that store it (hash and display prefix only). */
+function newCredentialRow(kind: CredentialKind) {
+  const credential = issueCredential(kind);
+  const id = randomUUID();
+  return {
+    row: { id, lookupId: credential.lookupId, displayPrefix: credential.displayPrefix, secretHash: credential.hash, createdAt: new Date() },
+    issued: { id, token: credential.token, displayPrefix: credential.displayPrefix } satisfies Issued,
+  };
+}
+
 export class CredentialsAdmin {
   constructor(private readonly orm: Orm) {}
 
   async createApplication(name: string, environment: Environment): Promise<Issued> {
-    const issued = issueCredential(environment === 'sandbox' ? 'sandboxSecret' : 'prodSecret');
-    const id = randomUUID();
-    await this.orm.em.fork().insert(Application, {
-      id,
-      name,
-      environment,
-      lookupId: issued.lookupId,
-      displayPrefix: issued.displayPrefix,
-      secretHash: issued.hash,
-      credentialVersion: 1,
-      createdAt: new Date(),
-    });
-    return { id, token: issued.token, displayPrefix: issued.displayPrefix };
+    const { row, issued } = newCredentialRow(environment === 'sandbox' ? 'sandboxSecret' : 'prodSecret');
+    await this.orm.em.fork().insert(Application, { ...row, name, environment, credentialVersion: 1 });
+    return issued;
   }
 
   async createConsumerKey(name: string): Promise<Issued> {
-    const issued = issueCredential('consumerKey');
-    const id = randomUUID();
-    await this.orm.em.fork().insert(ConsumerKey, {
-      id,
-      name,
-      lookupId: issued.lookupId,
-      displayPrefix: issued.displayPrefix,
-      secretHash: issued.hash,
-      credentialVersion: 1,
-      createdAt: new Date(),
-    });
-    return { id, token: issued.token, displayPrefix: issued.displayPrefix };
+    const { row, issued } = newCredentialRow('consumerKey');
+    await this.orm.em.fork().insert(ConsumerKey, { ...row, name, credentialVersion: 1 });
+    return issued;
   }
 
   async issueConnectionToken(applicationId: string, connectionId: string): Promise<Issued> {
@@ -64,18 +55,9 @@ export class CredentialsAdmin {
     const app = await em.findOne(Application, { id: applicationId, revokedAt: null });
     if (!app) throw new AdminError('application_not_found');
     if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
-    const issued = issueCredential('connectionToken');
-    const id = randomUUID();
-    await em.insert(ConnectionToken, {
-      id,
-      applicationId,
-      connectionId,
-      lookupId: issued.lookupId,
-      displayPrefix: issued.displayPrefix,
-      secretHash: issued.hash,
-      createdAt: new Date(),
-    });
-    return { id, token: issued.token, displayPrefix: issued.displayPrefix };
+    const { row, issued } = newCredentialRow('connectionToken');
+    await em.insert(ConnectionToken, { ...row, applicationId, connectionId });
+    return issued;
   }
 
   /** Replaces the application's sync operation grant on a connection (empty list = no grant). */

@@ -5,19 +5,24 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** Columns every issued credential has: its public lookup id / display prefix and the SHA-256 of the token. */
+const issuedCredentialColumns = () => ({
+  id: p.uuid().primary(),
+  lookupId: p.string().unique(),
+  displayPrefix: p.string(),
+  secretHash: p.blob(),
+  createdAt: p.datetime().onCreate(() => new Date()),
+  revokedAt: p.datetime().nullable(),
+});
+
 export const Application = defineEntity({
   name: 'Application',
   tableName: 'application',
   properties: {
-    id: p.uuid().primary(),
+    ...issuedCredentialColumns(),
     name: p.string(),
     environment: p.string(),
-    lookupId: p.string().unique(),
-    displayPrefix: p.string(),
-    secretHash: p.blob(),
     credentialVersion: p.integer().default(1),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    revokedAt: p.datetime().nullable(),
   },
 });
 
@@ -25,14 +30,9 @@ export const ConnectionToken = defineEntity({
   name: 'ConnectionToken',
   tableName: 'connection_token',
   properties: {
-    id: p.uuid().primary(),
+    ...issuedCredentialColumns(),
     applicationId: p.uuid(),
     connectionId: p.uuid(),
-    lookupId: p.string().unique(),
-    displayPrefix: p.string(),
-    secretHash: p.blob(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    revokedAt: p.datetime().nullable(),
   },
 });
 
@@ -53,14 +53,9 @@ export const ConsumerKey = defineEntity({
   name: 'ConsumerKey',
   tableName: 'consumer_key',
   properties: {
-    id: p.uuid().primary(),
+    ...issuedCredentialColumns(),
     name: p.string(),
-    lookupId: p.string().unique(),
-    displayPrefix: p.string(),
-    secretHash: p.blob(),
     credentialVersion: p.integer().default(1),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    revokedAt: p.datetime().nullable(),
   },
 });
 
