@@ -2,11 +2,13 @@
 // closing line "N passed, N failed" that CI reads. Flags: --unit (spec files only), --project <root>.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
-const results = path.join(root, '.jest-results.json');
+// One results file per run, so concurrent runs never read each other's summary.
+const results = path.join(os.tmpdir(), `switchyard-jest-${process.pid}.json`);
 // Two workers on the 2-core CI machine: integration suites mostly wait on PostgreSQL and NATS.
 const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`, '--maxWorkers=2'];
 const passthrough = [];

@@ -1,8 +1,10 @@
 /**
  * Chooses the PostgreSQL and the message bus for `npm start`, in the documented order:
  * DATABASE_URL / NATS_URL when set; else the servers on their default local ports when they
- * answer; else an embedded PostgreSQL 15 from node_modules and the in-process bus. Each choice is
- * logged in one line so a developer knows which world they are in.
+ * answer; else an embedded PostgreSQL 15 from node_modules and the in-process bus.
+ * SWITCHYARD_EMBEDDED=true skips the probes and forces the embedded pair (DATABASE_URL and
+ * NATS_URL are then ignored). Each choice carries a description; the launcher logs both in one
+ * line so a developer knows which world they are in. Passwords never reach that line (maskUrl).
  */
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -25,27 +27,48 @@ export function probe(host: string, port: number, timeoutMs = 500): Promise<bool
 
 export interface Database {
   url: string;
+  /** For the start-up line, e.g. `local PostgreSQL on 127.0.0.1:5432, database switchyard`. */
+  description: string;
   stop(): Promise<void>;
+}
+
+export interface Bus {
+  bus: MessageBus;
+  /** For the start-up line, e.g. `NATS JetStream at nats://127.0.0.1:4222, namespace ""`. */
+  description: string;
+}
+
+/** SWITCHYARD_EMBEDDED: unset, '' or `false` → probe as documented; `true` → embedded PostgreSQL and in-process bus. */
+export function embeddedSwitch(env: NodeJS.ProcessEnv): boolean {
+  const value = env.SWITCHYARD_EMBEDDED?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Error(`SWITCHYARD_EMBEDDED must be true or false, got "${value}"`);
 }
 
 /** The sandbox keeps its data in its own database so it never mixes with test schemas. */
 const SANDBOX_DATABASE = 'switchyard';
 
-export async function chooseDatabase(env: NodeJS.ProcessEnv, dataDir: string, logger: Logger): Promise<Database> {
-  if (env.DATABASE_URL) {
-    logger.info({ database: maskUrl(env.DATABASE_URL) }, 'database: DATABASE_URL');
-    return { url: env.DATABASE_URL, stop: async () => undefined };
+export async function chooseDatabase(env: NodeJS.ProcessEnv, dataDir: string, logger: Logger, embedded: boolean): Promise<Database> {
+  if (!embedded && env.DATABASE_URL) {
+    return { url: env.DATABASE_URL, description: `PostgreSQL at DATABASE_URL ${maskUrl(env.DATABASE_URL)}`, stop: async () => undefined };
   }
-  if (await probe('127.0.0.1', 5432)) {
+  if (!embedded && (await probe('127.0.0.1', 5432))) {
     const url = await ensureDatabase('postgres://postgres@127.0.0.1:5432', SANDBOX_DATABASE);
-    logger.info({ database: maskUrl(url) }, 'database: local PostgreSQL on 127.0.0.1:5432');
-    return { url, stop: async () => undefined };
+    return { url, description: `local PostgreSQL on 127.0.0.1:5432, database ${SANDBOX_DATABASE}`, stop: async () => undefined };
   }
   const port = Number(env.EMBEDDED_PG_PORT ?? 54329);
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port, onLog: (line) => logger.debug({ pg: true }, line) });
-  const url = await ensureDatabase(pg.url.replace(/\/[^/]*$/, ''), SANDBOX_DATABASE);
-  logger.info({ database: maskUrl(url) }, `database: embedded PostgreSQL 15 (no DATABASE_URL, nothing on 127.0.0.1:5432), data in ${path.join(dataDir, 'pg')}`);
-  return { url, stop: () => pg.stop() };
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`EMBEDDED_PG_PORT must be a port number, got "${env.EMBEDDED_PG_PORT}"`);
+  const pgDir = path.join(dataDir, 'pg');
+  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port, onLog: (line) => logger.debug({ pg: true }, line) });
+  try {
+    const url = await ensureDatabase(pg.url.replace(/\/[^/]*$/, ''), SANDBOX_DATABASE);
+    const why = embedded ? 'SWITCHYARD_EMBEDDED=true' : 'no DATABASE_URL, nothing on 127.0.0.1:5432';
+    return { url, description: `embedded PostgreSQL 15 on 127.0.0.1:${port} (${why}), data in ${pgDir}`, stop: () => pg.stop() };
+  } catch (error) {
+    await pg.stop().catch(() => undefined);
+    throw error;
+  }
 }
 
 async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
@@ -67,16 +90,18 @@ interface PgClient {
   end(): Promise<void>;
 }
 
-export async function chooseBus(env: NodeJS.ProcessEnv, logger: Logger): Promise<MessageBus> {
+export async function chooseBus(env: NodeJS.ProcessEnv, logger: Logger, embedded: boolean): Promise<Bus> {
   const namespace = env.NATS_NAMESPACE ?? '';
-  if (env.NATS_URL) {
-    logger.info({ nats: env.NATS_URL }, 'messaging: NATS JetStream at NATS_URL');
-    return createBus({ kind: 'jetstream', servers: env.NATS_URL, name: 'switchyard-sandbox', namespace, logger });
+  const where = `namespace "${namespace}"`;
+  if (!embedded && env.NATS_URL) {
+    const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: 'switchyard-sandbox', namespace, logger });
+    return { bus, description: `NATS JetStream at NATS_URL ${maskUrl(env.NATS_URL)}, ${where}` };
   }
-  if (await probe('127.0.0.1', 4222)) {
-    logger.info('messaging: NATS JetStream on 127.0.0.1:4222');
-    return createBus({ kind: 'jetstream', servers: 'nats://127.0.0.1:4222', name: 'switchyard-sandbox', namespace, logger });
+  if (!embedded && (await probe('127.0.0.1', 4222))) {
+    const bus = await createBus({ kind: 'jetstream', servers: 'nats://127.0.0.1:4222', name: 'switchyard-sandbox', namespace, logger });
+    return { bus, description: `NATS JetStream on 127.0.0.1:4222, ${where}` };
   }
-  logger.warn('messaging: in-process bus (no NATS_URL, nothing on 127.0.0.1:4222) — everything runs in this one process');
-  return createBus({ kind: 'in-process', namespace, logger });
+  const why = embedded ? 'SWITCHYARD_EMBEDDED=true' : 'no NATS_URL, nothing on 127.0.0.1:4222';
+  const bus = await createBus({ kind: 'in-process', namespace, logger });
+  return { bus, description: `in-process bus (${why}; every service runs in this one process)` };
 }

@@ -21,6 +21,8 @@ export const gatewayService: ServiceDefinition = {
 export interface StartGatewayOptions extends Omit<StartOptions, 'configure'> {
   /** Sandbox launcher passes its generated keys; otherwise they come from the environment. */
   gatewaySettings?: Partial<GatewaySettings>;
+  /** Environment to read RPC_TIMEOUT_MS, BODY_LIMIT_BYTES and key material from (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function startGateway(options: StartGatewayOptions): Promise<RunningService> {
@@ -28,12 +30,12 @@ export function startGateway(options: StartGatewayOptions): Promise<RunningServi
 }
 
 /** The start options the gateway needs on top of a plain service (tests reuse them with extra modules). */
-export function gatewayStartOptions({ gatewaySettings, ...options }: StartGatewayOptions): StartOptions {
+export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.env, ...options }: StartGatewayOptions): StartOptions {
   const keys =
     gatewaySettings?.masterKey && gatewaySettings.cursorSecret
       ? { masterKey: gatewaySettings.masterKey, cursorSecret: gatewaySettings.cursorSecret }
-      : loadKeyMaterial(process.env, { createIfMissing: options.environment === 'sandbox' });
-  const env = loadConfig(gatewayEnvSchema, { ...process.env, SWITCHYARD_ENV: options.environment, SWITCHYARD_MASTER_KEY: keys.masterKey, CURSOR_SECRET: keys.cursorSecret });
+      : loadKeyMaterial(sourceEnv, { createIfMissing: options.environment === 'sandbox' });
+  const env = loadConfig(gatewayEnvSchema, { ...sourceEnv, SWITCHYARD_ENV: options.environment, SWITCHYARD_MASTER_KEY: keys.masterKey, CURSOR_SECRET: keys.cursorSecret });
   const settings: GatewaySettings = {
     rpcTimeoutMs: gatewaySettings?.rpcTimeoutMs ?? env.RPC_TIMEOUT_MS,
     masterKey: keys.masterKey,

@@ -11,7 +11,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ALL_STREAMS, type MessageBus } from '@switchyard/messaging';
 import { createOrm, migrateUp, SERVICE_SCHEMAS, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
-import { createMetricsRegistry, HealthModule } from './health.js';
+import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceRuntime } from './runtime.js';
@@ -76,8 +76,15 @@ export async function startService(def: ServiceDefinition, options: StartOptions
   };
   try {
     await options.bus.ensureStreams(ALL_STREAMS);
-    if (options.migrateOnStart ?? true) await migrateUp(orm, { log: (line) => logger.info(line) });
-    runtime.state.migrated = true;
+    if (options.migrateOnStart ?? true) {
+      await migrateUp(orm, { log: (line) => logger.info(line) });
+      runtime.state.migrated = true;
+    } else {
+      // MIGRATE_ON_START=false: a release step migrates; until it has, the service is not ready
+      // (readiness re-checks) and consumers of its tables wait (whenMigrated).
+      await refreshMigrated(runtime);
+      if (!runtime.state.migrated) logger.warn({ schema }, 'migrations pending: not ready until `npm run migrate` applies them');
+    }
 
     const extra = options.providers ?? [];
     @Global()

@@ -15,10 +15,15 @@ export class ConfigError extends Error {
 /** Variables every service reads. */
 export const baseEnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
+  /** Overrides the app's schema (two copies side by side: tests, blue/green); same rule as assertSchemaName. */
+  DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case schema name: letters, digits, underscores; at most 63 characters')
+    .optional(),
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   NATS_NAMESPACE: z
     .string()
-    .regex(/^[a-z0-9]*$/, 'lower-case letters and digits only')
+    .regex(/^([a-z0-9][a-z0-9-]*)?$/, 'lower-case letters, digits and -, starting with a letter or digit')
     .default(''),
   MIGRATE_ON_START: z
     .enum(['true', 'false'])

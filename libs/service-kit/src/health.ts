@@ -2,11 +2,37 @@
  * Liveness, readiness and Prometheus metrics, identical in every service.
  * Ready means: not shutting down, migrations applied, PostgreSQL answers `select 1` within 1 s,
  * and the bus connection is usable. Liveness only says the event loop runs.
+ * With MIGRATE_ON_START=false the service starts with migrations possibly pending: readiness then
+ * re-checks the migrations table (at most once a second) until none are pending, and
+ * whenMigrated() lets consumers wait for that moment instead of failing on missing tables.
  */
 import { Controller, Get, Header, HttpCode, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { pendingMigrations } from '@switchyard/persistence';
 import { RUNTIME, type ServiceRuntime } from './runtime.js';
+
+const lastMigrationCheck = new WeakMap<ServiceRuntime, number>();
+
+/** Sets `state.migrated` once no migration is pending; checks the database at most once a second. */
+export async function refreshMigrated(runtime: ServiceRuntime): Promise<boolean> {
+  if (runtime.state.migrated) return true;
+  const now = Date.now();
+  if (now - (lastMigrationCheck.get(runtime) ?? 0) < 1000) return false;
+  lastMigrationCheck.set(runtime, now);
+  const pending = await withTimeout(pendingMigrations(runtime.orm), 1000).catch(() => undefined);
+  if (pending?.length === 0) runtime.state.migrated = true;
+  return runtime.state.migrated;
+}
+
+/** Resolves once migrations are applied (at once when they are); false if the service stops first. */
+export async function whenMigrated(runtime: ServiceRuntime, pollMs = 1000): Promise<boolean> {
+  while (!runtime.state.shuttingDown) {
+    if (await refreshMigrated(runtime)) return true;
+    await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
+  }
+  return false;
+}
 
 export interface ReadinessReport {
   ready: boolean;
@@ -24,7 +50,7 @@ export async function readiness(runtime: ServiceRuntime): Promise<ReadinessRepor
   const checks = {
     database,
     bus: runtime.bus.isHealthy(),
-    migrations: runtime.state.migrated,
+    migrations: await refreshMigrated(runtime),
     shuttingDown: runtime.state.shuttingDown,
   };
   return { ready: database && checks.bus && checks.migrations && !checks.shuttingDown, checks };

@@ -2,14 +2,15 @@
  * The body of every app's main.ts (one service per process, as deployed): parse the environment
  * once, connect to NATS (waiting for it), start the service, and on SIGTERM/SIGINT shut down in
  * order — readiness false, handlers drained, ORM closed, bus drained — then exit. A second signal
- * exits at once.
+ * exits at once. A bad environment prints the one ConfigError message (every bad variable named,
+ * no stack) and exits 1; any other start-up failure is logged once and exits 1.
  */
 import { createBus } from '@switchyard/messaging';
 import { resolveDatabaseUrl } from '@switchyard/persistence';
 import { z } from 'zod';
 import type { RunningService, ServiceDefinition, StartOptions } from './bootstrap.js';
 import { startService } from './bootstrap.js';
-import { baseEnvSchema, loadConfig } from './config.js';
+import { baseEnvSchema, ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 
 export interface MainOptions {
@@ -21,6 +22,17 @@ export interface MainOptions {
 }
 
 export async function runMain(def: ServiceDefinition, options: MainOptions): Promise<void> {
+  try {
+    await runService(def, options);
+  } catch (error) {
+    if (error instanceof ConfigError) process.stderr.write(`${def.service}: ${error.message}\n`);
+    else createLogger({ service: def.service }).error({ err: error }, 'start failed');
+    // Exit explicitly: an open bus connection would keep the process alive. pino flushes on exit.
+    process.exit(1);
+  }
+}
+
+async function runService(def: ServiceDefinition, options: MainOptions): Promise<void> {
   const env = loadConfig(
     baseEnvSchema.extend({
       [options.portVariable]: z.coerce.number().int().min(0).max(65535).default(options.defaultPort),
@@ -33,6 +45,7 @@ export async function runMain(def: ServiceDefinition, options: MainOptions): Pro
   const start = options.start ?? ((o: StartOptions) => startService(def, o));
   const running = await start({
     databaseUrl: env.DATABASE_URL ?? resolveDatabaseUrl(process.env),
+    schema: env.DB_SCHEMA,
     bus,
     environment: env.SWITCHYARD_ENV,
     migrateOnStart: env.MIGRATE_ON_START,

@@ -18,3 +18,6 @@ export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from 
 export { expectEventually, pollUntil, type PollOptions } from './poll.js';
 export { freePort } from './free-port.js';
 export { deleteNamespaceStreams } from './nats-cleanup.js';
+export { startServiceForTest, type ServiceUnderTest, type StartServiceForTestOptions } from './service-harness.js';
+export { assertBuilt, pinnedNode, spawnNode, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
+export { createTestDatabase, type TestDatabase } from './test-database.js';

@@ -6,11 +6,16 @@
  *
  * Invariant: a row only moves forward — an upsert applies only when the incoming `revision` is
  * higher than the stored one, so redelivered or reordered snapshots can never roll a config back.
- * The message is acked only after that commit.
+ * The message is acked only after that commit. The table is written with hand-tuned SQL (the
+ * conditional upsert below); `ConnectionConfigEntity` describes the same table to the ORM only so
+ * each app's schema-drift check compares the migration against a definition instead of reporting
+ * the table as unknown.
  */
+import { defineEntity, p } from '@mikro-orm/postgresql';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type ConnectionConfigV1, type Subscription } from '@switchyard/messaging';
 import { SchemaMigration, type Orm } from '@switchyard/persistence';
+import { whenMigrated } from '../health.js';
 import { RUNTIME, type ServiceRuntime } from '../runtime.js';
 
 export class Migration0001ConnectionConfigProjection extends SchemaMigration {
@@ -24,6 +29,18 @@ create table ${this.table('connection_config')} (
 );`);
   }
 }
+
+/** The migration's table as the ORM sees it; list it in the app's entities (drift check). */
+export const ConnectionConfigEntity = defineEntity({
+  name: 'ConnectionConfigProjection',
+  tableName: 'connection_config',
+  properties: {
+    connectionId: p.uuid().primary(),
+    revision: p.integer(),
+    config: p.json(),
+    receivedAt: p.datetime().defaultRaw('now()'),
+  },
+});
 
 export class ConnectionConfigStore {
   constructor(private readonly orm: Orm) {}
@@ -54,12 +71,28 @@ export class ConnectionConfigStore {
 export class ConnectionConfigConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly store: ConnectionConfigStore;
   private subscription: Subscription | undefined;
+  private waiting: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
     this.store = new ConnectionConfigStore(runtime.orm);
   }
 
   async onApplicationBootstrap() {
+    if (this.runtime.state.migrated) {
+      await this.start();
+      return;
+    }
+    // MIGRATE_ON_START=false with migrations pending: the table may not exist yet. Consuming now
+    // would fail every delivery into the DLQ; start once a release step has applied them.
+    this.waiting = whenMigrated(this.runtime)
+      .then(async (migrated) => {
+        if (migrated && !this.stopped) await this.start();
+      })
+      .catch((error: unknown) => this.runtime.logger.error({ err: error }, 'connection config consumer did not start'));
+  }
+
+  private async start() {
     this.subscription = await this.runtime.bus.consume(
       {
         durable: `${this.runtime.service}-connection-config`,
@@ -76,6 +109,8 @@ export class ConnectionConfigConsumer implements OnApplicationBootstrap, BeforeA
   }
 
   async beforeApplicationShutdown() {
+    this.stopped = true;
+    await this.waiting;
     await this.subscription?.drain();
   }
 }

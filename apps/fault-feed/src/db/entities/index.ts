@@ -1,4 +1,5 @@
 import type { EntityDefinition } from '@switchyard/persistence';
+import { ConnectionConfigEntity } from '@switchyard/service-kit';
 
-/** Entities of the `fault-feed` schema (none yet beyond the projections' hand-written tables). */
-export const faultFeedEntities: EntityDefinition[] = [];
+/** Entities of the `fault-feed` schema: so far only the connection-config projection (shared in service-kit). */
+export const faultFeedEntities: EntityDefinition[] = [ConnectionConfigEntity];

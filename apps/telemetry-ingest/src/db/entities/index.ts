@@ -1,4 +1,5 @@
 import type { EntityDefinition } from '@switchyard/persistence';
+import { ConnectionConfigEntity } from '@switchyard/service-kit';
 
-/** Entities of the `telemetry-ingest` schema (none yet beyond the projections' hand-written tables). */
-export const telemetryIngestEntities: EntityDefinition[] = [];
+/** Entities of the `telemetry-ingest` schema: so far only the connection-config projection (shared in service-kit). */
+export const telemetryIngestEntities: EntityDefinition[] = [ConnectionConfigEntity];

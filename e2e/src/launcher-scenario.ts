@@ -1,0 +1,159 @@
+/**
+ * `npm start` as a user meets it, black box: the built launcher (`launcher/dist/start.js`) on the
+ * pinned Node, talked to only through its output, its credentials file, HTTP (with the real `curl`)
+ * and signals. One scenario = first start (try-it block, one line naming the database and the bus,
+ * credentials file 0600 with the documented shape, every printed curl line answering 200 with a
+ * body the OpenAPI document accepts), SIGINT → exit 0, then a restart on the same data directory
+ * that reuses the same credentials. Each infrastructure variant (local servers, embedded) runs it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { assertBuilt, createResponseValidator, expectValidResponse, freePort, loadOpenApi, spawnNode, workspaceProjects, type NodeProcess } from '@switchyard/testing';
+
+const run = promisify(execFile);
+const validator = createResponseValidator(loadOpenApi());
+const STATUS_MARK = '__curl_status';
+
+export interface ScenarioSetup {
+  /** Environment of both starts, besides PORT and SWITCHYARD_DATA_DIR (set by the scenario). */
+  env: Record<string, string>;
+  /** What the one "using database: …; bus: …" line must say. */
+  usingLine: (dataDir: string) => RegExp;
+  /** Drops whatever setup created (databases, streams); runs after the processes are gone. */
+  cleanup(): Promise<void>;
+}
+
+interface Credentials {
+  baseUrl: string;
+  applicationSecret: string;
+  consumerKey: string;
+  connections: { id: string; provider: string; connectionToken: string }[];
+}
+
+async function start(env: Record<string, string>): Promise<{ proc: NodeProcess; block: string }> {
+  const proc = spawnNode(launcherEntry, { env });
+  running.push(proc);
+  const [block] = await proc.waitForOutput(/┌ Switchyard sandbox is up[\s\S]*?\n└/, 40_000);
+  return { proc, block };
+}
+
+function usingLineOf(output: string): string {
+  const lines = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string })
+    .filter((entry) => entry.msg?.startsWith('using database: '));
+  expect(lines).toHaveLength(1);
+  return lines[0]?.msg ?? '';
+}
+
+function readCredentials(file: string): Credentials {
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  expect(Object.keys(credentials).sort()).toEqual(['applicationSecret', 'baseUrl', 'connections', 'consumerKey']);
+  expect(credentials.applicationSecret).toMatch(/^sk_sandbox_[A-Za-z0-9]+$/);
+  expect(credentials.consumerKey).toMatch(/^pt_[A-Za-z0-9]+$/);
+  expect(credentials.connections.map((c) => c.provider).sort()).toEqual(['geotab', 'motive', 'samsara']);
+  for (const connection of credentials.connections) {
+    expect(Object.keys(connection).sort()).toEqual(['connectionToken', 'id', 'provider']);
+    expect(connection.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(connection.connectionToken).toMatch(/^ct_[A-Za-z0-9]+$/);
+  }
+  return credentials;
+}
+
+/**
+ * Runs every `curl` line of the block exactly as printed (bash, the trailing `# provider` comment
+ * included). The status and content type come from a `.curlrc` in CURL_HOME (`write-out`), so
+ * nothing is appended to the printed command.
+ */
+async function runCurlLines(block: string, curlHome: string): Promise<string[]> {
+  const commands = [...block.matchAll(/^│\s+(curl .*)$/gm)].map((m) => m[1] as string);
+  expect(commands.length).toBeGreaterThanOrEqual(6);
+  for (const command of commands) {
+    const { stdout } = await run('bash', ['-c', command], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', CURL_HOME: curlHome }, timeout: 10_000 });
+    const at = stdout.lastIndexOf(`\n${STATUS_MARK} `);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const [status, contentType] = stdout.slice(at + STATUS_MARK.length + 2).trim().split(' ');
+    const text = stdout.slice(0, at);
+    const url = new URL(/curl -s (\S+)/.exec(command)?.[1] ?? '');
+    expect({ command, status: Number(status) }).toEqual({ command, status: 200 });
+    expect(contentType).toMatch(/^application\/json/);
+    const body: unknown = JSON.parse(text);
+    if (url.pathname.startsWith('/v1/')) expectValidResponse(validator, { method: 'GET', path: url.pathname, status: 200, body, contentType });
+    // Health routes are deliberately outside the public OpenAPI document.
+    else expect(body).toMatchObject({ status: 'ready', ready: true });
+  }
+  return commands;
+}
+
+async function sigint(proc: NodeProcess): Promise<void> {
+  proc.child.kill('SIGINT');
+  expect(await proc.waitForExit(10_000)).toEqual({ code: 0, signal: null });
+}
+
+let launcherEntry: string;
+const running: NodeProcess[] = [];
+
+export function describeLauncherScenario(title: string, setup: () => Promise<ScenarioSetup>): void {
+  describe(title, () => {
+    let scenario: ScenarioSetup;
+    let dataDir: string;
+    let curlHome: string;
+    let first: { proc: NodeProcess; block: string; credentials: Credentials } | undefined;
+
+    beforeAll(async () => {
+      launcherEntry = assertBuilt(
+        'launcher/dist/start.js',
+        workspaceProjects().filter((p) => p !== 'e2e' && p !== 'libs/testing'),
+      );
+      dataDir = mkdtempSync(path.join(tmpdir(), 'sy-e2e-'));
+      curlHome = mkdtempSync(path.join(tmpdir(), 'sy-curl-'));
+      writeFileSync(path.join(curlHome, '.curlrc'), `write-out = "\\n${STATUS_MARK} %{http_code} %{content_type}"\n`);
+      scenario = await setup();
+    });
+
+    afterAll(async () => {
+      try {
+        await Promise.all(running.splice(0).map((p) => p.kill()));
+        await scenario?.cleanup();
+      } finally {
+        for (const dir of [dataDir, curlHome]) if (dir) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), SWITCHYARD_DATA_DIR: dataDir });
+
+    it('first start: names its database and bus, writes the credentials file, and every printed curl line answers 200', async () => {
+      const { proc, block } = await start(await envFor());
+      expect(usingLineOf(proc.stdout())).toMatch(scenario.usingLine(dataDir));
+      const credentials = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
+      expect(block).toContain(`${credentials.baseUrl}/v1/catalog`);
+      expect(block).toContain(credentials.consumerKey);
+      for (const connection of credentials.connections) expect(block).toContain(`/v1/connections/${connection.id}`);
+      await runCurlLines(block, curlHome);
+      first = { proc, block, credentials };
+    });
+
+    it('stops on SIGINT with exit code 0', async () => {
+      if (!first) throw new Error('the first start failed');
+      await sigint(first.proc);
+    });
+
+    it('a restart on the same data directory reuses the credentials, which still work', async () => {
+      if (!first) throw new Error('the first start failed');
+      const { proc, block } = await start(await envFor());
+      const again = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
+      expect(again.baseUrl).not.toBe(first.credentials.baseUrl);
+      expect({ ...again, baseUrl: '' }).toEqual({ ...first.credentials, baseUrl: '' });
+      // pino writes asynchronously: the line may land just after the block.
+      await proc.waitForOutput(/"msg":"sandbox credentials reused"/, 5_000);
+      await runCurlLines(block, curlHome);
+      await sigint(proc);
+    });
+  });
+}

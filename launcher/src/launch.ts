@@ -1,0 +1,69 @@
+/**
+ * The whole system in one process with sandbox data — the five contexts and the gateway sharing one
+ * bus (NATS JetStream when there is one, else the in-process bus), each with its own ORM and
+ * schema, the gateway listening on PORT. First start seeds the sandbox and writes the credentials
+ * file; every start logs one line naming the database and the bus, and prints the "try it" block.
+ * Invariant: stop() closes everything in reverse start order, then the bus, then the database,
+ * and a failed start stops whatever had already started.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { startDirectory } from '@switchyard/directory';
+import { startEnrichment } from '@switchyard/enrichment';
+import { startFaultFeed } from '@switchyard/fault-feed';
+import { loadKeyMaterial, startGateway } from '@switchyard/gateway';
+import { createLogger, type RunningService } from '@switchyard/service-kit';
+import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
+import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
+import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
+import { credentialsPath, ensureSandbox, tryItBlock } from './sandbox-seed.js';
+
+export interface LaunchOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Print the try-it block (default true). */
+  print?: boolean;
+}
+
+export interface Launched {
+  baseUrl: string;
+  credentialsFile: string;
+  stop(): Promise<void>;
+}
+
+export async function launch({ env = process.env, print = true }: LaunchOptions = {}): Promise<Launched> {
+  const logger = createLogger({ service: 'launcher', level: env.LOG_LEVEL ?? 'info' });
+  const embedded = embeddedSwitch(env);
+  const dataDir = path.resolve(env.SWITCHYARD_DATA_DIR ?? '.switchyard');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const keys = loadKeyMaterial({ ...env, SWITCHYARD_DATA_DIR: dataDir }, { createIfMissing: true });
+  const database = await chooseDatabase(env, dataDir, logger, embedded);
+  const { bus, description } = await chooseBus(env, logger, embedded).catch(async (error: unknown) => {
+    await database.stop();
+    throw error;
+  });
+  logger.info({ database: database.description, bus: description }, `using database: ${database.description}; bus: ${description}`);
+  const common = { databaseUrl: database.url, bus, environment: 'sandbox' as const, migrateOnStart: true, logLevel: env.LOG_LEVEL ?? 'info' };
+
+  const started: RunningService[] = [];
+  const stopAll = async () => {
+    for (const service of started.reverse()) await service.close().catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
+    await bus.close();
+    await database.stop();
+  };
+  try {
+    for (const start of [startSyncOrchestrator, startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
+      started.push(await start(common));
+    }
+    const port = Number(env.PORT ?? 3000);
+    const gateway = await startGateway({ ...common, env, http: { port, host: env.HOST ?? '127.0.0.1' }, gatewaySettings: { masterKey: keys.masterKey, cursorSecret: keys.cursorSecret } });
+    started.push(gateway);
+    const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
+    const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey);
+    logger.info({ credentialsFile: credentialsPath(dataDir), created }, created ? 'sandbox seeded' : 'sandbox credentials reused');
+    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir))}\n`);
+    return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+// Jest-only helpers (they import @jest/globals), kept out of the main entry so scripts and the
+// benchmarks can import @switchyard/testing outside Jest.
+export { runContextServiceSuite, type ContextServiceSuiteOptions } from './context-service-suite.js';

@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { assertBuilt, spawnNode, workspaceProjects } from './node-process.js';
+
+describe('spawnNode', () => {
+  it('runs a script on the pinned Node with only the given environment, and reports output and exit code', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-node-process-'));
+    try {
+      const script = path.join(dir, 'child.mjs');
+      writeFileSync(script, "console.log(`node ${process.versions.node.split('.')[0]} ${process.env.GREETING} ${process.env.DATABASE_URL ?? 'no-db'}`);\nconsole.error('to stderr');\nprocess.exit(3);\n");
+      const child = spawnNode(script, { env: { GREETING: 'hello' } });
+      expect((await child.waitForOutput(/node (\d+) hello no-db/))[1]).toBe('24');
+      expect(await child.waitForExit(5_000)).toEqual({ code: 3, signal: null });
+      expect(child.stderr()).toBe('to stderr\n');
+      await expect(child.waitForOutput(/never printed/, 1_000)).rejects.toThrow('process exited before printing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('assertBuilt', () => {
+  it('fails with the advice to build when the entry point is missing', () => {
+    expect(() => assertBuilt('apps/nothing/dist/main.js', [])).toThrow('apps/nothing/dist/main.js is missing: run `npm run build` first');
+  });
+
+  it('lists the workspace projects', () => {
+    expect(workspaceProjects()).toEqual(expect.arrayContaining(['apps/gateway', 'libs/testing', 'launcher', 'e2e']));
+  });
+});
