@@ -17,7 +17,6 @@ describe('error code table', () => {
   it('keeps the statuses the spec and the brief fix', () => {
     const expected: Partial<Record<ErrorCode, number>> = {
       not_found: 404,
-      route_not_found: 404,
       unauthorized: 401,
       forbidden: 403,
       connection_forbidden: 403,

@@ -27,7 +27,6 @@ export const ERROR_CODES = {
   history_forbidden: { status: 403, description: 'Sync routes: the credential lacks permission to read sync history.' },
   management_forbidden: { status: 403, description: 'The consumer key lacks management permission for this connection (connect sessions, disconnect).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to this credential (connection routes answer 404, not 403).' },
-  route_not_found: { status: 404, description: 'No route matches the method-independent path.' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this method.' },
   not_acceptable: { status: 406, description: 'The Accept header excludes application/json.' },
   // 409: the request is valid but conflicts with the state of the connection.
