@@ -44,6 +44,11 @@ export default [
     },
   },
   {
+    // Tests assert presence before use; `!` there is an assertion, not a shortcut.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
     // App code may use the testing lib only from spec files.
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BusTimeoutError, BusUnavailableError, type RpcDefinition, type pingRequestV1, type pingResponseV1 } from '@switchyard/messaging';
-import { MIGRATIONS_TABLE, schemaDrift, type Orm } from '@switchyard/persistence';
+import { MIGRATIONS_TABLE, schemaDrift } from '@switchyard/persistence';
 import type { RunningService, ServiceDefinition, StartOptions } from '@switchyard/service-kit';
 import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
 
