@@ -53,6 +53,8 @@ export interface SimContext {
   readonly provider: ProviderName;
   /** The account the request authenticated as (token, API key, or Geotab database). */
   readonly account: string;
+  /** The account's registered credentials (Geotab's Authenticate checks userName / password here). */
+  readonly accountInfo: SimulatorAccount;
   readonly fleet: AccountFleet;
   readonly clock: SimClock;
   /** Active scenarios of this account (for the ones a handler applies itself: duplicate_and_reorder). */
@@ -98,8 +100,12 @@ export interface StartSimulatorOptions {
 export interface RunningSimulator {
   readonly provider: ProviderName;
   readonly url: string;
+  /** The bound port (useful with `port: 0`). */
+  readonly port: number;
   setScenarios(account: string, scenarios: readonly Scenario[]): void;
   clearScenarios(account?: string): void;
+  /** Active scenarios of an account, with request counts as remaining. */
+  scenarios(account: string): readonly Scenario[];
   /** Requests served per account (for assertions). */
   requestCount(account: string): number;
   close(): Promise<void>;

@@ -1,0 +1,75 @@
+/**
+ * The `/_sim` control API (sandbox and tests only; not part of any provider's dialect):
+ *   GET    /_sim/accounts                          accounts with request counts, revoked flag, scenarios
+ *   GET    /_sim/accounts/{account}/scenarios      the account's active scenarios (counts as remaining)
+ *   PUT    /_sim/accounts/{account}/scenarios      replace them with a JSON array of Scenario
+ *   DELETE /_sim/accounts/{account}/scenarios      clear them (and lift a revocation)
+ *   GET    /_sim/clock                             { nowMs, now, factor }
+ *   PUT    /_sim/clock                             { nowMs? | now? (ISO), factor? } on a controllable clock
+ * Errors are `{ error: { code, message } }` with snake_case codes.
+ */
+import { z } from 'zod';
+import { isControllableClock } from '../fleet/clock.js';
+import type { SimClock } from '../fleet/fleet.types.js';
+import type { ScenarioBook } from './scenario-book.js';
+import { scenarioListSchema } from './scenario.schema.js';
+import type { SimRequest, SimResponse } from './sim-kit.types.js';
+
+export interface ControlDeps {
+  readonly book: ScenarioBook;
+  readonly clock: SimClock;
+  readonly accounts: readonly string[];
+}
+
+const clockSchema = z.strictObject({
+  nowMs: z.number().int().optional(),
+  now: z.iso.datetime({ offset: true }).optional(),
+  factor: z.number().min(0).max(1_000_000).optional(),
+});
+
+const fail = (status: number, code: string, message: string): SimResponse => ({ status, body: { error: { code, message } } });
+
+function accountView(deps: ControlDeps, account: string) {
+  return { account, requests: deps.book.requests(account), revoked: deps.book.revoked(account), scenarios: deps.book.list(account) };
+}
+
+function clockView(clock: SimClock) {
+  const nowMs = clock.now();
+  return { nowMs, now: new Date(nowMs).toISOString(), factor: isControllableClock(clock) ? clock.describe().factor : null };
+}
+
+export function handleControl(req: SimRequest, deps: ControlDeps): SimResponse {
+  const { method, path } = req;
+  if (path === '/_sim/accounts' && method === 'GET') return { status: 200, body: { accounts: deps.accounts.map((a) => accountView(deps, a)) } };
+  const match = /^\/_sim\/accounts\/([^/]+)\/scenarios$/.exec(path);
+  if (match) {
+    const account = decodeURIComponent(match[1] as string);
+    if (!deps.book.has(account)) return fail(404, 'account_not_found', 'no such account on this simulator');
+    if (method === 'GET') return { status: 200, body: accountView(deps, account) };
+    if (method === 'DELETE') {
+      deps.book.clear(account);
+      return { status: 204, body: undefined };
+    }
+    if (method === 'PUT') {
+      const parsed = scenarioListSchema.safeParse(req.body);
+      if (!parsed.success) return { status: 400, body: { error: { code: 'invalid_scenarios', message: 'body must be a JSON array of scenarios', issues: parsed.error.issues } } };
+      deps.book.set(account, parsed.data);
+      return { status: 200, body: accountView(deps, account) };
+    }
+    return fail(405, 'method_not_allowed', 'use GET, PUT or DELETE');
+  }
+  if (path === '/_sim/clock') {
+    if (method === 'GET') return { status: 200, body: clockView(deps.clock) };
+    if (method === 'PUT') {
+      const { clock } = deps;
+      if (!isControllableClock(clock)) return fail(409, 'clock_not_controllable', 'this simulator runs on a clock that cannot be set');
+      const parsed = clockSchema.safeParse(req.body);
+      if (!parsed.success) return { status: 400, body: { error: { code: 'invalid_clock', message: 'body is { nowMs?, now?, factor? }', issues: parsed.error.issues } } };
+      const { nowMs, now, factor } = parsed.data;
+      clock.set({ ...(nowMs !== undefined ? { nowMs } : now !== undefined ? { nowMs: Date.parse(now) } : {}), ...(factor !== undefined ? { factor } : {}) });
+      return { status: 200, body: clockView(clock) };
+    }
+    return fail(405, 'method_not_allowed', 'use GET or PUT');
+  }
+  return fail(404, 'not_found', 'unknown control route');
+}
