@@ -10,3 +10,6 @@ export * from './http/parse.js';
 export * from './http/provider-http-client.js';
 export * from './http/request-budget.js';
 export * from './http/retry-after.js';
+export * from './samsara/index.js';
+export * from './motive/index.js';
+export * from './geotab/index.js';

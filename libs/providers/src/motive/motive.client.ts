@@ -1,0 +1,87 @@
+/**
+ * Motive REST client: auth, units header, page-number pagination and the v3 concurrency cap, on
+ * top of the shared ProviderHttpClient (request budget, retries with full jitter, Retry-After,
+ * timeouts, reason codes). Every response is validated against the adapter's own zod schema.
+ *
+ * Invariants: every request carries `X-Api-Key` and `X-Metric-Units: true` (motive.md §1 — units
+ * are otherwise the account's preference, which is unconfirmed; the mappers still detect imperial
+ * records through `metric_units`); `per_page` never exceeds Motive's 100; at most 10 `/v3/...`
+ * history calls are in flight per client (motive.md §5.2).
+ */
+import type { z } from 'zod';
+import type { AdapterOptions } from '../adapter.js';
+import { parseProviderResponse } from '../http/parse.js';
+import { ProviderHttpClient, type ProviderRequest } from '../http/provider-http-client.js';
+import type { ListPage, MotivePagination } from './motive.schemas.js';
+
+/** Motive's documented page-size maximum (default 25). */
+export const MOTIVE_MAX_PER_PAGE = 100;
+/** Documented cap on simultaneous `GET /v3/vehicle_locations/{id}` requests. */
+export const MOTIVE_V3_MAX_CONCURRENCY = 10;
+
+type Query = ProviderRequest['query'];
+
+/** A counting semaphore; waiters are served in arrival order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+  private peakInFlight = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get peak(): number {
+    return this.peakInFlight;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.active);
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiters.shift()?.();
+    }
+  }
+}
+
+export class MotiveClient {
+  private readonly http: ProviderHttpClient;
+  readonly v3Slots = new Semaphore(MOTIVE_V3_MAX_CONCURRENCY);
+
+  constructor(options: AdapterOptions<'motive'>, fetchImpl?: typeof fetch) {
+    const apiKey = options.credentials.apiKey;
+    this.http = new ProviderHttpClient({
+      baseUrl: options.baseUrl,
+      budget: options.budget,
+      clock: options.clock,
+      retry: options.retry,
+      timeoutMs: options.timeoutMs,
+      random: options.random,
+      fetch: fetchImpl,
+      headers: () => ({ 'x-api-key': apiKey, 'x-metric-units': 'true' }),
+    });
+  }
+
+  /** One page of a list endpoint, parsed. `page` is 1-based like Motive's `page_no`. */
+  async listPage<S extends z.ZodType<ListPage<unknown>>>(path: string, envelope: S, page: number, query: Query = {}, perPage = MOTIVE_MAX_PER_PAGE): Promise<z.output<S>> {
+    const res = await this.http.request({ path, query: { ...query, per_page: Math.min(perPage, MOTIVE_MAX_PER_PAGE), page_no: page } });
+    return parseProviderResponse(envelope, res.json, path);
+  }
+
+  /** A v3 history page, holding one of the 10 v3 slots while in flight. */
+  async historyPage<S extends z.ZodType<ListPage<unknown>>>(path: string, envelope: S, page: number, query: Query): Promise<z.output<S>> {
+    return this.v3Slots.run(() => this.listPage(path, envelope, page, query));
+  }
+}
+
+/**
+ * The next page number, or null when done. Motive has no cursor: we stop once `page_no × per_page`
+ * reaches `total`, and also on an empty page (so a `total` that is too high cannot loop forever).
+ * The server's `per_page` is used, in case it capped the size we asked for.
+ */
+export function nextPageNo(pagination: MotivePagination | undefined, itemsOnPage: number): number | null {
+  if (!pagination || itemsOnPage === 0) return null;
+  return pagination.page_no * pagination.per_page < pagination.total ? pagination.page_no + 1 : null;
+}

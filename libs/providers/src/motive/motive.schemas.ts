@@ -1,0 +1,170 @@
+/**
+ * Zod schemas of the Motive responses the adapter reads (shared/providers/motive.md §1-7).
+ *
+ * Two levels of strictness, on purpose:
+ * - Structure is strict: the double-wrapped envelope (`{vehicles:[{vehicle:{…}}]}`), integer record
+ *   ids, `pagination {per_page, page_no, total}` and the times a record cannot exist without. A
+ *   mismatch there means Motive changed its API: parseProviderResponse → `provider_response_changed`.
+ * - Value fields are `wire(...)` cells: absent/null, a value of the expected type, or `retyped`. A
+ *   retyped value (say `year` sent as a number) makes that one field `invalid` in the mapper instead
+ *   of failing the whole page; the record's other fields stay usable.
+ * Unknown keys are dropped (z.object strips), so additions on Motive's side never break parsing.
+ */
+import { z } from 'zod';
+
+/** One value field as read off the wire. */
+export type Wire<T> = { readonly kind: 'value'; readonly value: T } | { readonly kind: 'absent' } | { readonly kind: 'retyped'; readonly got: string };
+
+function describe(raw: unknown): string {
+  return Array.isArray(raw) ? 'array' : typeof raw;
+}
+
+/** A value field: absent and null are both "not reported"; anything not matching `schema` is `retyped`. */
+export function wire<S extends z.ZodType>(schema: S) {
+  return z
+    .unknown()
+    .optional()
+    .transform((raw): Wire<z.output<S>> => {
+      if (raw === undefined || raw === null) return { kind: 'absent' };
+      const parsed = schema.safeParse(raw);
+      return parsed.success ? { kind: 'value', value: parsed.data } : { kind: 'retyped', got: describe(raw) };
+    });
+}
+
+const str = () => wire(z.string());
+const num = () => wire(z.number());
+/** Motive ids are integers (motive.md §1 "IDs"); v3 location ids are UUID strings. */
+const id = z.number().int().nonnegative();
+
+export const paginationSchema = z.object({
+  per_page: z.number().int().positive(),
+  page_no: z.number().int().positive(),
+  total: z.number().int().nonnegative(),
+});
+export type MotivePagination = z.output<typeof paginationSchema>;
+
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  readonly pagination: MotivePagination | undefined;
+}
+
+/**
+ * `{<plural>: [{<singular>: item}], pagination}` → `{items, pagination}`. `pagination` is required
+ * for list endpoints (termination is driven by `total`) and optional for v3 history, whose
+ * pagination is unconfirmed (motive.md §5.2).
+ */
+export function listEnvelope<T extends z.ZodType>(plural: string, singular: string, item: T, paginated = true) {
+  const entry = z.object({ [singular]: item });
+  return z
+    .object({ [plural]: z.array(entry), pagination: paginated ? paginationSchema : paginationSchema.optional() })
+    .transform(
+      (env): ListPage<z.output<T>> => ({
+        items: (env[plural] as Array<Record<string, z.output<T>>>).map((e) => e[singular] as z.output<T>),
+        pagination: env.pagination as MotivePagination | undefined,
+      }),
+    );
+}
+
+/** The small vehicle object embedded in driving periods and fault codes; `metric_units` tells the unit mode. */
+export const embeddedVehicleSchema = z.object({ id, number: str(), metric_units: z.boolean().nullish() });
+
+export const vehicleSchema = z.object({
+  id,
+  number: str(),
+  status: str(),
+  vin: str(),
+  make: str(),
+  model: str(),
+  year: str(), // a string on the wire (motive.md §2)
+  license_plate_state: str(),
+  license_plate_number: str(),
+  fuel_type: str(),
+  metric_units: z.boolean().nullish(),
+  eld_device: wire(z.object({ identifier: z.string().nullish() })),
+  created_at: str(),
+  updated_at: str(),
+});
+export type MotiveVehicle = z.output<typeof vehicleSchema>;
+export const vehiclesEnvelope = listEnvelope('vehicles', 'vehicle', vehicleSchema);
+
+export const userSchema = z.object({
+  id,
+  role: str(),
+  status: str(),
+  first_name: str(),
+  last_name: str(),
+  username: str(),
+  email: str(),
+  phone: str(),
+  drivers_license_number: str(),
+  drivers_license_state: str(),
+  created_at: str(),
+  updated_at: str(),
+});
+export type MotiveUser = z.output<typeof userSchema>;
+export const usersEnvelope = listEnvelope('users', 'user', userSchema);
+
+export const groupSchema = z.object({ id, name: str(), parent_id: id.nullish() });
+export type MotiveGroup = z.output<typeof groupSchema>;
+export const groupsEnvelope = listEnvelope('groups', 'group', groupSchema);
+/** `GET /v1/groups/{id}/users`: only the ids matter for membership. */
+export const groupUsersEnvelope = listEnvelope('users', 'user', z.object({ id }));
+
+/** Location point fields shared by `current_location` (v1) and v3 `vehicle_location` (motive.md §5.1-5.2). */
+const locationFields = {
+  located_at: z.string(),
+  lat: num(),
+  lon: num(),
+  bearing: num(),
+  type: str(),
+  speed: num(),
+  odometer: num(),
+  true_odometer: num(),
+  engine_hours: num(),
+  true_engine_hours: num(),
+  fuel_primary_remaining_percentage: num(),
+  battery_voltage: num(),
+};
+export const currentLocationSchema = z.object(locationFields);
+export type MotiveLocation = z.output<typeof currentLocationSchema>;
+
+export const vehicleLocationSchema = z.object({
+  id,
+  metric_units: z.boolean().nullish(),
+  current_location: currentLocationSchema.nullish(),
+});
+export type MotiveVehicleLocation = z.output<typeof vehicleLocationSchema>;
+export const vehicleLocationsEnvelope = listEnvelope('vehicles', 'vehicle', vehicleLocationSchema);
+
+export const historyPointSchema = z.object({ id: z.string(), ...locationFields });
+export type MotiveHistoryPoint = z.output<typeof historyPointSchema>;
+export const historyEnvelope = listEnvelope('vehicle_locations', 'vehicle_location', historyPointSchema, false);
+
+export const drivingPeriodSchema = z.object({
+  id,
+  start_time: z.string(),
+  end_time: z.string().nullable(), // null while still driving
+  duration: num(),
+  start_kilometers: num(),
+  end_kilometers: num(),
+  driver: z.object({ id }).nullish(),
+  vehicle: embeddedVehicleSchema.nullish(), // presence unconfirmed (motive.md §6.1)
+});
+export type MotiveDrivingPeriod = z.output<typeof drivingPeriodSchema>;
+export const drivingPeriodsEnvelope = listEnvelope('driving_periods', 'driving_period', drivingPeriodSchema);
+
+export const faultCodeSchema = z.object({
+  id,
+  code: z.string(),
+  code_label: str(),
+  code_description: str(),
+  status: z.string(),
+  network: z.string().nullish(),
+  fmi: z.union([z.number(), z.string()]).nullish(),
+  fmi_description: str(),
+  first_observed_at: str(),
+  last_observed_at: str(),
+  vehicle: embeddedVehicleSchema,
+});
+export type MotiveFaultCode = z.output<typeof faultCodeSchema>;
+export const faultCodesEnvelope = listEnvelope('fault_codes', 'fault_code', faultCodeSchema);
