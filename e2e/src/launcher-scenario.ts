@@ -32,6 +32,11 @@ interface Credentials {
   applicationSecret: string;
   consumerKey: string;
   connections: { id: string; provider: string; connectionToken: string }[];
+  simulators: {
+    samsara: { baseUrl: string; apiToken: string };
+    motive: { baseUrl: string; apiKey: string };
+    geotab: { baseUrl: string; database: string; userName: string; password: string };
+  };
 }
 
 async function start(env: Record<string, string>): Promise<{ proc: NodeProcess; block: string }> {
@@ -54,7 +59,7 @@ function usingLineOf(output: string): string {
 function readCredentials(file: string): Credentials {
   expect(statSync(file).mode & 0o777).toBe(0o600);
   const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-  expect(Object.keys(credentials).sort()).toEqual(['applicationSecret', 'baseUrl', 'connections', 'consumerKey']);
+  expect(Object.keys(credentials).sort()).toEqual(['applicationSecret', 'baseUrl', 'connections', 'consumerKey', 'simulators']);
   expect(credentials.applicationSecret).toMatch(/^sk_sandbox_[A-Za-z0-9]+$/);
   expect(credentials.consumerKey).toMatch(/^pt_[A-Za-z0-9]+$/);
   expect(credentials.connections.map((c) => c.provider).sort()).toEqual(['geotab', 'motive', 'samsara']);
@@ -63,6 +68,10 @@ function readCredentials(file: string): Credentials {
     expect(connection.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(connection.connectionToken).toMatch(/^ct_[A-Za-z0-9]+$/);
   }
+  expect(Object.keys(credentials.simulators).sort()).toEqual(['geotab', 'motive', 'samsara']);
+  expect(credentials.simulators.samsara).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), apiToken: expect.any(String) });
+  expect(credentials.simulators.motive).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), apiKey: expect.any(String) });
+  expect(credentials.simulators.geotab).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), database: expect.any(String), userName: expect.any(String), password: expect.any(String) });
   return credentials;
 }
 
@@ -71,7 +80,7 @@ function readCredentials(file: string): Credentials {
  * included). The status and content type come from a `.curlrc` in CURL_HOME (`write-out`), so
  * nothing is appended to the printed command.
  */
-async function runCurlLines(block: string, curlHome: string): Promise<string[]> {
+async function runCurlLines(block: string, curlHome: string, credentials: Credentials): Promise<string[]> {
   const commands = [...block.matchAll(/^│\s+(curl .*)$/gm)].map((m) => m[1] as string);
   expect(commands.length).toBeGreaterThanOrEqual(6);
   for (const command of commands) {
@@ -80,11 +89,16 @@ async function runCurlLines(block: string, curlHome: string): Promise<string[]> 
     expect(at).toBeGreaterThanOrEqual(0);
     const [status, contentType] = stdout.slice(at + STATUS_MARK.length + 2).trim().split(' ');
     const text = stdout.slice(0, at);
-    const url = new URL(/curl -s (\S+)/.exec(command)?.[1] ?? '');
+    const url = new URL((/curl -s '?([^'\s]+)/.exec(command)?.[1] ?? ''));
     expect({ command, status: Number(status) }).toEqual({ command, status: 200 });
     expect(contentType).toMatch(/^application\/json/);
     const body: unknown = JSON.parse(text);
-    if (url.pathname.startsWith('/v1/')) expectValidResponse(validator, { method: 'GET', path: url.pathname, status: 200, body, contentType });
+    // Lines to another origin than the gateway's call a provider simulator, named by the trailing comment.
+    const simulator = url.origin !== new URL(credentials.baseUrl).origin ? /# (samsara|motive|geotab)$/.exec(command)?.[1] : undefined;
+    if (simulator === 'samsara') expect(body).toMatchObject({ data: expect.any(Array), pagination: { hasNextPage: expect.any(Boolean) } });
+    else if (simulator === 'motive') expect(body).toMatchObject({ vehicles: expect.any(Array), pagination: { total: expect.any(Number) } });
+    else if (simulator === 'geotab') expect(body).toMatchObject({ result: { credentials: { sessionId: expect.any(String) } } });
+    else if (url.pathname.startsWith('/v1/')) expectValidResponse(validator, { method: 'GET', path: url.pathname, status: 200, body, contentType });
     // Health routes are deliberately outside the public OpenAPI document.
     else expect(body).toMatchObject({ status: 'ready', ready: true });
   }
@@ -126,7 +140,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       }
     });
 
-    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), SWITCHYARD_DATA_DIR: dataDir });
+    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir });
 
     it('first start: names its database and bus, writes the credentials file, and every printed curl line answers 200', async () => {
       const { proc, block } = await start(await envFor());
@@ -135,7 +149,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       expect(block).toContain(`${credentials.baseUrl}/v1/catalog`);
       expect(block).toContain(credentials.consumerKey);
       for (const connection of credentials.connections) expect(block).toContain(`/v1/connections/${connection.id}`);
-      await runCurlLines(block, curlHome);
+      await runCurlLines(block, curlHome, credentials);
       first = { proc, block, credentials };
     });
 
@@ -149,10 +163,15 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       const { proc, block } = await start(await envFor());
       const again = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
       expect(again.baseUrl).not.toBe(first.credentials.baseUrl);
-      expect({ ...again, baseUrl: '' }).toEqual({ ...first.credentials, baseUrl: '' });
+      const withoutUrls = (c: Credentials) => ({
+        ...c,
+        baseUrl: '',
+        simulators: Object.fromEntries(Object.entries(c.simulators).map(([p, sim]) => [p, { ...sim, baseUrl: '' }])),
+      });
+      expect(withoutUrls(again)).toEqual(withoutUrls(first.credentials));
       // pino writes asynchronously: the line may land just after the block.
       await proc.waitForOutput(/"msg":"sandbox credentials reused"/, 5_000);
-      await runCurlLines(block, curlHome);
+      await runCurlLines(block, curlHome, again);
       await sigint(proc);
     });
   });

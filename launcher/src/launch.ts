@@ -17,6 +17,7 @@ import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
 import { credentialsPath, ensureSandbox, tryItBlock } from './sandbox-seed.js';
+import { startSandboxSimulators } from './simulators.js';
 
 export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
@@ -45,12 +46,19 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
   const common = { databaseUrl: database.url, bus, environment: 'sandbox' as const, migrateOnStart: true, logLevel: env.LOG_LEVEL ?? 'info' };
 
   const started: RunningService[] = [];
+  let simulators: Awaited<ReturnType<typeof startSandboxSimulators>> | undefined;
   const stopAll = async () => {
     for (const service of started.reverse()) await service.close().catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
+    await simulators?.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the simulators failed'));
     await bus.close();
     await database.stop();
   };
   try {
+    simulators = await startSandboxSimulators(env, dataDir);
+    logger.info(
+      Object.fromEntries(Object.entries(simulators.credentials).map(([provider, c]) => [provider, c.baseUrl])),
+      'provider simulators started',
+    );
     for (const start of [startSyncOrchestrator, startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
       started.push(await start(common));
     }
@@ -58,7 +66,7 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     const gateway = await startGateway({ ...common, env, http: { port, host: env.HOST ?? '127.0.0.1' }, gatewaySettings: { masterKey: keys.masterKey, cursorSecret: keys.cursorSecret } });
     started.push(gateway);
     const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
-    const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey);
+    const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey, simulators.credentials);
     logger.info({ credentialsFile: credentialsPath(dataDir), created }, created ? 'sandbox seeded' : 'sandbox credentials reused');
     if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir))}\n`);
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };

@@ -1,8 +1,10 @@
 /**
  * First-start sandbox data: a sandbox application, a consumer key with read, manage and history
  * grants, and one connection per provider with its Connection-Token and every sync operation
- * granted. Written to `<data dir>/sandbox-credentials.json` with mode 0600 — the only place the
- * secrets exist in clear. On a restart the file is reused when its credentials still authenticate
+ * granted; each connection's provider credentials are its simulator account's (sealed at rest).
+ * Written to `<data dir>/sandbox-credentials.json` with mode 0600 — the only place the secrets exist
+ * in clear, next to the simulators' base URLs and credentials so they can be called with curl as the
+ * real providers would be. On a restart the file is reused when its credentials still authenticate
  * against the database (same data dir, same database); otherwise the sandbox is seeded anew.
  */
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
@@ -10,24 +12,40 @@ import path from 'node:path';
 import { PROVIDERS, type Provider } from '@switchyard/domain';
 import { ConnectionsAdmin, CredentialsAdmin, SecretBox, credentialExists } from '@switchyard/gateway';
 import type { Orm } from '@switchyard/persistence';
+import type { SimulatorCredentials } from '@switchyard/sandbox';
 
 export interface SandboxCredentials {
   baseUrl: string;
   applicationSecret: string;
   consumerKey: string;
   connections: { id: string; provider: Provider; connectionToken: string }[];
+  simulators: SimulatorCredentials;
+}
+
+/** A simulator account as the connection stores it (sealed): the credentials without the base URL. */
+function providerCredentials(simulators: SimulatorCredentials, provider: Provider): Record<string, string> | undefined {
+  const entry = simulators[provider];
+  if (!entry) return undefined;
+  const { baseUrl: _baseUrl, ...credentials } = entry;
+  return credentials;
 }
 
 export function credentialsPath(dataDir: string): string {
   return path.join(dataDir, 'sandbox-credentials.json');
 }
 
-export async function ensureSandbox(orm: Orm, dataDir: string, baseUrl: string, masterKey: string): Promise<{ credentials: SandboxCredentials; created: boolean }> {
+export async function ensureSandbox(
+  orm: Orm,
+  dataDir: string,
+  baseUrl: string,
+  masterKey: string,
+  simulators: SimulatorCredentials,
+): Promise<{ credentials: SandboxCredentials; created: boolean }> {
   const file = credentialsPath(dataDir);
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as SandboxCredentials;
     if ((await credentialExists(orm, stored.consumerKey)) && (await credentialExists(orm, stored.applicationSecret))) {
-      const credentials = { ...stored, baseUrl };
+      const credentials = { ...stored, baseUrl, simulators };
       write(file, credentials);
       return { credentials, created: false };
     }
@@ -38,7 +56,12 @@ export async function ensureSandbox(orm: Orm, dataDir: string, baseUrl: string, 
   const key = await creds.createConsumerKey('sandbox consumer key');
   const connections: SandboxCredentials['connections'] = [];
   for (const provider of PROVIDERS) {
-    const connection = await connectionsAdmin.create({ customerId: `sandbox-${provider}-customer`, provider, environment: 'sandbox' });
+    const connection = await connectionsAdmin.create({
+      customerId: `sandbox-${provider}-customer`,
+      provider,
+      environment: 'sandbox',
+      providerCredentials: providerCredentials(simulators, provider),
+    });
     await connectionsAdmin.configure(connection.connectionId, {
       unifiedCollection: true,
       purposes: { vehicles: true, groupMemberships: true, trips: true },
@@ -50,7 +73,7 @@ export async function ensureSandbox(orm: Orm, dataDir: string, baseUrl: string, 
     const token = await creds.issueConnectionToken(app.id, connection.connectionId);
     connections.push({ id: connection.connectionId, provider, connectionToken: token.token });
   }
-  const credentials: SandboxCredentials = { baseUrl, applicationSecret: app.token, consumerKey: key.token, connections };
+  const credentials: SandboxCredentials = { baseUrl, applicationSecret: app.token, consumerKey: key.token, connections, simulators };
   write(file, credentials);
   return { credentials, created: true };
 }
@@ -75,6 +98,15 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string): stri
     lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${conn.id} -H 'Authorization: Bearer ${c.consumerKey}'   # ${conn.provider}`);
   }
   if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/capabilities -H 'Authorization: Bearer ${c.consumerKey}'`);
-  lines.push(`│   curl -s ${c.baseUrl}/readyz`, '└', '');
+  lines.push(`│   curl -s ${c.baseUrl}/readyz`);
+  const { samsara, motive, geotab } = c.simulators;
+  if (samsara || motive || geotab) lines.push('│', '│ The provider simulators, called as the real APIs are:');
+  if (samsara) lines.push(`│   curl -s '${samsara.baseUrl}/fleet/vehicles?limit=3' -H 'Authorization: Bearer ${samsara.apiToken}'   # samsara`);
+  if (motive) lines.push(`│   curl -s '${motive.baseUrl}/v1/vehicles?per_page=3' -H 'X-Api-Key: ${motive.apiKey}' -H 'X-Metric-Units: true'   # motive`);
+  if (geotab) {
+    const body = JSON.stringify({ method: 'Authenticate', params: { database: geotab.database, userName: geotab.userName, password: geotab.password } });
+    lines.push(`│   curl -s ${geotab.baseUrl}/apiv1 -H 'Content-Type: application/json' -d '${body}'   # geotab`);
+  }
+  lines.push('└', '');
   return lines.join('\n');
 }

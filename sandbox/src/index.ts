@@ -13,3 +13,6 @@ export { scenarioSchema, scenarioListSchema } from './common/scenario.schema.js'
 export { scenarioMatches } from './common/scenario-book.js';
 export { TokenBuckets } from './common/token-bucket.js';
 export { startSimulators, simulatorAccounts, type StartSimulatorsOptions, type SimulatorCredentials, type RunningSimulators } from './start-simulators.js';
+export { samsaraSimulator } from './samsara/index.js';
+export { motiveSimulator } from './motive/index.js';
+export { geotabSimulator } from './geotab/index.js';
