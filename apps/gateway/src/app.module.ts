@@ -6,6 +6,7 @@ import { AnyConsumerKeyGuard, ApplicationGuard, ConsumerKeyGuard } from './auth/
 import { AuthService } from './auth/auth.service.js';
 import { CatalogController } from './controllers/catalog.controller.js';
 import { ConnectionsController } from './controllers/connections.controller.js';
+import { SyncsController } from './controllers/syncs.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ContextClient } from './services/context-client.service.js';
@@ -13,7 +14,7 @@ import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController],
+  controllers: [CatalogController, ConnectionsController, SyncsController],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
   exports: [ContextClient, AuthService],
 })

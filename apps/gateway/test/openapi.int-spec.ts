@@ -60,7 +60,16 @@ describe('committed document', () => {
   });
 
   it('has the operations of the gateway so far', () => {
-    expect(operations.map((o) => o.label).sort()).toEqual(['GET /v1/catalog', 'GET /v1/connections/{id}', 'GET /v1/connections/{id}/capabilities']);
+    expect(operations.map((o) => o.label).sort()).toEqual([
+      'GET /v1/catalog',
+      'GET /v1/connections/{id}',
+      'GET /v1/connections/{id}/capabilities',
+      'GET /v1/syncs',
+      'GET /v1/syncs/{id}',
+      'POST /v1/syncs',
+      'POST /v1/syncs/{id}/cancel',
+      'POST /v1/syncs/{id}/retry',
+    ]);
   });
 
   it.each(operations)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {

@@ -2,7 +2,8 @@
  * Test harness for the gateway: a real gateway on the machine's PostgreSQL (isolated schema) and
  * NATS (isolated namespace), an HTTP client whose every response is validated against the
  * committed OpenAPI document, captured log lines, and seeding through the same admin services the
- * operator CLI uses.
+ * operator CLI uses. With `syncOrchestrator: true` a real sync-orchestrator runs beside it (its own
+ * isolated schema and bus connection, the same NATS namespace), so the sync routes work end to end.
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -22,7 +23,10 @@ import {
   resolveTestServices,
   uniqueNamespace,
 } from '@switchyard/testing';
-import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, SecretBox } from '../src/index.js';
+// The gateway never imports another app; this harness starts one beside it, as the launcher does.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
+import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, OutboxRelay, SecretBox } from '../src/index.js';
 
 export interface TestGateway {
   url: string;
@@ -34,6 +38,10 @@ export interface TestGateway {
   schemas: Record<string, string>;
   credentials: CredentialsAdmin;
   connections: ConnectionsAdmin;
+  /** The sync-orchestrator started beside the gateway (`syncOrchestrator: true`). */
+  orchestrator?: RunningService;
+  /** Publishes the gateway outbox now instead of waiting for the relay's next poll. */
+  flushOutbox(): Promise<number>;
   /** Every log line written so far, raw. */
   logText(): string;
   /** fetch + OpenAPI validation of the response (documented path, method, status and body). */
@@ -43,7 +51,9 @@ export interface TestGateway {
 
 const validator = createResponseValidator(loadOpenApi());
 
-export async function startTestGateway(options: { extraModules?: (Type | DynamicModule)[]; rpcTimeoutMs?: number; bodyLimit?: number } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { extraModules?: (Type | DynamicModule)[]; rpcTimeoutMs?: number; bodyLimit?: number; syncOrchestrator?: boolean } = {},
+): Promise<TestGateway> {
   const { databaseUrl, natsUrl } = await resolveTestServices();
   const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
   const namespace = uniqueNamespace('gw');
@@ -75,6 +85,27 @@ export async function startTestGateway(options: { extraModules?: (Type | Dynamic
     await deleteNamespaceStreams(natsUrl, namespace);
     throw error;
   });
+  let orchestratorBus: MessageBus | undefined;
+  let orchestrator: RunningService | undefined;
+  if (options.syncOrchestrator) {
+    try {
+      orchestratorBus = await createBus({ kind: 'jetstream', servers: natsUrl, name: 'sync-orchestrator-test', namespace });
+      orchestrator = await startSyncOrchestrator({
+        databaseUrl,
+        bus: orchestratorBus,
+        environment: 'sandbox',
+        schema: schemas['sync-orchestrator'],
+        allServiceSchemas: Object.values(schemas),
+        logger: createLogger({ service: 'sync-orchestrator', level: 'debug', destination: sink }),
+      });
+    } catch (error) {
+      await service.close();
+      await Promise.allSettled([bus.close(), orchestratorBus?.close()]);
+      await dropSchemas(databaseUrl, Object.values(schemas));
+      await deleteNamespaceStreams(natsUrl, namespace);
+      throw error;
+    }
+  }
   const url = service.url!;
   const orm = service.runtime.orm;
   return {
@@ -87,6 +118,8 @@ export async function startTestGateway(options: { extraModules?: (Type | Dynamic
     schemas,
     credentials: new CredentialsAdmin(orm),
     connections: new ConnectionsAdmin(orm, new SecretBox(masterKey)),
+    orchestrator,
+    flushOutbox: () => service.app.get(OutboxRelay).flush(),
     logText: () => lines.join(''),
     async call(method, path, init = {}) {
       const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
@@ -97,6 +130,8 @@ export async function startTestGateway(options: { extraModules?: (Type | Dynamic
       return { status: response.status, headers: response.headers, body, text };
     },
     async close() {
+      await orchestrator?.close();
+      await orchestratorBus?.close();
       await service.close();
       await bus.close();
       await dropSchemas(databaseUrl, Object.values(schemas));

@@ -1,9 +1,15 @@
-/** The sync-orchestrator module graph: imports only. */
+/** The sync-orchestrator module graph: imports and wiring only. */
 import { Module } from '@nestjs/common';
 import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
+import { SyncApiHandler } from './handlers/sync-api.handler.js';
+import { ApplicationGrantConsumer } from './projections/application-grant.consumer.js';
+import { SyncLifecycleService } from './services/sync-lifecycle.service.js';
+import { UnitReceiptService } from './services/unit-receipts.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
+  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer],
+  exports: [SyncLifecycleService, UnitReceiptService],
 })
 export class SyncOrchestratorModule {}

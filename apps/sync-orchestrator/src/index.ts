@@ -18,3 +18,10 @@ export const syncOrchestratorService: ServiceDefinition = {
 export function startSyncOrchestrator(options: StartOptions): Promise<RunningService> {
   return startService(syncOrchestratorService, options);
 }
+
+export { SyncOrchestratorModule } from './app.module.js';
+export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult } from './services/unit-receipts.service.js';
+export { SyncLifecycleService } from './services/sync-lifecycle.service.js';
+export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
+export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
+export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';

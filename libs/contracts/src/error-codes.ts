@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
   collection_disabled: { status: 409, description: 'Unified collection or a configured purpose is disabled for this connection (spec 4.1 rule 4).' },
   unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
+  empty_selection: { status: 409, description: 'The connection has no explicitly approved vehicles, so a sync would collect nothing; nothing was created (spec 4.1 rule 5).' },
   pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },
   geotab_account_setup_required: { status: 409, description: 'The Geotab service account and database binding are not prepared (spec 4.3 rule 3).' },
   enrollment_unavailable: { status: 409, description: 'The provider enrollment method (API-token gate or registered OAuth application) is not available.' },

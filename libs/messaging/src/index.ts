@@ -26,3 +26,5 @@ export { DEFAULT_BACKOFF, SERVER_MAX_DELIVER_SPARE, backoffDelay, type Settlemen
 export * from './schemas/connection-config.v1.js';
 export * from './schemas/dead-letter.v1.js';
 export * from './schemas/ping.v1.js';
+export * from './schemas/application-grant.v1.js';
+export * from './schemas/sync-api.v1.js';

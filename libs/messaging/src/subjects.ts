@@ -7,8 +7,10 @@
  */
 import type { EventDefinition, RpcDefinition, StreamDefinition } from './port.js';
 import { connectionConfigV1 } from './schemas/connection-config.v1.js';
+import { applicationGrantV1 } from './schemas/application-grant.v1.js';
 import { deadLetterV1 } from './schemas/dead-letter.v1.js';
 import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
+import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -38,6 +40,13 @@ export const EVENTS = {
     schema: connectionConfigV1,
     version: 1,
   },
+  /** `events.credentials.application.<applicationId>`: grants and credential version (gateway → sync-orchestrator). */
+  applicationGrantChanged: {
+    subject: 'events.credentials.application.*',
+    stream: STREAMS.EVENTS.name,
+    schema: applicationGrantV1,
+    version: 1,
+  },
   /** `dlq.<stream lower-case>.<durable>`; see `deadLetterSubject`. */
   deadLetter: { subject: 'dlq.*.*', stream: STREAMS.DLQ.name, schema: deadLetterV1, version: 1 },
 } as const satisfies Record<string, EventDefinition>;
@@ -64,6 +73,14 @@ export const RPCS = {
     telemetryIngest: pingRpc(CONTEXT_PREFIXES.telemetryIngest),
     faultFeed: pingRpc(CONTEXT_PREFIXES.faultFeed),
     enrichment: pingRpc(CONTEXT_PREFIXES.enrichment),
+  },
+  /** The public sync lifecycle (spec 4.1), gateway → sync-orchestrator. */
+  sync: {
+    create: { subject: 'sync.create', request: createSyncRequestV1, response: syncReplyV1 },
+    list: { subject: 'sync.list', request: listSyncsRequestV1, response: listSyncsReplyV1 },
+    get: { subject: 'sync.get', request: syncByIdRequestV1, response: syncReplyV1 },
+    retry: { subject: 'sync.retry', request: syncByIdRequestV1, response: syncReplyV1 },
+    cancel: { subject: 'sync.cancel', request: syncByIdRequestV1, response: syncReplyV1 },
   },
 } as const;
 

@@ -18,7 +18,7 @@ export const OPENAPI_VERSION = '3.1.0';
 export const DESCRIPTION_VERSION = '1.16.0';
 
 /** DTOs whose spec shape allows no extra properties. */
-const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto']);
+const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto', 'SyncDto', 'SyncControlDto', 'SyncPageDto', 'CreateSyncDto']);
 
 export function buildOpenApiDocument(app: INestApplication, options: { strict?: boolean } = {}): OpenAPIObject {
   const config = new DocumentBuilder()

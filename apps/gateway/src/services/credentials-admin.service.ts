@@ -3,12 +3,18 @@
  * the ORM so the CLI can use it without starting the HTTP app.
  * Invariants: a token is returned exactly once, at issue, and only its SHA-256 is stored; every
  * grant change or revocation bumps the holder's credentialVersion, which invalidates cursors
- * issued under the old grant (spec 4.1 rule 6).
+ * issued under the old grant (spec 4.1 rule 6). Every change of an application's credential state
+ * (creation, grant change, revocation) enqueues, in the same transaction, the application's whole
+ * grant snapshot at its new credentialVersion on the outbox (`events.credentials.application.<id>`,
+ * msgId `application-grant:<id>:<version>`): the sync-orchestrator's recheck (spec 5 rule 2) reads
+ * that projection, and the version is bumped atomically in SQL so two concurrent changes can never
+ * publish one version twice.
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
 import type { Environment } from '@switchyard/domain';
-import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey } from '../db/entities/index.js';
+import { EVENTS, subjectFor, type ApplicationGrantV1 } from '@switchyard/messaging';
+import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey, OutboxMessage } from '../db/entities/index.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { issueCredential, type CredentialKind } from './credential-format.js';
 
@@ -40,7 +46,10 @@ export class CredentialsAdmin {
 
   async createApplication(name: string, environment: Environment): Promise<Issued> {
     const { row, issued } = newCredentialRow(environment === 'sandbox' ? 'sandboxSecret' : 'prodSecret');
-    await this.orm.em.fork().insert(Application, { ...row, name, environment, credentialVersion: 1 });
+    await this.orm.em.fork().transactional(async (em) => {
+      await em.insert(Application, { ...row, name, environment, credentialVersion: 1 });
+      await this.enqueueApplicationSnapshot(em, row.id);
+    });
     return issued;
   }
 
@@ -71,7 +80,8 @@ export class CredentialsAdmin {
       if (operations.length > 0) {
         await em.insert(ApplicationGrant, { applicationId, connectionId, operations: [...new Set(operations)], history, createdAt: new Date(), updatedAt: new Date() });
       }
-      await em.nativeUpdate(Application, { id: applicationId }, { credentialVersion: app.credentialVersion + 1 });
+      await this.bumpApplicationVersion(em, applicationId);
+      await this.enqueueApplicationSnapshot(em, applicationId);
     });
   }
 
@@ -94,12 +104,64 @@ export class CredentialsAdmin {
   async revoke(kind: 'application' | 'consumer-key' | 'connection-token', idOrPrefix: string): Promise<void> {
     const entity = kind === 'application' ? Application : kind === 'consumer-key' ? ConsumerKey : ConnectionToken;
     const where = /^[0-9a-f-]{36}$/i.test(idOrPrefix) ? { id: idOrPrefix } : { displayPrefix: idOrPrefix };
-    const em = this.orm.em.fork();
-    const changed =
-      kind === 'connection-token'
-        ? await em.nativeUpdate(ConnectionToken, where, { revokedAt: new Date() })
-        : await em.nativeUpdate(entity as typeof Application, where, { revokedAt: new Date() });
-    if (changed === 0) throw new AdminError('credential_not_found');
+    await this.orm.em.fork().transactional(async (em) => {
+      const changed =
+        kind === 'connection-token'
+          ? await em.nativeUpdate(ConnectionToken, where, { revokedAt: new Date() })
+          : await em.nativeUpdate(entity as typeof Application, where, { revokedAt: new Date() });
+      if (changed === 0) throw new AdminError('credential_not_found');
+      if (kind === 'application') {
+        const app = await em.findOneOrFail(Application, where);
+        await this.bumpApplicationVersion(em, app.id);
+        await this.enqueueApplicationSnapshot(em, app.id);
+      }
+    });
+  }
+
+  /**
+   * Re-enqueues every application's current snapshot (a new msgId per call): for a deployment whose
+   * applications predate the projection, or an orchestrator whose projection was rebuilt. Consumers
+   * ignore versions they already hold. Returns how many snapshots were enqueued.
+   */
+  async republishApplicationSnapshots(): Promise<number> {
+    const tag = Date.now().toString(36);
+    return this.orm.em.fork().transactional(async (em) => {
+      const apps = await em.find(Application, {}, { fields: ['id'], orderBy: { createdAt: 'asc' } });
+      for (const app of apps) await this.enqueueApplicationSnapshot(em, app.id, `:republish-${tag}`);
+      return apps.length;
+    });
+  }
+
+  /** credentialVersion + 1 in one statement (no read-modify-write race between concurrent changes). */
+  private async bumpApplicationVersion(em: Orm['em'], applicationId: string): Promise<void> {
+    await em
+      .getConnection()
+      .execute(
+        `update "${this.orm.config.get('schema')}"."application" set credential_version = credential_version + 1 where id = ?::uuid`,
+        [applicationId],
+        'run',
+        em.getTransactionContext(),
+      );
+  }
+
+  /** The application's whole grant state at its current version, on the outbox (same transaction). */
+  private async enqueueApplicationSnapshot(em: Orm['em'], applicationId: string, msgIdSuffix = ''): Promise<void> {
+    const app = await em.findOneOrFail(Application, { id: applicationId }, { refresh: true });
+    const grants = await em.find(ApplicationGrant, { applicationId }, { orderBy: { connectionId: 'asc' }, refresh: true });
+    const snapshot: ApplicationGrantV1 = {
+      applicationId,
+      environment: app.environment as Environment,
+      revoked: app.revokedAt !== null && app.revokedAt !== undefined,
+      credentialVersion: app.credentialVersion,
+      grants: grants.map((g) => ({ connectionId: g.connectionId, operations: g.operations as SyncOperation[], history: g.history })),
+      updatedAt: new Date().toISOString(),
+    };
+    await em.insert(OutboxMessage, {
+      subject: subjectFor(EVENTS.applicationGrantChanged.subject, applicationId),
+      msgId: `application-grant:${applicationId}:${app.credentialVersion}${msgIdSuffix}`,
+      payload: snapshot,
+      createdAt: new Date(),
+    });
   }
 
   /** Listing for operators: display prefixes only, never hashes. */

@@ -1,12 +1,14 @@
 /**
- * Publishes the gateway's outbox to JetStream (connection configuration events).
+ * Publishes the gateway's outbox to JetStream (connection configuration and application grant
+ * events; each row goes out under the event definition whose subject pattern matches it, so the
+ * bus validates it against that event's schema).
  * One relay publishes at a time across replicas (transaction-scoped advisory lock), rows go out in
  * id order, each with its stable msgId, and are marked published in the same transaction that
  * locked them. A crash after publishing but before commit republishes the same msgIds: JetStream's
  * duplicate window drops them and consumers ignore revisions they already hold.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EVENTS } from '@switchyard/messaging';
+import { EVENTS, subjectMatches, type EventDefinition } from '@switchyard/messaging';
 import type { Orm } from '@switchyard/persistence';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { tableNamer } from '../db/repositories/sql.js';
@@ -14,6 +16,14 @@ import { tableNamer } from '../db/repositories/sql.js';
 const BATCH = 100;
 const IDLE_POLL_MS = 500;
 const LOCK_KEY = 0x53574f42; // "SWOB"
+/** Every event the gateway writes to its outbox. */
+const OUTBOX_EVENTS: readonly EventDefinition[] = [EVENTS.connectionConfigChanged, EVENTS.applicationGrantChanged];
+
+function eventFor(subject: string): EventDefinition {
+  const event = OUTBOX_EVENTS.find((e) => subjectMatches(e.subject, subject));
+  if (!event) throw new Error(`outbox row with undeclared subject ${subject}`);
+  return event;
+}
 
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -70,7 +80,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         ctx,
       );
       for (const row of rows) {
-        await this.runtime.bus.publish(EVENTS.connectionConfigChanged, row.subject, row.payload as never, { msgId: row.msg_id });
+        await this.runtime.bus.publish(eventFor(row.subject), row.subject, row.payload as never, { msgId: row.msg_id });
       }
       if (rows.length > 0) {
         await conn.execute(`update ${this.t('outbox')} set published_at = now() where id in (${rows.map(() => '?').join(',')})`, rows.map((r) => r.id), 'run', ctx);

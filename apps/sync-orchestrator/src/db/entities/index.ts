@@ -1,5 +1,6 @@
 import type { EntityDefinition } from '@switchyard/persistence';
 import { ConnectionConfigEntity } from '@switchyard/service-kit';
+import { ApplicationCredentialEntity, SyncEntity, SyncReceiptEntity, SyncUnitEntity } from './sync.entities.js';
 
-/** Entities of the `sync-orchestrator` schema: so far only the connection-config projection (shared in service-kit). */
-export const syncOrchestratorEntities: EntityDefinition[] = [ConnectionConfigEntity];
+/** Entities of the `sync` schema: the connection-config projection (shared in service-kit) and the sync lifecycle tables. */
+export const syncOrchestratorEntities: EntityDefinition[] = [ConnectionConfigEntity, SyncEntity, SyncUnitEntity, SyncReceiptEntity, ApplicationCredentialEntity];

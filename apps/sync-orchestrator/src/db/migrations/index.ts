@@ -1,4 +1,5 @@
 import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0002Syncs } from './migration-0002-syncs.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const syncOrchestratorMigrations = [Migration0001ConnectionConfigProjection];
+export const syncOrchestratorMigrations = [Migration0001ConnectionConfigProjection, Migration0002Syncs];

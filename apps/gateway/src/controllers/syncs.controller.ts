@@ -1,0 +1,193 @@
+/**
+ * The public sync routes (spec 4.1, APP auth): create, list, read, retry, cancel. The guard has
+ * authenticated the application secret and Connection-Token and checked the operation grant; this
+ * controller validates the request shape, then delegates to the sync-orchestrator over
+ * request/reply with the caller's identity and credentialVersion, which the orchestrator rechecks
+ * inside its transaction (spec 5 rule 2). Orchestrator error codes are rendered unchanged by the
+ * error filter. Every status each route can answer is declared here, with its reason codes.
+ */
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
+import { isRfc3339DateTime, isSyncId } from '@switchyard/domain';
+import { RPCS, type SyncCallerV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { ApplicationAuth } from '../auth/auth.guards.js';
+import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
+import { ErrorBodyDto } from '../dto/error.dto.js';
+import { CreateSyncDto, ListSyncsQueryDto, SyncControlDto, SyncDto, SyncPageDto } from '../dto/sync.dto.js';
+import { ApiError } from '../http/api-error.js';
+import { ContextClient } from '../services/context-client.service.js';
+import { SyncCursorCodec } from '../services/sync-cursor.js';
+
+const err = (status: number, description: string) => ApiResponse({ status, description, type: ErrorBodyDto });
+const NOT_FOUND = err(404, 'No such sync for this application and connection — unknown, malformed, or another application’s id (`not_found`).');
+const EMPTY_BODY = err(400, 'A body was sent; this route takes none (`invalid_body`).');
+const UNAVAILABLE = '`service_unavailable`: the orchestrator did not answer, or the evidence needed to trust the call is not there yet (the grant change the gateway authenticated with, or the connection configuration, has not reached the orchestrator); retry shortly.';
+
+function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
+  if (req.principal?.kind !== 'application') throw new Error('sync route without an application principal');
+  return req.principal;
+}
+
+const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({ applicationId: p.applicationId, connectionId: p.connectionId, credentialVersion: p.credentialVersion });
+
+/**
+ * Retry and cancel take no body (spec 4.1 rule 7): anything parsed — even `{}` or `null` — is
+ * refused. Read from the request rather than with @Body(), so the document declares no body.
+ */
+function requireNoBody(req: AuthenticatedRequest): void {
+  if ((req as { body?: unknown }).body !== undefined) throw new ApiError('invalid_body');
+}
+
+async function parseCreateBody(body: unknown): Promise<CreateSyncDto> {
+  if (body === undefined) return new CreateSyncDto();
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_body');
+  const dto = plainToInstance(CreateSyncDto, body, { enableImplicitConversion: false });
+  const problems = await validate(dto, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  // A leap second (…:60) passes the RFC 3339 shape but names no instant JavaScript can hold.
+  const badStart = dto.startFrom !== undefined && (!isRfc3339DateTime(dto.startFrom) || Number.isNaN(Date.parse(dto.startFrom)));
+  if (problems.length > 0 || badStart) throw new ApiError('invalid_body');
+  return dto;
+}
+
+@ApiTags('syncs')
+@Controller('v1/syncs')
+export class SyncsController {
+  private readonly cursors: SyncCursorCodec;
+
+  constructor(
+    private readonly contexts: ContextClient,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.cursors = new SyncCursorCodec(settings.cursorSecret);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApplicationAuth('sync.create')
+  @ApiOperation({
+    operationId: 'createSync',
+    summary: 'Create a sync of the connection',
+    description: [
+      'Optional JSON body with at most one selector: `startFrom` (date-time) or `lookbackDays` (fractional days before now). Without one, the',
+      "connection's first sync starts now and later syncs start at the previous sync's requestedAt. Collection needs the connection active,",
+      'unified collection on and at least one purpose enabled; the sync covers every enabled purpose (vehicles, groupMemberships, trips) for the',
+      'explicitly approved vehicles. The plan is one unit per purpose × approved vehicle, trips additionally per one-day slice of',
+      `[startFrom, requestedAt); a plan over ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes of serialized units is rejected whole.`,
+      'Request idempotency is not offered: after a lost response, list the syncs before creating again.',
+    ].join(' '),
+  })
+  @ApiBody({ type: CreateSyncDto, required: false })
+  @ApiCreatedResponse({ type: SyncDto })
+  @ApiResponse({
+    status: 400,
+    description:
+      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`).',
+    type: ErrorBodyDto,
+  })
+  @err(
+    409,
+    'Non-empty `providerRequests` (`provider_requests_not_supported`); an enabled purpose the provider cannot serve, nothing created (`unsupported_purpose`); no explicitly approved vehicle (`empty_selection`).',
+  )
+  @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
+  @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
+  async create(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<SyncRecordV1> {
+    const dto = await parseCreateBody(body);
+    if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
+    if (dto.providerRequests && dto.providerRequests.length > 0) throw new ApiError('provider_requests_not_supported');
+    const reply = await this.contexts.request(RPCS.sync.create, {
+      caller: callerOf(principalOf(req)),
+      ...(dto.startFrom !== undefined ? { startFrom: new Date(dto.startFrom).toISOString() } : {}),
+      ...(dto.lookbackDays !== undefined ? { lookbackDays: dto.lookbackDays } : {}),
+    });
+    return reply.sync;
+  }
+
+  @Get()
+  @ApplicationAuth('sync.read')
+  @ApiOperation({
+    operationId: 'listSyncs',
+    summary: "List this application's syncs of the connection",
+    description:
+      'Newest requestedAt first, then id. The first page fixes the creation horizon: syncs created later never appear on later pages of the same walk. The status filter is evaluated live. Cursors expire after 15 minutes and on any credential or grant change.',
+  })
+  @ApiOkResponse({ type: SyncPageDto })
+  @err(400, 'Unknown, repeated or out-of-range parameter, e.g. limit outside 1-100 (`invalid_query`); a cursor that is malformed, tampered, expired, from other filters or issued before a credential or grant change (`invalid_cursor`).')
+  @err(503, UNAVAILABLE)
+  async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageDto> {
+    const principal = principalOf(req);
+    const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
+    if (!limit.ok) throw new ApiError('invalid_query');
+    const status = query.status as SyncStatusV1 | undefined;
+    const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, status, query.cursor);
+    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
+    const reply = await this.contexts.request(RPCS.sync.list, { caller: callerOf(principal), limit: limit.value, ...(status ? { status } : {}), ...(position ?? {}) });
+    const last = reply.syncs.at(-1);
+    const next = reply.hasMore && last ? this.cursors.encode(principal, status, { horizon: reply.horizon, after: { requestedAt: last.requestedAt, id: last.id } }) : null;
+    return { syncs: reply.syncs as SyncDto[], next };
+  }
+
+  @Get(':id')
+  @ApplicationAuth('sync.read')
+  @ApiOperation({ operationId: 'getSync', summary: 'Read one sync' })
+  @ApiParam({ name: 'id', description: 'Sync id (`sync_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
+  @ApiOkResponse({ type: SyncDto })
+  @NOT_FOUND
+  @err(503, UNAVAILABLE)
+  async get(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncRecordV1> {
+    const syncId = this.syncId(id);
+    return (await this.contexts.request(RPCS.sync.get, { caller: callerOf(principalOf(req)), syncId })).sync;
+  }
+
+  @Post(':id/retry')
+  @HttpCode(200)
+  @ApplicationAuth('sync.retry')
+  @ApiOperation({
+    operationId: 'retrySync',
+    summary: 'Retry a failed sync',
+    description: 'Only from `failed`. Keeps the request, interval, selection and purposes; attempts + 1; every unit needs a fresh data receipt. No body.',
+  })
+  @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
+  @ApiOkResponse({ type: SyncControlDto, description: 'Retry accepted; the sync is `requested` again.' })
+  @EMPTY_BODY
+  @NOT_FOUND
+  @err(422, 'The sync is not `failed` (`sync_state_conflict`).')
+  @err(503, `Unified collection off, the connection not active, or a purpose of the sync disabled (\`gate_disabled\`); ${UNAVAILABLE}`)
+  async retry(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+    requireNoBody(req);
+    const syncId = this.syncId(id);
+    await this.contexts.request(RPCS.sync.retry, { caller: callerOf(principalOf(req)), syncId });
+    return { id: syncId, message: 'Sync retry requested' };
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApplicationAuth('sync.cancel')
+  @ApiOperation({
+    operationId: 'cancelSync',
+    summary: 'Cancel an open sync',
+    description:
+      'Only from `requested` or `in_progress`; works while collection is paused. The sync becomes `failed` with failureReason `cancelled` (never completed); units already leased by a collector keep their lease until it expires. No body.',
+  })
+  @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
+  @ApiOkResponse({ type: SyncControlDto, description: 'Cancellation accepted; the sync is `failed` with failureReason `cancelled`.' })
+  @EMPTY_BODY
+  @NOT_FOUND
+  @err(422, 'The sync is `completed` or `failed` (`sync_state_conflict`).')
+  @err(503, UNAVAILABLE)
+  async cancel(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+    requireNoBody(req);
+    const syncId = this.syncId(id);
+    await this.contexts.request(RPCS.sync.cancel, { caller: callerOf(principalOf(req)), syncId });
+    return { id: syncId, message: 'Sync cancellation requested' };
+  }
+
+  /** A malformed id names no sync of anyone's: the same 404 as an unknown one. */
+  private syncId(id: string): string {
+    if (!isSyncId(id)) throw new ApiError('not_found');
+    return id;
+  }
+}

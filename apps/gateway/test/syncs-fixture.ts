@@ -1,0 +1,134 @@
+/**
+ * Seeding and waiting helpers shared by the sync route suites: a connection configured for
+ * collection, an application with a Connection-Token and a sync grant, and waits until the
+ * orchestrator's projections (connection config, application grants) hold what the gateway holds —
+ * so a test never races the outbox relay. Direct orchestrator access (units, receipts) goes through
+ * the orchestrator's exported UnitReceiptService, the API the collector session builds on.
+ */
+import type { ConnectionConfig, Provider } from '@switchyard/domain';
+import type { Em } from '@switchyard/persistence';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { UnitReceiptService } from '@switchyard/sync-orchestrator';
+import { pollUntil } from '@switchyard/testing';
+import type { ConnectionConfigPatch } from '../src/index.js';
+import type { TestGateway } from './support.js';
+
+type SyncOperation = 'sync.create' | 'sync.read' | 'sync.retry' | 'sync.cancel';
+export const ALL_SYNC_OPERATIONS: SyncOperation[] = ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'];
+
+/** Every purpose on, unified collection on, two approved vehicles. */
+export const COLLECTING: ConnectionConfigPatch = {
+  unifiedCollection: true,
+  purposes: { vehicles: true, groupMemberships: true, trips: true },
+  approvedVehicleIds: ['veh-1', 'veh-2'],
+};
+
+export interface SyncApp {
+  id: string;
+  secret: string;
+  token: string;
+  connectionId: string;
+  headers: Record<string, string>;
+}
+
+const gatewayEm = (gw: TestGateway): Em => gw.service.runtime.orm.em.fork();
+const orchestratorEm = (gw: TestGateway): Em => gw.orchestrator!.runtime.orm.em.fork();
+const quoted = (em: Em, table: string) => `"${em.config.get('schema')}"."${table}"`;
+
+export async function createConnection(gw: TestGateway, patch: ConnectionConfigPatch = COLLECTING, provider: Provider = 'samsara'): Promise<string> {
+  const created = await gw.connections.create({ customerId: `cust-${provider}`, provider, environment: 'sandbox' });
+  const config = await gw.connections.configure(created.connectionId, patch);
+  await waitForConfig(gw, config);
+  return created.connectionId;
+}
+
+export async function configure(gw: TestGateway, connectionId: string, patch: ConnectionConfigPatch): Promise<void> {
+  await waitForConfig(gw, await gw.connections.configure(connectionId, patch));
+}
+
+export async function createSyncApp(
+  gw: TestGateway,
+  connectionId: string,
+  options: { operations?: SyncOperation[]; history?: boolean; name?: string } = {},
+): Promise<SyncApp> {
+  const app = await gw.credentials.createApplication(options.name ?? 'sync app', 'sandbox');
+  await gw.credentials.grantApplication(app.id, connectionId, options.operations ?? ALL_SYNC_OPERATIONS, options.history ?? true);
+  const token = (await gw.credentials.issueConnectionToken(app.id, connectionId)).token;
+  await waitForGrants(gw, app.id);
+  return { id: app.id, secret: app.token, token, connectionId, headers: { authorization: `Bearer ${app.token}`, 'connection-token': token } };
+}
+
+/** Headers of a JSON POST for `app`. */
+export const jsonHeaders = (app: SyncApp) => ({ ...app.headers, 'content-type': 'application/json' });
+
+async function waitForConfig(gw: TestGateway, config: ConnectionConfig): Promise<void> {
+  await gw.flushOutbox();
+  await pollUntil(
+    async () => {
+      const em = orchestratorEm(gw);
+      const rows = await em.execute<{ revision: number }[]>(`select revision from ${quoted(em, 'connection_config')} where connection_id = ?::uuid`, [config.connectionId]);
+      return rows[0]?.revision === config.revision;
+    },
+    { description: `connection config revision ${config.revision} in the orchestrator` },
+  );
+}
+
+/** Waits until the orchestrator's grant projection holds the application's current credentialVersion. */
+export async function waitForGrants(gw: TestGateway, applicationId: string): Promise<number> {
+  await gw.flushOutbox();
+  const version = await credentialVersion(gw, applicationId);
+  await pollUntil(
+    async () => {
+      const em = orchestratorEm(gw);
+      const rows = await em.execute<{ credential_version: number }[]>(
+        `select credential_version from ${quoted(em, 'application_credential')} where application_id = ?::uuid`,
+        [applicationId],
+      );
+      return rows[0]?.credential_version === version;
+    },
+    { description: `application ${applicationId} at credentialVersion ${version} in the orchestrator` },
+  );
+  return version;
+}
+
+export async function credentialVersion(gw: TestGateway, applicationId: string): Promise<number> {
+  const em = gatewayEm(gw);
+  const rows = await em.execute<{ credential_version: number }[]>(`select credential_version from ${quoted(em, 'application')} where id = ?::uuid`, [applicationId]);
+  return rows[0]!.credential_version;
+}
+
+/** Simulates a grant change whose event has not reached the orchestrator: the version moves, no outbox row. */
+export async function bumpVersionWithoutEvent(gw: TestGateway, applicationId: string): Promise<void> {
+  const em = gatewayEm(gw);
+  await em.execute(`update ${quoted(em, 'application')} set credential_version = credential_version + 1 where id = ?::uuid`, [applicationId]);
+}
+
+export function receipts(gw: TestGateway): UnitReceiptService {
+  return gw.orchestrator!.app.get(UnitReceiptService);
+}
+
+export interface UnitRow {
+  id: string;
+  purpose: string;
+  state: string;
+  attempt: number;
+  fencing_token: string;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+}
+
+export async function unitsOf(gw: TestGateway, syncId: string): Promise<UnitRow[]> {
+  const em = orchestratorEm(gw);
+  return em.execute<UnitRow[]>(
+    `select id::text as id, purpose, state, attempt, fencing_token::text as fencing_token, lease_owner, lease_expires_at from ${quoted(em, 'sync_unit')} where sync_id = ? order by seq`,
+    [syncId],
+  );
+}
+
+export async function countSyncs(gw: TestGateway, connectionId: string): Promise<number> {
+  const em = orchestratorEm(gw);
+  const rows = await em.execute<{ n: string }[]>(`select count(*)::text as n from ${quoted(em, 'sync')} where connection_id = ?::uuid`, [connectionId]);
+  return Number(rows[0]!.n);
+}
+
+export const evidence = (key: string) => ({ context: 'directory', receiptKey: key, committedAt: new Date().toISOString() });

@@ -1,0 +1,178 @@
+/**
+ * SQL of the public sync lifecycle: the connection lock that serializes creates per connection,
+ * the sync row and its admitted units (one statement for up to 10,000 units via json_to_recordset,
+ * since `em.execute` would expand an array parameter into a list), keyset pages newest first, and
+ * the cancel and retry writes. Every method runs on the caller's transaction.
+ * Invariants: a sync is only ever read or changed through (application, connection, id), so one
+ * application never sees another's syncs; retry bumps every unit's fencing token and never touches
+ * its lease columns (an in-flight lease ends when it expires, spec 3 rule 2).
+ */
+import type { ConnectionConfigV1 } from '@switchyard/messaging';
+import type { Em } from '@switchyard/persistence';
+import type { PlannedUnit, SyncPurpose } from '../../domain/sync-planner.js';
+import type { SyncStatus } from '../../domain/sync-state.js';
+import { isoSql, query, tableNamer } from './sql.js';
+
+export interface SyncRow {
+  id: string;
+  applicationId: string;
+  connectionId: string;
+  status: SyncStatus;
+  requestedAt: string;
+  startFrom: string;
+  completedAt: string | null;
+  attempts: number;
+  admittedUnits: number;
+  receiptedUnits: number;
+  failureReason: string | null;
+  purposes: SyncPurpose[];
+}
+
+export interface SyncOwner {
+  applicationId: string;
+  connectionId: string;
+}
+
+interface RawSyncRow {
+  id: string;
+  application_id: string;
+  connection_id: string;
+  status: SyncStatus;
+  requested_at: string;
+  start_from: string;
+  completed_at: string | null;
+  attempts: number;
+  admitted_units: number;
+  receipted_units: number;
+  failure_reason: string | null;
+  purposes: SyncPurpose[];
+}
+
+const COLUMNS = `id, application_id, connection_id, status, ${isoSql('requested_at')} as requested_at, ${isoSql('start_from')} as start_from,
+  ${isoSql('completed_at')} as completed_at, attempts, admitted_units, receipted_units, failure_reason, purposes`;
+
+function toRow(r: RawSyncRow): SyncRow {
+  return {
+    id: r.id,
+    applicationId: r.application_id,
+    connectionId: r.connection_id,
+    status: r.status,
+    requestedAt: r.requested_at,
+    startFrom: r.start_from,
+    completedAt: r.completed_at,
+    attempts: r.attempts,
+    admittedUnits: r.admitted_units,
+    receiptedUnits: r.receipted_units,
+    failureReason: r.failure_reason,
+    purposes: r.purposes,
+  };
+}
+
+export class SyncRepository {
+  /**
+   * The connection's configuration snapshot, row-locked until commit: concurrent creates on one
+   * connection queue here, so "the previous sync" of the default startFrom is well defined.
+   */
+  async lockConnectionConfig(em: Em, connectionId: string): Promise<ConnectionConfigV1 | undefined> {
+    const rows = await query<{ config: ConnectionConfigV1 }>(em, `select config from ${tableNamer(em)('connection_config')} where connection_id = ?::uuid for update`, [connectionId]);
+    return rows[0]?.config;
+  }
+
+  /** The connection's config without a lock (retry reads gates; the sync row lock serializes it). */
+  async connectionConfig(em: Em, connectionId: string): Promise<ConnectionConfigV1 | undefined> {
+    const rows = await query<{ config: ConnectionConfigV1 }>(em, `select config from ${tableNamer(em)('connection_config')} where connection_id = ?::uuid for share`, [connectionId]);
+    return rows[0]?.config;
+  }
+
+  /** requestedAt of the connection's newest sync (any application), for the default startFrom (spec 3 rule 5). */
+  async latestRequestedAt(em: Em, connectionId: string): Promise<string | undefined> {
+    const rows = await query<{ requested_at: string }>(
+      em,
+      `select ${isoSql('requested_at')} as requested_at from ${tableNamer(em)('sync')} where connection_id = ?::uuid order by requested_at desc limit 1`,
+      [connectionId],
+    );
+    return rows[0]?.requested_at;
+  }
+
+  async insert(
+    em: Em,
+    sync: { id: string; owner: SyncOwner; requestedAt: Date; startFrom: Date; purposes: readonly SyncPurpose[] },
+    units: readonly PlannedUnit[],
+  ): Promise<void> {
+    const t = tableNamer(em);
+    // Purposes travel as JSON too: an array parameter would be expanded into a list.
+    await query(
+      em,
+      `insert into ${t('sync')} (id, application_id, connection_id, status, requested_at, start_from, interval_end, purposes, attempts, admitted_units, created_xid)
+       values (?, ?::uuid, ?::uuid, 'requested', ?::timestamptz, ?::timestamptz, ?::timestamptz, array(select json_array_elements_text(?::json)), 1, ?,
+               pg_current_xact_id()::text::bigint)`,
+      [sync.id, sync.owner.applicationId, sync.owner.connectionId, sync.requestedAt.toISOString(), sync.startFrom.toISOString(), sync.requestedAt.toISOString(), JSON.stringify(sync.purposes), units.length],
+    );
+    await query(
+      em,
+      `insert into ${t('sync_unit')} (sync_id, seq, purpose, vehicle_source_id, window_start, window_end, attempt)
+       select ?, u.seq, u.purpose, u."vehicleSourceId", u."windowStart", u."windowEnd", 1
+         from json_to_recordset(?::json) as u(seq integer, purpose text, "vehicleSourceId" text, "windowStart" timestamptz, "windowEnd" timestamptz)`,
+      [sync.id, JSON.stringify(units)],
+    );
+  }
+
+  /** The caller's sync; `lock` takes the row for update (cancel, retry). */
+  async find(em: Em, owner: SyncOwner, id: string, lock = false): Promise<SyncRow | undefined> {
+    const rows = await query<RawSyncRow>(
+      em,
+      `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ? and application_id = ?::uuid and connection_id = ?::uuid${lock ? ' for update' : ''}`,
+      [id, owner.applicationId, owner.connectionId],
+    );
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** The creation horizon of a new walk: the current snapshot (`xmin:xmax:xip,…`), taken before the first page is read. */
+  async currentHorizon(em: Em): Promise<string> {
+    const [row] = await query<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');
+    if (!row) throw new Error('pg_current_snapshot returned no row');
+    return row.snapshot;
+  }
+
+  /**
+   * Newest requestedAt first, then id; only syncs whose creating transaction is visible in the
+   * horizon snapshot (committed when the walk began) and after the keyset position.
+   */
+  async page(em: Em, owner: SyncOwner, p: { limit: number; status?: SyncStatus; horizon: string; after?: { requestedAt: string; id: string } }): Promise<SyncRow[]> {
+    const where = ['application_id = ?::uuid', 'connection_id = ?::uuid', 'pg_visible_in_snapshot(created_xid::text::xid8, ?::pg_snapshot)'];
+    const params: unknown[] = [owner.applicationId, owner.connectionId, p.horizon];
+    if (p.status) {
+      where.push('status = ?');
+      params.push(p.status);
+    }
+    if (p.after) {
+      where.push('(requested_at, id) < (?::timestamptz, ?)');
+      params.push(p.after.requestedAt, p.after.id);
+    }
+    params.push(p.limit);
+    const rows = await query<RawSyncRow>(em, `select ${COLUMNS} from ${tableNamer(em)('sync')} where ${where.join(' and ')} order by requested_at desc, id desc limit ?`, params);
+    return rows.map(toRow);
+  }
+
+  async markCancelled(em: Em, id: string, reason: string): Promise<void> {
+    await query(em, `update ${tableNamer(em)('sync')} set status = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, id]);
+  }
+
+  /** attempts + 1 and every unit back to admitted under a new fencing token; leases stay as they are. */
+  async resetForRetry(em: Em, id: string): Promise<void> {
+    const t = tableNamer(em);
+    const [updated] = await query<{ attempts: number }>(
+      em,
+      `update ${t('sync')} set status = 'requested', attempts = attempts + 1, receipted_units = 0, completed_at = null, failure_reason = null, updated_at = now()
+        where id = ? returning attempts`,
+      [id],
+    );
+    if (!updated) throw new Error(`sync ${id} vanished under its row lock`);
+    await query(
+      em,
+      `update ${t('sync_unit')} set state = 'admitted', attempt = ?, fencing_token = fencing_token + 1, provider_cursor = null, receipted_at = null, last_error_code = null
+        where sync_id = ?`,
+      [updated.attempts, id],
+    );
+  }
+}

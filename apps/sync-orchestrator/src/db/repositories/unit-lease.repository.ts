@@ -1,0 +1,185 @@
+/**
+ * The collectors' side of the unit table: leasing with `FOR UPDATE SKIP LOCKED` (several collector
+ * processes never block on, or double-lease, one unit), heartbeats that extend a live lease,
+ * fenced progress, fenced receipts, and failing a sync.
+ *
+ * Fencing: every lease bumps `fencing_token` and hands it to the holder; a heartbeat, a saved
+ * provider cursor or a receipt counts only when it carries the unit's current token. A collector
+ * that stalled past its lease (SIGSTOP, GC pause) and came back, or a receipt redelivered from an
+ * earlier lease or attempt, therefore changes nothing.
+ *
+ * Lock order is sync row, then unit rows, everywhere a transaction takes both (receipts, retry);
+ * `lease` takes only unit rows, and the requested → in_progress move runs after it in its own
+ * statement, so the two can never wait on each other in a cycle.
+ */
+import type { Em } from '@switchyard/persistence';
+import type { SyncPurpose } from '../../domain/sync-planner.js';
+import type { SyncStatus } from '../../domain/sync-state.js';
+import { isoSql, query, tableNamer } from './sql.js';
+
+export interface LeasedUnit {
+  unitId: string;
+  syncId: string;
+  connectionId: string;
+  purpose: SyncPurpose;
+  vehicleSourceId: string;
+  windowStart: string | null;
+  windowEnd: string | null;
+  attempt: number;
+  fencingToken: string;
+  providerCursor: string | null;
+  leaseExpiresAt: string;
+}
+
+export type ReceiptOutcome = 'receipted' | 'already_receipted' | 'stale_fencing_token' | 'sync_not_open' | 'unknown_unit';
+
+export interface ReceiptEvidence {
+  /** The context that committed the batch (`directory`, `telemetry-ingest`, `fault-feed`). */
+  context: string;
+  /** Idempotency key of the receipt message (its JetStream msgId). */
+  receiptKey: string;
+  /** When the owning context committed the data (RFC 3339). */
+  committedAt: string;
+}
+
+export class UnitLeaseRepository {
+  /**
+   * Leases up to `limit` units of open syncs whose connection is active with unified collection on,
+   * skipping units another transaction holds and units whose lease has not expired.
+   */
+  async lease(em: Em, owner: string, limit: number, leaseMs: number, connectionId?: string): Promise<LeasedUnit[]> {
+    const t = tableNamer(em);
+    const rows = await query<{
+      id: string;
+      sync_id: string;
+      connection_id: string;
+      purpose: SyncPurpose;
+      vehicle_source_id: string;
+      window_start: string | null;
+      window_end: string | null;
+      attempt: number;
+      fencing_token: string;
+      provider_cursor: string | null;
+      lease_expires_at: string;
+    }>(
+      em,
+      `with picked as (
+         select u.id from ${t('sync_unit')} u
+           join ${t('sync')} s on s.id = u.sync_id
+           join ${t('connection_config')} c on c.connection_id = s.connection_id
+          where u.state = 'admitted' and (u.lease_expires_at is null or u.lease_expires_at <= now())
+            and s.status in ('requested', 'in_progress')
+            and c.config->>'status' = 'active' and (c.config->>'unifiedCollection')::boolean
+            and (?::uuid is null or s.connection_id = ?::uuid)
+          order by u.id
+          limit ?
+          for update of u skip locked)
+       update ${t('sync_unit')} u
+          set fencing_token = u.fencing_token + 1, lease_owner = ?, lease_expires_at = now() + (? * interval '1 millisecond'), heartbeat_at = now()
+         from picked, ${t('sync')} s
+        where u.id = picked.id and s.id = u.sync_id
+       returning u.id::text as id, u.sync_id, s.connection_id, u.purpose, u.vehicle_source_id, ${isoSql('u.window_start')} as window_start,
+                 ${isoSql('u.window_end')} as window_end, u.attempt, u.fencing_token::text as fencing_token, u.provider_cursor,
+                 ${isoSql('u.lease_expires_at')} as lease_expires_at`,
+      [connectionId ?? null, connectionId ?? null, limit, owner, leaseMs],
+    );
+    if (rows.length > 0) {
+      const syncIds = [...new Set(rows.map((r) => r.sync_id))];
+      await query(em, `update ${t('sync')} set status = 'in_progress', updated_at = now() where status = 'requested' and id in (select json_array_elements_text(?::json))`, [
+        JSON.stringify(syncIds),
+      ]);
+    }
+    return rows.map((r) => ({
+      unitId: r.id,
+      syncId: r.sync_id,
+      connectionId: r.connection_id,
+      purpose: r.purpose,
+      vehicleSourceId: r.vehicle_source_id,
+      windowStart: r.window_start,
+      windowEnd: r.window_end,
+      attempt: r.attempt,
+      fencingToken: r.fencing_token,
+      providerCursor: r.provider_cursor,
+      leaseExpiresAt: r.lease_expires_at,
+    }));
+  }
+
+  /** Extends a live lease held under `fencingToken`; false when the lease was lost or fenced off. */
+  async heartbeat(em: Em, unitId: string, fencingToken: string, leaseMs: number): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      em,
+      `update ${tableNamer(em)('sync_unit')} set heartbeat_at = now(), lease_expires_at = now() + (? * interval '1 millisecond')
+        where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' and lease_expires_at > now() returning id`,
+      [leaseMs, unitId, fencingToken],
+    );
+    return rows.length === 1;
+  }
+
+  /** Stores the provider cursor reached (resume point); ignored unless the token is current. */
+  async saveProviderCursor(em: Em, unitId: string, fencingToken: string, cursor: string | null): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      em,
+      `update ${tableNamer(em)('sync_unit')} set provider_cursor = ? where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning id`,
+      [cursor, unitId, fencingToken],
+    );
+    return rows.length === 1;
+  }
+
+  /** Locks the unit's sync row (first, per the lock order) and returns its state. */
+  async lockSyncOfUnit(em: Em, unitId: string): Promise<{ syncId: string; status: SyncStatus; admittedUnits: number; receiptedUnits: number } | undefined> {
+    const t = tableNamer(em);
+    const rows = await query<{ id: string; status: SyncStatus; admitted_units: number; receipted_units: number }>(
+      em,
+      `select s.id, s.status, s.admitted_units, s.receipted_units from ${t('sync')} s
+        where s.id = (select sync_id from ${t('sync_unit')} where id = ?::bigint) for update`,
+      [unitId],
+    );
+    const row = rows[0];
+    return row && { syncId: row.id, status: row.status, admittedUnits: row.admitted_units, receiptedUnits: row.receipted_units };
+  }
+
+  /** The unit's receipt-relevant state, row-locked (take the sync lock first). */
+  async lockUnit(em: Em, unitId: string): Promise<{ state: 'admitted' | 'receipted'; fencingToken: string; attempt: number; syncId: string } | undefined> {
+    const [unit] = await query<{ state: 'admitted' | 'receipted'; fencing_token: string; attempt: number; sync_id: string }>(
+      em,
+      `select state, fencing_token::text as fencing_token, attempt, sync_id from ${tableNamer(em)('sync_unit')} where id = ?::bigint for update`,
+      [unitId],
+    );
+    return unit && { state: unit.state, fencingToken: unit.fencing_token, attempt: unit.attempt, syncId: unit.sync_id };
+  }
+
+  /**
+   * Marks the unit receipted and records the receipt. The lease ends here too (its work is done,
+   * so a later retry need not wait for it); cancellation, by contrast, never ends a lease.
+   */
+  async receiptUnit(em: Em, unit: { unitId: string; syncId: string; attempt: number; fencingToken: string }, evidence: ReceiptEvidence): Promise<void> {
+    const t = tableNamer(em);
+    await query(em, `update ${t('sync_unit')} set state = 'receipted', receipted_at = now(), lease_expires_at = least(lease_expires_at, now()) where id = ?::bigint`, [unit.unitId]);
+    await query(
+      em,
+      `insert into ${t('sync_receipt')} (unit_id, sync_id, attempt, fencing_token, context, receipt_key, committed_at)
+       values (?::bigint, ?, ?, ?::bigint, ?, ?, ?::timestamptz)`,
+      [unit.unitId, unit.syncId, unit.attempt, unit.fencingToken, evidence.context, evidence.receiptKey, evidence.committedAt],
+    );
+  }
+
+  /** Counts one more receipted unit and moves the sync to `status` (completedAt when completed). */
+  async advanceSync(em: Em, syncId: string, status: SyncStatus): Promise<void> {
+    await query(
+      em,
+      `update ${tableNamer(em)('sync')} set receipted_units = receipted_units + 1, status = ?,
+              completed_at = case when ? = 'completed' then now() else null end, updated_at = now()
+        where id = ?`,
+      [status, status, syncId],
+    );
+  }
+
+  async lockSyncStatus(em: Em, syncId: string): Promise<SyncStatus | undefined> {
+    const rows = await query<{ status: SyncStatus }>(em, `select status from ${tableNamer(em)('sync')} where id = ? for update`, [syncId]);
+    return rows[0]?.status;
+  }
+
+  async failSync(em: Em, syncId: string, reason: string): Promise<void> {
+    await query(em, `update ${tableNamer(em)('sync')} set status = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, syncId]);
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from '@jest/globals';
+import { planSync, sliceCount, TRIP_SLICE_MS, type PlanInput } from './sync-planner.js';
+
+const ALL_SUPPORTED = { 'vehicle.name': 'supported', 'vehicle.groups': 'supported', 'trip.startedAt': 'supported', 'trip.endedAt': 'conditional' };
+const end = new Date('2026-11-22T12:00:00.000Z');
+const base: PlanInput = {
+  purposes: ['vehicles', 'groupMemberships', 'trips'],
+  vehicleSourceIds: ['v1', 'v2'],
+  startFrom: new Date(end.getTime() - 2.5 * TRIP_SLICE_MS),
+  intervalEnd: end,
+  support: ALL_SUPPORTED,
+};
+
+describe('planSync', () => {
+  it('plans snapshot units per vehicle and one trip unit per vehicle per day slice, the last slice partial', () => {
+    const plan = planSync(base);
+    if (!plan.ok) throw new Error(plan.detail);
+    expect(plan.units).toHaveLength(2 + 2 + 3 * 2);
+    expect(plan.units.map((u) => u.seq)).toEqual([...plan.units.keys()]);
+    expect(plan.units.slice(0, 4).map((u) => [u.purpose, u.vehicleSourceId, u.windowStart])).toEqual([
+      ['vehicles', 'v1', null],
+      ['vehicles', 'v2', null],
+      ['groupMemberships', 'v1', null],
+      ['groupMemberships', 'v2', null],
+    ]);
+    const trips = plan.units.filter((u) => u.purpose === 'trips');
+    expect(trips[0]).toMatchObject({ vehicleSourceId: 'v1', windowStart: '2026-11-20T00:00:00.000Z', windowEnd: '2026-11-21T00:00:00.000Z' });
+    expect(trips.at(-1)).toMatchObject({ vehicleSourceId: 'v2', windowStart: '2026-11-22T00:00:00.000Z', windowEnd: '2026-11-22T12:00:00.000Z' });
+    expect(plan.bytes).toBe(Buffer.byteLength(JSON.stringify(plan.units)));
+  });
+
+  it('plans no trip units for an empty interval when snapshot purposes remain (the first default sync)', () => {
+    const plan = planSync({ ...base, startFrom: end });
+    expect(plan.ok && plan.units.map((u) => u.purpose)).toEqual(['vehicles', 'vehicles', 'groupMemberships', 'groupMemberships']);
+  });
+
+  it('refuses a trip-only plan with an empty or inverted interval', () => {
+    expect(planSync({ ...base, purposes: ['trips'], startFrom: end })).toMatchObject({ ok: false, error: 'empty_interval' });
+    expect(planSync({ ...base, purposes: ['trips'], startFrom: new Date(end.getTime() + 1000) })).toMatchObject({ ok: false, error: 'empty_interval' });
+    expect(planSync({ ...base, purposes: ['trips'], startFrom: new Date(end.getTime() - 1) })).toMatchObject({ ok: true });
+  });
+
+  it('rejects the whole plan when one required purpose is unsupported by the provider', () => {
+    const plan = planSync({ ...base, support: { ...ALL_SUPPORTED, 'vehicle.groups': 'unsupported' } });
+    expect(plan).toEqual({ ok: false, error: 'unsupported_purpose', detail: 'groupMemberships needs vehicle.groups' });
+    expect(planSync({ ...base, purposes: ['vehicles', 'trips'], support: { ...ALL_SUPPORTED, 'vehicle.groups': 'unsupported' } }).ok).toBe(true);
+  });
+
+  it('refuses an empty selection and a plan without purposes', () => {
+    expect(planSync({ ...base, vehicleSourceIds: [] })).toMatchObject({ ok: false, error: 'empty_selection' });
+    expect(planSync({ ...base, purposes: [] })).toMatchObject({ ok: false, error: 'gate_disabled' });
+  });
+
+  it('accepts exactly 10,000 units and rejects 10,001 whole, without building them', () => {
+    const vehicles = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    const exact = planSync({ ...base, purposes: ['trips'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 100 * TRIP_SLICE_MS) });
+    expect(exact.ok && exact.units.length).toBe(10_000);
+    const over = planSync({ ...base, purposes: ['vehicles', 'trips'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 100 * TRIP_SLICE_MS) });
+    expect(over).toEqual({ ok: false, error: 'sync_plan_too_large', detail: '10100 units > 10000' });
+    const huge = planSync({ ...base, purposes: ['trips'], vehicleSourceIds: vehicles, startFrom: new Date(0) });
+    expect(huge).toMatchObject({ ok: false, error: 'sync_plan_too_large' });
+  });
+
+  it('rejects a plan over 4 MiB serialized even under 10,000 units', () => {
+    const vehicles = Array.from({ length: 100 }, (_, i) => `${i}-${'x'.repeat(1000)}`);
+    const plan = planSync({ ...base, purposes: ['trips'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 40 * TRIP_SLICE_MS) });
+    expect(plan).toMatchObject({ ok: false, error: 'sync_plan_too_large' });
+    if (!plan.ok) expect(plan.detail).toMatch(/bytes > 4194304$/);
+    expect(planSync({ ...base, purposes: ['trips'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 30 * TRIP_SLICE_MS) }).ok).toBe(true);
+  });
+
+  it('counts slices', () => {
+    expect(sliceCount(end, end)).toBe(0);
+    expect(sliceCount(new Date(end.getTime() - 1), end)).toBe(1);
+    expect(sliceCount(new Date(end.getTime() - TRIP_SLICE_MS), end)).toBe(1);
+    expect(sliceCount(new Date(end.getTime() - TRIP_SLICE_MS - 1), end)).toBe(2);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Plans a sync into units: purpose × approved vehicle × time slice (spec 4.1 rules 3, 5, 8).
+ * Pure: the lifecycle service hands it the connection's configuration snapshot, the provider's
+ * capability support table and the interval, and stores what it returns in one statement.
+ *
+ * Decisions (documented in the OpenAPI description of POST /v1/syncs):
+ * - `vehicles` and `groupMemberships` are snapshots: one unit per approved vehicle, no window;
+ *   `trips` is windowed: one unit per approved vehicle per slice of TRIP_SLICE_MS (one day) from
+ *   startFrom to the request time, the last slice shorter when the interval has a fractional day;
+ * - a purpose whose required provider fields are all `unsupported` fails the whole plan with
+ *   `unsupported_purpose` (rule 5: rejected atomically, not omitted);
+ * - no approved vehicle → `empty_selection`; only `trips` and an empty interval → `empty_interval`;
+ * - more than SYNC_PLAN.maxUnits units, or a serialized plan (the JSON array of units as stored)
+ *   over SYNC_PLAN.maxBytes → `sync_plan_too_large`; the unit count is computed before anything is
+ *   built, so a 10-million-unit request costs no memory, and nothing is ever truncated (rule 8).
+ */
+import { SYNC_PLAN } from '@switchyard/contracts';
+
+export const SYNC_PURPOSES = ['vehicles', 'groupMemberships', 'trips'] as const;
+export type SyncPurpose = (typeof SYNC_PURPOSES)[number];
+
+/** One trip slice: a day keeps a unit's provider work to a few pages per vehicle. */
+export const TRIP_SLICE_MS = 86_400_000;
+
+/** The provider capability fields each purpose needs; one `unsupported` field rejects the purpose. */
+export const PURPOSE_REQUIREMENTS: Readonly<Record<SyncPurpose, readonly string[]>> = {
+  vehicles: ['vehicle.name'],
+  groupMemberships: ['vehicle.groups'],
+  trips: ['trip.startedAt', 'trip.endedAt'],
+};
+
+export interface PlannedUnit {
+  readonly seq: number;
+  readonly purpose: SyncPurpose;
+  readonly vehicleSourceId: string;
+  /** Inclusive start and exclusive end (RFC 3339) for trips; null for snapshot purposes. */
+  readonly windowStart: string | null;
+  readonly windowEnd: string | null;
+}
+
+export interface PlanInput {
+  readonly purposes: readonly SyncPurpose[];
+  readonly vehicleSourceIds: readonly string[];
+  readonly startFrom: Date;
+  /** The request time: the interval's exclusive end. */
+  readonly intervalEnd: Date;
+  /** Capability support per field (`supported` | `conditional` | `unsupported`). */
+  readonly support: Readonly<Record<string, string>>;
+  readonly limits?: { readonly maxUnits: number; readonly maxBytes: number };
+}
+
+export type PlanFailure = 'gate_disabled' | 'unsupported_purpose' | 'empty_selection' | 'empty_interval' | 'sync_plan_too_large';
+export type PlanResult =
+  | { readonly ok: true; readonly units: readonly PlannedUnit[]; readonly bytes: number }
+  | { readonly ok: false; readonly error: PlanFailure; readonly detail: string };
+
+/** Number of trip slices in [start, end): 0 when the interval is empty. */
+export function sliceCount(start: Date, end: Date): number {
+  const span = end.getTime() - start.getTime();
+  return span > 0 ? Math.ceil(span / TRIP_SLICE_MS) : 0;
+}
+
+export function planSync(input: PlanInput): PlanResult {
+  const limits = input.limits ?? SYNC_PLAN;
+  const fail = (error: PlanFailure, detail: string): PlanResult => ({ ok: false, error, detail });
+  const purposes = SYNC_PURPOSES.filter((p) => input.purposes.includes(p));
+  if (purposes.length === 0) return fail('gate_disabled', 'no purpose is enabled');
+  for (const purpose of purposes) {
+    const missing = PURPOSE_REQUIREMENTS[purpose].filter((field) => (input.support[field] ?? 'unsupported') === 'unsupported');
+    if (missing.length > 0) return fail('unsupported_purpose', `${purpose} needs ${missing.join(', ')}`);
+  }
+  const vehicles = [...new Set(input.vehicleSourceIds)];
+  if (vehicles.length === 0) return fail('empty_selection', 'no approved vehicle');
+  const slices = purposes.includes('trips') ? sliceCount(input.startFrom, input.intervalEnd) : 0;
+  const snapshotPurposes = purposes.filter((p) => p !== 'trips');
+  if (snapshotPurposes.length === 0 && slices === 0) return fail('empty_interval', 'trips only, and startFrom is not before the request time');
+
+  const count = vehicles.length * snapshotPurposes.length + vehicles.length * slices;
+  if (count > limits.maxUnits) return fail('sync_plan_too_large', `${count} units > ${limits.maxUnits}`);
+
+  const units: PlannedUnit[] = [];
+  for (const purpose of snapshotPurposes) {
+    for (const vehicleSourceId of vehicles) units.push({ seq: units.length, purpose, vehicleSourceId, windowStart: null, windowEnd: null });
+  }
+  const start = input.startFrom.getTime();
+  const end = input.intervalEnd.getTime();
+  for (let slice = 0; slice < slices; slice++) {
+    const windowStart = new Date(start + slice * TRIP_SLICE_MS).toISOString();
+    const windowEnd = new Date(Math.min(start + (slice + 1) * TRIP_SLICE_MS, end)).toISOString();
+    for (const vehicleSourceId of vehicles) units.push({ seq: units.length, purpose: 'trips', vehicleSourceId, windowStart, windowEnd });
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(units), 'utf8');
+  if (bytes > limits.maxBytes) return fail('sync_plan_too_large', `${bytes} bytes > ${limits.maxBytes}`);
+  return { ok: true, units, bytes };
+}

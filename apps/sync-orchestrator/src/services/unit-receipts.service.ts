@@ -1,0 +1,76 @@
+/**
+ * The internal API collectors and the receipt consumer build on (issue 4's collector half):
+ * lease units, heartbeat, save provider progress, mark a unit's receipt committed, fail a sync.
+ * Each call is one short transaction.
+ *
+ * `markUnitReceipted` is the only way a unit counts as done: it locks the sync row, accepts the
+ * receipt only when the unit's fencing token is current and the sync is open, records it, counts it
+ * and — when it was the last admitted unit — completes the sync with completedAt (spec 3 rule 3).
+ * Any other outcome changes nothing and says why, so a redelivered receipt message can be acked.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { inTransaction, type Orm } from '@switchyard/persistence';
+import { ORM } from '@switchyard/service-kit';
+import { UnitLeaseRepository, type LeasedUnit, type ReceiptEvidence, type ReceiptOutcome } from '../db/repositories/unit-lease.repository.js';
+import { isOpen, nextStatus, progressOf, type SyncStatus } from '../domain/sync-state.js';
+
+export interface ReceiptResult {
+  outcome: ReceiptOutcome;
+  syncId?: string;
+  /** The sync's status and progress after this call (unchanged unless outcome is `receipted`). */
+  status?: SyncStatus;
+  progress?: number;
+}
+
+export const DEFAULT_LEASE_MS = 60_000;
+
+@Injectable()
+export class UnitReceiptService {
+  private readonly units = new UnitLeaseRepository();
+
+  constructor(@Inject(ORM) private readonly orm: Orm) {}
+
+  /** Leases up to `limit` leasable units (optionally of one connection, e.g. one provider account's collector). */
+  leaseUnits(owner: string, limit: number, options: { leaseMs?: number; connectionId?: string } = {}): Promise<LeasedUnit[]> {
+    return inTransaction(this.orm, (em) => this.units.lease(em, owner, limit, options.leaseMs ?? DEFAULT_LEASE_MS, options.connectionId));
+  }
+
+  heartbeat(unitId: string, fencingToken: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+    return inTransaction(this.orm, (em) => this.units.heartbeat(em, unitId, fencingToken, leaseMs));
+  }
+
+  saveProviderCursor(unitId: string, fencingToken: string, cursor: string | null): Promise<boolean> {
+    return inTransaction(this.orm, (em) => this.units.saveProviderCursor(em, unitId, fencingToken, cursor));
+  }
+
+  markUnitReceipted(unitId: string, fencingToken: string, evidence: ReceiptEvidence): Promise<ReceiptResult> {
+    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return Promise.resolve({ outcome: 'unknown_unit' });
+    return inTransaction(this.orm, async (em) => {
+      const sync = await this.units.lockSyncOfUnit(em, unitId);
+      if (!sync) return { outcome: 'unknown_unit' };
+      const unchanged = { syncId: sync.syncId, status: sync.status, progress: progressOf(sync.receiptedUnits, sync.admittedUnits) };
+      const unit = await this.units.lockUnit(em, unitId);
+      if (!unit) return { outcome: 'unknown_unit' };
+      if (unit.fencingToken !== fencingToken) return { outcome: 'stale_fencing_token', ...unchanged };
+      if (unit.state === 'receipted') return { outcome: 'already_receipted', ...unchanged };
+      if (!isOpen(sync.status)) return { outcome: 'sync_not_open', ...unchanged };
+      await this.units.receiptUnit(em, { unitId, syncId: sync.syncId, attempt: unit.attempt, fencingToken }, evidence);
+      const outcome = 'receipted' as const;
+      const receipted = sync.receiptedUnits + 1;
+      const status = nextStatus(sync.status, receipted === sync.admittedUnits ? 'all_units_receipted' : 'work_started');
+      if (!status) throw new Error(`no move from ${sync.status} on a receipt`);
+      await this.units.advanceSync(em, sync.syncId, status);
+      return { outcome, syncId: sync.syncId, status, progress: progressOf(receipted, sync.admittedUnits) };
+    });
+  }
+
+  /** Collection gave up (e.g. provider credentials revoked): an open sync becomes failed with `reason`. */
+  failSync(syncId: string, reason: string): Promise<boolean> {
+    return inTransaction(this.orm, async (em) => {
+      const status = await this.units.lockSyncStatus(em, syncId);
+      if (!status || !nextStatus(status, 'collection_failed')) return false;
+      await this.units.failSync(em, syncId, reason);
+      return true;
+    });
+  }
+}

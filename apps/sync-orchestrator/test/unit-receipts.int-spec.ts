@@ -1,0 +1,203 @@
+/**
+ * The collector-facing API of the orchestrator on the real PostgreSQL and NATS: leases with
+ * `FOR UPDATE SKIP LOCKED`, heartbeats, fencing tokens, `markUnitReceipted` and completion, and the
+ * cancel/retry rules for in-flight leases (spec 3 rules 2-3). Projections are fed over the bus
+ * exactly as the gateway feeds them, and syncs are created through the `sync.*` RPCs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { defaultConnectionConfig } from '@switchyard/domain';
+import { EVENTS, RPCS, subjectFor, type ApplicationGrantV1, type ConnectionConfigV1, type SyncCallerV1 } from '@switchyard/messaging';
+import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { startSyncOrchestrator, syncOrchestratorService, UnitReceiptService } from '../src/index.js';
+
+let h: ServiceUnderTest;
+let units: UnitReceiptService;
+const applicationId = randomUUID();
+let grantVersion = 0;
+
+const evidence = (key: string) => ({ context: 'directory', receiptKey: key, committedAt: new Date().toISOString() });
+
+async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+  const em = h.service.runtime.orm.em.fork();
+  return em.execute<T[]>(text.replaceAll('$s', `"${h.schema}"`), params);
+}
+
+async function publishConfig(config: ConnectionConfigV1): Promise<void> {
+  await h.client.publish(EVENTS.connectionConfigChanged, subjectFor(EVENTS.connectionConfigChanged.subject, config.connectionId), config, {
+    msgId: `connection-config:${config.connectionId}:${config.revision}`,
+  });
+  await pollUntil(async () => (await sql<{ revision: number }>('select revision from $s.connection_config where connection_id = ?::uuid', [config.connectionId]))[0]?.revision === config.revision);
+}
+
+async function publishGrant(snapshot: Omit<ApplicationGrantV1, 'updatedAt'>, wait = true): Promise<void> {
+  await h.client.publish(EVENTS.applicationGrantChanged, subjectFor(EVENTS.applicationGrantChanged.subject, snapshot.applicationId), { ...snapshot, updatedAt: new Date().toISOString() }, {
+    msgId: `application-grant:${snapshot.applicationId}:${snapshot.credentialVersion}`,
+  });
+  if (wait) {
+    await pollUntil(
+      async () => (await sql<{ v: number }>('select credential_version as v from $s.application_credential where application_id = ?::uuid', [snapshot.applicationId]))[0]?.v === snapshot.credentialVersion,
+    );
+  }
+}
+
+/** A collecting connection with `vehicles` approved vehicles (vehicles purpose only: one unit each), granted to the test application. */
+async function connection(vehicles: number, patch: Partial<ConnectionConfigV1> = {}): Promise<{ caller: SyncCallerV1; config: ConnectionConfigV1 }> {
+  const id = randomUUID();
+  const config: ConnectionConfigV1 = {
+    ...defaultConnectionConfig(id, 'samsara', 'sandbox'),
+    unifiedCollection: true,
+    purposes: { vehicles: true, groupMemberships: false, trips: false },
+    approvedVehicleIds: Array.from({ length: vehicles }, (_, i) => `veh-${i}`),
+    revision: 2,
+    ...patch,
+  } as ConnectionConfigV1;
+  await publishConfig(config);
+  grantVersion += 1;
+  const existing = await sql<{ grants: ApplicationGrantV1['grants'] }>('select grants from $s.application_credential where application_id = ?::uuid', [applicationId]);
+  const grants = [...(existing[0]?.grants ?? []), { connectionId: id, operations: ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'] as const, history: true }];
+  await publishGrant({ applicationId, environment: 'sandbox', revoked: false, credentialVersion: grantVersion, grants: grants.map((g) => ({ ...g, operations: [...g.operations] })) });
+  return { caller: { applicationId, connectionId: id, credentialVersion: grantVersion }, config };
+}
+
+async function createSync(caller: SyncCallerV1): Promise<string> {
+  return (await h.client.request(RPCS.sync.create, { caller }, { timeoutMs: 5_000 })).sync.id;
+}
+
+async function getSync(caller: SyncCallerV1, syncId: string) {
+  return (await h.client.request(RPCS.sync.get, { caller, syncId }, { timeoutMs: 5_000 })).sync;
+}
+
+async function leaseColumns(syncId: string) {
+  return sql<{ id: string; fencing_token: string; lease_owner: string | null; lease_expires_at: string | null }>(
+    `select id::text as id, fencing_token::text as fencing_token, lease_owner, lease_expires_at::text as lease_expires_at from $s.sync_unit where sync_id = ? order by seq`,
+    [syncId],
+  );
+}
+
+beforeAll(async () => {
+  h = await startServiceForTest(syncOrchestratorService, { start: startSyncOrchestrator });
+  units = h.service.app.get(UnitReceiptService);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('leases', () => {
+  it('hands disjoint units to concurrent collectors (SKIP LOCKED) and moves the sync to in_progress', async () => {
+    const { caller } = await connection(40);
+    const syncId = await createSync(caller);
+    const batches = await Promise.all(['a', 'b', 'c', 'd'].map((owner) => units.leaseUnits(owner, 15, { connectionId: caller.connectionId })));
+    const ids = batches.flat().map((u) => u.unitId);
+    expect(ids).toHaveLength(40);
+    expect(new Set(ids).size).toBe(40);
+    expect(batches.flat().every((u) => u.fencingToken === '1' && u.syncId === syncId && u.attempt === 1)).toBe(true);
+    expect(await units.leaseUnits('e', 10, { connectionId: caller.connectionId })).toEqual([]);
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'in_progress', progress: 0 });
+  });
+
+  it('re-leases a unit only after its lease expired, under a new token that fences the old holder off', async () => {
+    const { caller } = await connection(1);
+    const syncId = await createSync(caller);
+    const [first] = await units.leaseUnits('slow', 1, { connectionId: caller.connectionId, leaseMs: 300 });
+    expect(await units.heartbeat(first!.unitId, first!.fencingToken, 300)).toBe(true);
+    expect(await units.leaseUnits('fast', 1, { connectionId: caller.connectionId })).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const [second] = await units.leaseUnits('fast', 1, { connectionId: caller.connectionId });
+    expect(second).toMatchObject({ unitId: first!.unitId, fencingToken: '2' });
+    // The stalled collector comes back: nothing it does counts.
+    expect(await units.heartbeat(first!.unitId, first!.fencingToken)).toBe(false);
+    expect(await units.saveProviderCursor(first!.unitId, first!.fencingToken, 'page-9')).toBe(false);
+    expect(await units.markUnitReceipted(first!.unitId, first!.fencingToken, evidence('old'))).toMatchObject({ outcome: 'stale_fencing_token', status: 'in_progress', progress: 0 });
+    expect(await units.saveProviderCursor(second!.unitId, second!.fencingToken, 'page-2')).toBe(true);
+    expect(await units.markUnitReceipted(second!.unitId, second!.fencingToken, evidence('new'))).toMatchObject({ outcome: 'receipted', status: 'completed', progress: 100 });
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'completed', progress: 100, completedAt: expect.any(String) });
+    // Completed units and syncs never move backwards.
+    expect(await units.markUnitReceipted(second!.unitId, second!.fencingToken, evidence('again'))).toMatchObject({ outcome: 'already_receipted', status: 'completed' });
+  });
+
+  it('stops leasing while the connection is paused or unified collection is off', async () => {
+    const { caller, config } = await connection(2);
+    await createSync(caller);
+    await publishConfig({ ...config, status: 'paused', revision: 3 });
+    expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toEqual([]);
+    await publishConfig({ ...config, unifiedCollection: false, revision: 4 });
+    expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toEqual([]);
+    await publishConfig({ ...config, revision: 5 });
+    expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toHaveLength(2);
+  });
+});
+
+describe('markUnitReceipted', () => {
+  it('counts each unit once under concurrent duplicate receipts, and completes exactly at the last one', async () => {
+    const { caller } = await connection(3);
+    const syncId = await createSync(caller);
+    const leased = await units.leaseUnits('c', 3, { connectionId: caller.connectionId });
+    const results = await Promise.all([...leased, ...leased].map((u, i) => units.markUnitReceipted(u.unitId, u.fencingToken, evidence(`k${i % 3}`))));
+    expect(results.filter((r) => r.outcome === 'receipted')).toHaveLength(3);
+    expect(results.filter((r) => r.outcome === 'already_receipted')).toHaveLength(3);
+    expect(results.filter((r) => r.status === 'completed')).not.toHaveLength(0);
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'completed', progress: 100 });
+    expect(await sql('select unit_id from $s.sync_receipt where sync_id = ?', [syncId])).toHaveLength(3);
+  });
+
+  it('answers unknown_unit for ids that name no unit', async () => {
+    expect(await units.markUnitReceipted('999999999', '1', evidence('x'))).toEqual({ outcome: 'unknown_unit' });
+    expect(await units.markUnitReceipted('abc', '1', evidence('x'))).toEqual({ outcome: 'unknown_unit' });
+  });
+});
+
+describe('cancel and retry with units in flight (spec 3 rules 1-2)', () => {
+  it('cancel keeps leases until they expire; retry fences off the previous attempt and needs fresh receipts', async () => {
+    const { caller } = await connection(2);
+    const syncId = await createSync(caller);
+    const leased = await units.leaseUnits('holder', 1, { connectionId: caller.connectionId, leaseMs: 500 });
+    await units.markUnitReceipted(leased[0]!.unitId, leased[0]!.fencingToken, evidence('before-cancel'));
+    const [inFlight] = await units.leaseUnits('holder', 1, { connectionId: caller.connectionId, leaseMs: 800 });
+    const before = await leaseColumns(syncId);
+
+    await h.client.request(RPCS.sync.cancel, { caller, syncId }, { timeoutMs: 5_000 });
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'failed', failureReason: 'cancelled', progress: 50 });
+    expect(await leaseColumns(syncId)).toEqual(before);
+    expect(await units.markUnitReceipted(inFlight!.unitId, inFlight!.fencingToken, evidence('after-cancel'))).toMatchObject({ outcome: 'sync_not_open', status: 'failed' });
+    expect(await units.leaseUnits('other', 10, { connectionId: caller.connectionId })).toEqual([]);
+
+    await h.client.request(RPCS.sync.retry, { caller, syncId }, { timeoutMs: 5_000 });
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'requested', attempts: 2, progress: 0 });
+    const after = await leaseColumns(syncId);
+    // Tokens moved on; the in-flight lease is still held by its owner until it ends.
+    expect(after.map((u) => BigInt(u.fencing_token))).toEqual(before.map((u) => BigInt(u.fencing_token) + 1n));
+    expect(after.map((u) => [u.lease_owner, u.lease_expires_at])).toEqual(before.map((u) => [u.lease_owner, u.lease_expires_at]));
+    expect(await units.markUnitReceipted(inFlight!.unitId, inFlight!.fencingToken, evidence('old-attempt'))).toMatchObject({ outcome: 'stale_fencing_token' });
+
+    // The unit whose lease already ended is leasable at once; the in-flight one only after its lease.
+    const now = await units.leaseUnits('next', 10, { connectionId: caller.connectionId });
+    expect(now.map((u) => u.unitId)).toEqual([leased[0]!.unitId]);
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    const later = await units.leaseUnits('next', 10, { connectionId: caller.connectionId });
+    expect(later.map((u) => u.unitId)).toEqual([inFlight!.unitId]);
+    expect(BigInt(later[0]!.fencingToken)).toBeGreaterThan(BigInt(inFlight!.fencingToken));
+    for (const u of [...now, ...later]) await units.markUnitReceipted(u.unitId, u.fencingToken, evidence(`attempt-2-${u.unitId}`));
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'completed', attempts: 2, progress: 100 });
+  });
+
+  it('failSync fails an open sync once, and never a completed one', async () => {
+    const { caller } = await connection(1);
+    const syncId = await createSync(caller);
+    expect(await units.failSync(syncId, 'provider_auth_required')).toBe(true);
+    expect(await getSync(caller, syncId)).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
+    expect(await units.failSync(syncId, 'again')).toBe(false);
+  });
+});
+
+describe('application grant projection', () => {
+  it('ignores a snapshot older than the one it holds', async () => {
+    const other = randomUUID();
+    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: false, credentialVersion: 3, grants: [] });
+    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: true, credentialVersion: 2, grants: [] }, false);
+    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: false, credentialVersion: 4, grants: [] });
+    const rows = await sql<{ credential_version: number; revoked: boolean }>('select credential_version, revoked from $s.application_credential where application_id = ?::uuid', [other]);
+    expect(rows).toEqual([{ credential_version: 4, revoked: false }]);
+  });
+});

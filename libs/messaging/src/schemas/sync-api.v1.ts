@@ -1,0 +1,92 @@
+/**
+ * `sync.create|list|get|retry|cancel` v1: the gateway → sync-orchestrator request/reply endpoints
+ * behind the public sync routes (spec 4.1). The gateway has authenticated the caller; it passes who
+ * the caller is and the `credentialVersion` it authenticated with, and the orchestrator rechecks
+ * that against its grant projection inside the transaction (spec 5 rule 2). Failures travel as
+ * RpcError codes from the contracts error table (`sync_state_conflict`, `gate_disabled`, …), which
+ * the gateway renders unchanged.
+ * Invariant: `syncRecordV1` is exactly the public Sync of spec 2.11 (no extra properties), so the
+ * gateway returns it as-is.
+ */
+import { z } from 'zod';
+
+export const SYNC_STATUSES = ['requested', 'in_progress', 'completed', 'failed'] as const;
+export const syncStatusV1 = z.enum(SYNC_STATUSES);
+export const providerRequestV1 = z.enum(['historical_files', 'provision_credentials']);
+
+const isoDateTime = z.iso.datetime({ offset: true });
+/**
+ * The creation horizon of a list walk: the orchestrator's PostgreSQL snapshot at the first page
+ * (`xmin:xmax:xip,…`, pg_snapshot text). Opaque to the gateway, which only signs it into the cursor.
+ */
+export const syncListHorizonV1 = z
+  .string()
+  .max(4096)
+  .regex(/^\d+:\d+:(\d+(,\d+)*)?$/);
+
+/** The public Sync (spec 2.11). */
+export const syncRecordV1 = z
+  .object({
+    id: z.string().regex(/^sync_[0-9A-HJKMNP-TV-Z]{26}$/),
+    status: syncStatusV1,
+    requestedAt: isoDateTime,
+    startFrom: isoDateTime,
+    completedAt: isoDateTime.optional(),
+    attempts: z.number().int().min(1),
+    progress: z.number().min(0).max(100),
+    failureReason: z.string().min(1).optional(),
+    issues: z.array(z.string()).max(0),
+    providerRequests: z.array(providerRequestV1).max(0),
+  })
+  .strict();
+
+/** Who is calling, as the gateway authenticated it. */
+export const syncCallerV1 = z
+  .object({
+    applicationId: z.uuid(),
+    connectionId: z.uuid(),
+    credentialVersion: z.number().int().positive(),
+  })
+  .strict();
+
+export const createSyncRequestV1 = z
+  .object({
+    caller: syncCallerV1,
+    /** Explicit start of the interval; exclusive with lookbackDays (the gateway refuses both). */
+    startFrom: isoDateTime.optional(),
+    /** Fractional days before now; exclusive with startFrom. */
+    lookbackDays: z.number().positive().optional(),
+  })
+  .strict();
+
+export const syncReplyV1 = z.object({ sync: syncRecordV1 }).strict();
+
+export const syncByIdRequestV1 = z.object({ caller: syncCallerV1, syncId: z.string().min(1).max(64) }).strict();
+
+export const listSyncsRequestV1 = z
+  .object({
+    caller: syncCallerV1,
+    limit: z.number().int().min(1).max(100),
+    status: syncStatusV1.optional(),
+    /** Upper creation horizon fixed by the first page; absent on the first page. */
+    horizon: syncListHorizonV1.optional(),
+    /** Keyset position: the last row of the previous page (newest requestedAt first, then id). */
+    after: z.object({ requestedAt: isoDateTime, id: z.string().min(1).max(64) }).strict().optional(),
+  })
+  .strict();
+
+export const listSyncsReplyV1 = z
+  .object({
+    syncs: z.array(syncRecordV1),
+    /** The horizon this page used (fixed by the first page); echo it in the cursor. */
+    horizon: syncListHorizonV1,
+    hasMore: z.boolean(),
+  })
+  .strict();
+
+export type SyncStatusV1 = z.output<typeof syncStatusV1>;
+export type SyncRecordV1 = z.output<typeof syncRecordV1>;
+export type SyncCallerV1 = z.output<typeof syncCallerV1>;
+export type CreateSyncRequestV1 = z.output<typeof createSyncRequestV1>;
+export type ListSyncsRequestV1 = z.output<typeof listSyncsRequestV1>;
+export type ListSyncsReplyV1 = z.output<typeof listSyncsReplyV1>;
