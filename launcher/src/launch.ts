@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startDirectory } from '@switchyard/directory';
 import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
-import { loadKeyMaterial, startGateway } from '@switchyard/gateway';
+import { CredentialsAdmin, loadKeyMaterial, startGateway } from '@switchyard/gateway';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
@@ -68,6 +68,9 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
     const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey, simulators.credentials);
     logger.info({ credentialsFile: credentialsPath(dataDir), created }, created ? 'sandbox seeded' : 'sandbox credentials reused');
+    // Grant snapshots are idempotent (revision-ordered): re-announcing them on every start heals a
+    // data dir seeded before the orchestrator kept its grant projection.
+    if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
     if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir))}\n`);
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
   } catch (error) {

@@ -46,6 +46,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
     providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
     fastify: { ...gatewayFastifyOptions, ...options.fastify },
+    bodyParser: false,
     configure: configureGatewayHttp,
   };
 }

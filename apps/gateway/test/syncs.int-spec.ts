@@ -71,6 +71,13 @@ describe('POST /v1/syncs', () => {
     expect((await unitsOf(gw, first.id)).map((u) => u.purpose)).toEqual(['vehicles', 'vehicles', 'groupMemberships', 'groupMemberships']);
   });
 
+  it('treats an empty body sent as application/json as no body (201), and cancel accepts it too', async () => {
+    const res = await gw.call('POST', '/v1/syncs', { headers: jsonHeaders(app), body: '' });
+    expect(res.status).toBe(201);
+    const sync = res.body as Sync;
+    expect(await gw.call('POST', `/v1/syncs/${sync.id}/cancel`, { headers: jsonHeaders(app), body: '' })).toMatchObject({ status: 200 });
+  });
+
   it('takes lookbackDays as fractional days before the request time', async () => {
     const sync = await created(app, { lookbackDays: 1.5 });
     expect(Date.parse(sync.requestedAt) - Date.parse(sync.startFrom)).toBe(1.5 * DAY_MS);

@@ -38,6 +38,8 @@ export interface StartOptions {
   logLevel?: string;
   /** HTTP listener; omit for none (health is then only reachable over the bus). */
   http?: { port: number; host?: string; bodyLimit?: number };
+  /** false: Nest registers no body parsers (the gateway installs its own, JSON only). */
+  bodyParser?: boolean;
   /** Extra Fastify server options (e.g. the gateway's request-id generator). */
   fastify?: Record<string, unknown>;
   /** Extra global providers for the app (e.g. the gateway's settings). */
@@ -97,7 +99,7 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     const app = await NestFactory.create<NestFastifyApplication>(
       ServiceRootModule,
       new FastifyAdapter({ bodyLimit: options.http?.bodyLimit ?? 1_048_576, trustProxy: false, ...options.fastify }),
-      { logger: new NestPinoLogger(logger), bufferLogs: false, abortOnError: false },
+      { logger: new NestPinoLogger(logger), bufferLogs: false, abortOnError: false, bodyParser: options.bodyParser ?? true },
     );
     await options.configure?.(app, runtime);
     let url: string | undefined;

@@ -31,7 +31,8 @@ const USAGE = `usage: npm run operator -- <command> [options]
       [--include-statuses active,inactive] [--opt-ins groupInventory,vehicleMetadata,extendedTelemetry]
       [--approved-groups a,b] [--signals odometer,faults,engineHours,location]
   connection:show --connection <id>
-  list                                                  credentials and grants, display prefixes only`;
+  list                                                  credentials and grants, display prefixes only
+  grants:republish                                      re-announce every application's grants to the orchestrator`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -191,6 +192,8 @@ function plan(command: string, rest: string[], values: Values): Plan {
     }
     case 'list':
       return ({ creds }) => creds.list();
+    case 'grants:republish':
+      return async ({ creds }) => ({ applications: await creds.republishApplicationSnapshots() });
     default:
       return fail(`unknown command ${command}\n${USAGE}`);
   }

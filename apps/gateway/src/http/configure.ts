@@ -10,7 +10,6 @@ import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
 import type { Registry } from 'prom-client';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { ErrorFilter } from './error.filter.js';
-import { ApiError } from './api-error.js';
 import { installRequestContext } from './request-context.js';
 import { RouteTable } from './route-table.js';
 import { ContractValidationPipe } from './validation.pipe.js';
@@ -19,11 +18,20 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteTable().install(fastify);
   installRequestContext(fastify, runtime.logger, app.get<Registry>(METRICS));
-  // JSON is the only body format (spec 4): drop Fastify's text/plain parser, and claim the form type
-  // before Nest's init registers its default urlencoded parser, so such bodies are 415 too.
+  // JSON is the only body format (spec 4). Nest's parsers are off (bodyParser: false in
+  // gatewayStartOptions), so Fastify answers every other media type, forms included, with 415; its
+  // text/plain parser goes too.
   fastify.removeContentTypeParser('text/plain');
-  app.useBodyParser('application/x-www-form-urlencoded', {}, () => {
-    throw new ApiError('unsupported_media_type');
+  // An empty body sent with Content-Type: application/json is no body (POST /v1/syncs takes an
+  // optional body; retry and cancel take none), not malformed JSON.
+  // Fastify's own parser (secure-json-parse) still does the parsing: it refuses __proto__ and
+  // constructor.prototype keys.
+  const secureJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    secureJson(req, text, done);
   });
   app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());
