@@ -28,3 +28,4 @@ export * from './schemas/dead-letter.v1.js';
 export * from './schemas/ping.v1.js';
 export * from './schemas/application-grant.v1.js';
 export * from './schemas/sync-api.v1.js';
+export * from './ingest-subjects.js';

@@ -1,5 +1,7 @@
 import type { EntityDefinition } from '@switchyard/persistence';
 import { ConnectionConfigEntity } from '@switchyard/service-kit';
+import { FAULT_ENTITIES } from './fault.entities.js';
+import { INGEST_LEDGER_ENTITIES } from './ingest-ledger.entities.js';
 
-/** Entities of the `fault-feed` schema: so far only the connection-config projection (shared in service-kit). */
-export const faultFeedEntities: EntityDefinition[] = [ConnectionConfigEntity];
+/** Entities of the `faults` schema: the connection-config projection, the fault store and the ingest ledger. */
+export const faultFeedEntities: EntityDefinition[] = [ConnectionConfigEntity, ...FAULT_ENTITIES, ...INGEST_LEDGER_ENTITIES];

@@ -1,4 +1,5 @@
 import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0002FaultFeed } from './migration-0002-fault-feed.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const faultFeedMigrations = [Migration0001ConnectionConfigProjection];
+export const faultFeedMigrations = [Migration0001ConnectionConfigProjection, Migration0002FaultFeed];

@@ -1,5 +1,7 @@
 import type { EntityDefinition } from '@switchyard/persistence';
 import { ConnectionConfigEntity } from '@switchyard/service-kit';
+import { INGEST_LEDGER_ENTITIES } from './ingest-ledger.entities.js';
+import { LatestReadingEntity, ObservationEntity } from './telemetry.entities.js';
 
-/** Entities of the `telemetry-ingest` schema: so far only the connection-config projection (shared in service-kit). */
-export const telemetryIngestEntities: EntityDefinition[] = [ConnectionConfigEntity];
+/** Entities of the `telemetry` schema: the connection-config projection, observations, latest readings and the ingest ledger. */
+export const telemetryIngestEntities: EntityDefinition[] = [ConnectionConfigEntity, ObservationEntity, LatestReadingEntity, ...INGEST_LEDGER_ENTITIES];

@@ -1,4 +1,5 @@
 import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0002TelemetryIngest } from './migration-0002-telemetry-ingest.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const telemetryIngestMigrations = [Migration0001ConnectionConfigProjection];
+export const telemetryIngestMigrations = [Migration0001ConnectionConfigProjection, Migration0002TelemetryIngest];

@@ -1,0 +1,112 @@
+/**
+ * The tables of migration 0002 as the ORM sees them. DirectoryUpsertRepository writes them with
+ * set-based SQL; these definitions exist so the schema-drift check compares the migration with a
+ * declaration, column for column and index for index, and must change with the next migration.
+ */
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+const seen = () => ({
+  firstSeenAt: p.datetime(),
+  lastSeenAt: p.datetime(),
+  fetchedAt: p.datetime(),
+  modifiedAt: p.datetime(),
+  publication: p.bigint(),
+  batchId: p.text(),
+});
+
+export const VehicleEntity = defineEntity({
+  name: 'Vehicle',
+  tableName: 'vehicle',
+  properties: {
+    id: p.text().primary(),
+    connectionId: p.uuid(),
+    provider: p.text(),
+    sourceId: p.text(),
+    name: p.text().nullable(),
+    vin: p.text().nullable(),
+    status: p.text().nullable(),
+    nameField: p.json(),
+    vinField: p.json(),
+    metadata: p.json(),
+    ...seen(),
+  },
+  indexes: [
+    { name: 'vehicle_connection_idx', properties: ['connectionId', 'id'] },
+    { name: 'vehicle_publication_idx', properties: ['connectionId', 'publication'] },
+  ],
+});
+
+export const DriverEntity = defineEntity({
+  name: 'Driver',
+  tableName: 'driver',
+  properties: {
+    id: p.text().primary(),
+    connectionId: p.uuid(),
+    provider: p.text(),
+    sourceId: p.text(),
+    status: p.text().nullable(),
+    displayName: p.text().nullable(),
+    statusField: p.json(),
+    fields: p.json(),
+    groupMembership: p.json(),
+    groupIds: p.array().nullable(),
+    ...seen(),
+  },
+  indexes: [
+    { name: 'driver_connection_idx', properties: ['connectionId', 'id'] },
+    { name: 'driver_publication_idx', properties: ['connectionId', 'publication'] },
+  ],
+});
+
+export const GroupEntity = defineEntity({
+  name: 'Group',
+  tableName: 'group',
+  properties: {
+    id: p.text().primary(),
+    connectionId: p.uuid(),
+    provider: p.text(),
+    sourceId: p.text(),
+    name: p.text().nullable(),
+    nameField: p.json(),
+    descriptionField: p.json(),
+    parentSourceId: p.text().nullable(),
+    parentId: p.text().nullable(),
+    ...seen(),
+  },
+  indexes: [
+    { name: 'group_connection_idx', properties: ['connectionId', 'id'] },
+    { name: 'group_publication_idx', properties: ['connectionId', 'publication'] },
+  ],
+});
+
+export const TripEntity = defineEntity({
+  name: 'Trip',
+  tableName: 'trip',
+  properties: {
+    id: p.text().primary(),
+    connectionId: p.uuid(),
+    provider: p.text(),
+    sourceId: p.text(),
+    vehicleId: p.text(),
+    vehicleSourceId: p.text(),
+    driverId: p.text().nullable(),
+    driverSourceId: p.text().nullable(),
+    startedAt: p.datetime(),
+    endedAt: p.datetime(),
+    durationMs: p.bigint(),
+    distanceKm: p.double().nullable(),
+    distanceBasis: p.text().nullable(),
+    distanceField: p.json(),
+    startLocation: p.json(),
+    endLocation: p.json(),
+    ...seen(),
+  },
+  indexes: [
+    { name: 'trip_window_idx', properties: ['connectionId', 'startedAt', 'id'] },
+    { name: 'trip_vehicle_idx', properties: ['connectionId', 'vehicleId', 'startedAt'] },
+    { name: 'trip_driver_idx', properties: ['connectionId', 'driverId', 'startedAt'] },
+    { name: 'trip_publication_idx', properties: ['connectionId', 'publication'] },
+  ],
+});
+
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity];

@@ -1,0 +1,229 @@
+/**
+ * The directory ingest consumer on real PostgreSQL and NATS: batches published on
+ * `ingest.directory.<connectionId>` are committed with stable ids, the receipt follows the commit,
+ * a redelivered batch commits nothing and answers with the same receipt, an older page never
+ * overwrites a newer one, the provider cursor is stored with the batch, unknown and disconnected
+ * connections get a `rejected` receipt, and two processes share one durable without committing a
+ * batch twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { available, driverId, groupId, missing, tripId, vehicleId, type Provider } from '@switchyard/domain';
+import { INGEST_EVENTS, ingestBatchId, subjectFor, type DirectoryBatchV1, type VehicleRecordV1 } from '@switchyard/messaging';
+import { directoryService, startDirectory } from '../src/index.js';
+import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from './ingest-support.js';
+
+const SRC = 'test:field';
+const miss = { status: 'missing' as const, value: null, source: SRC };
+let counter = 0;
+
+function vehicle(sourceId: string, name: string, fetchedAt: string, provider: Provider = 'samsara'): VehicleRecordV1 {
+  const m = <T>(k: string) => missing<T>(`${SRC}.${k}`);
+  return {
+    provider,
+    sourceId,
+    name: available(name, SRC),
+    vin: miss,
+    metadata: {
+      make: available('Volvo', SRC),
+      model: m('model'),
+      year: available(2021, SRC),
+      status: available('active', SRC),
+      providerStatus: m('providerStatus'),
+      fuelType: available('diesel', SRC),
+      sourceFuelType: m('sourceFuelType'),
+      createdAt: m('createdAt'),
+      updatedAt: m('updatedAt'),
+      activeFrom: m('activeFrom'),
+      activeTo: m('activeTo'),
+      licensePlate: m('licensePlate'),
+      licensePlateRegion: m('licensePlateRegion'),
+      serialNumber: m('serialNumber'),
+      groups: available([{ id: 'g1', name: 'North' }], SRC),
+    },
+    fetchedAt,
+  } as VehicleRecordV1;
+}
+
+function batch<K extends DirectoryBatchV1['kind']>(connectionId: string, kind: K, records: Extract<DirectoryBatchV1, { kind: K }>['records'], extra: Partial<DirectoryBatchV1> = {}): DirectoryBatchV1 {
+  const unitId = String(++counter);
+  return {
+    batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: `page-${counter}`, part: 0 }),
+    connectionId,
+    provider: 'samsara',
+    syncId: 'sync_01JD0000000000000000000000',
+    unitId,
+    fencingToken: '1',
+    kind,
+    records,
+    fetchedAt: '2026-01-10T10:00:00.000Z',
+    providerCursor: null,
+    final: true,
+    ...extra,
+  } as DirectoryBatchV1;
+}
+
+describe('directory ingest', () => {
+  let x: IngestHarness;
+  beforeAll(async () => {
+    x = await startIngestHarness(directoryService, startDirectory);
+  });
+  afterAll(() => x?.close());
+
+  const publish = (b: DirectoryBatchV1, msgId = b.batchId) =>
+    x.h.client.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, b.connectionId), b, { msgId });
+
+  it('commits vehicles with stable vcl_ ids, stores the cursor, then sends a committed receipt', async () => {
+    const { connectionId } = await x.connect();
+    const b = batch(connectionId, 'vehicles', [vehicle('v1', 'Truck 1', '2026-01-10T10:00:00.000Z'), vehicle('v2', 'Truck 2', '2026-01-10T10:00:00.000Z')], { providerCursor: 'cursor-1' });
+    await publish(b);
+    const [receipt] = await receiptsFor(x, b.batchId);
+    expect(receipt).toEqual({
+      batchId: b.batchId,
+      connectionId,
+      syncId: b.syncId,
+      unitId: b.unitId,
+      fencingToken: '1',
+      context: 'directory',
+      kind: 'vehicles',
+      status: 'committed',
+      reason: null,
+      records: 2,
+      final: true,
+      committedAt: expect.any(String),
+    });
+    const rows = await x.sql<{ id: string; name: string; vin: string | null; status: string; metadata: { year: unknown } }>(
+      `select id, name, vin, status, metadata from ${x.t('vehicle')} where connection_id = ? order by source_id`,
+      [connectionId],
+    );
+    expect(rows.map((r) => r.id)).toEqual([vehicleId({ connectionId, provider: 'samsara', sourceId: 'v1' }), vehicleId({ connectionId, provider: 'samsara', sourceId: 'v2' })]);
+    expect(rows[0]).toMatchObject({ name: 'Truck 1', vin: null, status: 'active', metadata: { year: { status: 'available', value: 2021 } } });
+    const cursor = await x.sql<{ cursor: string }>(`select cursor from ${x.t('provider_cursor')} where connection_id = ? and kind = 'vehicles'`, [connectionId]);
+    expect(cursor).toEqual([{ cursor: 'cursor-1' }]);
+    const publication = await x.sql<{ publication: string; last_final_at: string | null }>(`select publication, last_final_at from ${x.t('connection_publication')} where connection_id = ?`, [connectionId]);
+    expect(publication).toEqual([{ publication: '1', last_final_at: '2026-01-10 10:00:00+00' }]);
+  });
+
+  it('a redelivered batch (new msgId) commits nothing and answers with the identical stored receipt', async () => {
+    const { connectionId } = await x.connect();
+    const b = batch(connectionId, 'vehicles', [vehicle('v1', 'Truck 1', '2026-01-10T10:00:00.000Z')]);
+    await publish(b);
+    const [first] = await receiptsFor(x, b.batchId);
+    const before = await x.sql<{ publication: string; modified_at: Date }>(`select publication, modified_at from ${x.t('vehicle')} where connection_id = ?`, [connectionId]);
+    await publish(b, `${b.batchId}:again`);
+    // The second delivery is handled when the ledger row is read back; its receipt is deduped by msgId.
+    await sleep(1_500);
+    const stored = await x.sql<{ receipt: unknown; status: string }>(`select receipt, status from ${x.t('ingest_batch')} where batch_id = ?`, [b.batchId]);
+    expect(stored).toEqual([{ receipt: first, status: 'committed' }]);
+    expect(x.receipts.filter((r) => r.batchId === b.batchId)).toEqual([first]);
+    expect(await x.sql(`select publication, modified_at from ${x.t('vehicle')} where connection_id = ?`, [connectionId])).toEqual(before);
+    expect(await x.sql(`select publication from ${x.t('connection_publication')} where connection_id = ?`, [connectionId])).toEqual([{ publication: '1' }]);
+  });
+
+  it('an older page never overwrites a newer one, and an older cursor never replaces a newer one', async () => {
+    const { connectionId } = await x.connect();
+    const newer = batch(connectionId, 'vehicles', [vehicle('v1', 'New name', '2026-01-10T12:00:00.000Z')], { fetchedAt: '2026-01-10T12:00:00.000Z', providerCursor: 'c-new' });
+    const older = batch(connectionId, 'vehicles', [vehicle('v1', 'Old name', '2026-01-10T08:00:00.000Z')], { fetchedAt: '2026-01-10T08:00:00.000Z', providerCursor: 'c-old' });
+    await publish(newer);
+    await receiptsFor(x, newer.batchId);
+    await publish(older);
+    const [late] = await receiptsFor(x, older.batchId);
+    expect(late).toMatchObject({ status: 'committed', records: 1 });
+    const [row] = await x.sql<{ name: string; fetched_at: string; first_seen_at: string; batch_id: string }>(
+      `select name, fetched_at, first_seen_at, batch_id from ${x.t('vehicle')} where connection_id = ?`,
+      [connectionId],
+    );
+    expect(row).toEqual({ name: 'New name', fetched_at: '2026-01-10 12:00:00+00', first_seen_at: '2026-01-10 08:00:00+00', batch_id: newer.batchId });
+    expect(await x.sql(`select cursor from ${x.t('provider_cursor')} where connection_id = ?`, [connectionId])).toEqual([{ cursor: 'c-new' }]);
+  });
+
+  it('commits drivers, groups and trips with minted ids, availability and distance basis', async () => {
+    const { connectionId } = await x.connect();
+    const ref = (sourceId: string) => ({ connectionId, provider: 'samsara' as const, sourceId });
+    const at = '2026-01-10T10:00:00.000Z';
+    const fields = { firstName: available('Ada', SRC), middleName: miss, lastName: available('Lovelace', SRC), displayName: available('Ada L', SRC) };
+    const rest = Object.fromEntries(['email', 'phone', 'username', 'licenseNumber', 'licenseState', 'createdAt', 'updatedAt'].map((k) => [k, miss]));
+    const drivers = batch(connectionId, 'drivers', [
+      { provider: 'samsara', sourceId: 'd1', status: available('active', SRC), fields: { ...fields, ...rest }, groupIds: available(['g1'], SRC), fetchedAt: at },
+      { provider: 'samsara', sourceId: 'd2', status: miss, fields: { ...fields, ...rest }, groupIds: miss, fetchedAt: at },
+    ] as Extract<DirectoryBatchV1, { kind: 'drivers' }>['records']);
+    const groups = batch(connectionId, 'groups', [
+      { provider: 'samsara', sourceId: 'g0', name: available('Root', SRC), description: miss, parentSourceId: null, fetchedAt: at },
+      { provider: 'samsara', sourceId: 'g1', name: available('North', SRC), description: miss, parentSourceId: 'g0', fetchedAt: at },
+    ]);
+    const trips = batch(connectionId, 'trips', [
+      {
+        provider: 'samsara',
+        sourceId: 't1',
+        vehicleSourceId: 'v1',
+        driverSourceId: 'd1',
+        startedAt: '2026-01-10T08:00:00.000Z',
+        endedAt: '2026-01-10T09:00:00.000Z',
+        durationMs: 3_600_000,
+        distanceKm: available(42.5, SRC),
+        distanceBasis: 'odometer',
+        startLocation: miss,
+        endLocation: available({ latitude: 1, longitude: 2 }, SRC),
+        fetchedAt: at,
+      },
+      {
+        provider: 'samsara',
+        sourceId: 't2',
+        vehicleSourceId: 'v1',
+        driverSourceId: null,
+        startedAt: '2026-01-10T09:30:00.000Z',
+        endedAt: '2026-01-10T09:40:00.000Z',
+        durationMs: 600_000,
+        distanceKm: miss,
+        distanceBasis: null,
+        startLocation: miss,
+        endLocation: miss,
+        fetchedAt: at,
+      },
+    ]);
+    for (const b of [drivers, groups, trips]) await publish(b);
+    for (const b of [drivers, groups, trips]) await receiptsFor(x, b.batchId);
+    expect(await x.sql(`select id, status, display_name, group_ids from ${x.t('driver')} where connection_id = ? order by source_id`, [connectionId])).toEqual([
+      { id: driverId(ref('d1')), status: 'active', display_name: 'Ada L', group_ids: [groupId(ref('g1'))] },
+      { id: driverId(ref('d2')), status: null, display_name: 'Ada L', group_ids: null },
+    ]);
+    expect(await x.sql(`select id, name, parent_source_id, parent_id from ${x.t('group')} where connection_id = ? order by source_id`, [connectionId])).toEqual([
+      { id: groupId(ref('g0')), name: 'Root', parent_source_id: null, parent_id: null },
+      { id: groupId(ref('g1')), name: 'North', parent_source_id: 'g0', parent_id: groupId(ref('g0')) },
+    ]);
+    expect(await x.sql(`select id, vehicle_id, driver_id, duration_ms, distance_km, distance_basis from ${x.t('trip')} where connection_id = ? order by source_id`, [connectionId])).toEqual([
+      { id: tripId(ref('t1')), vehicle_id: vehicleId(ref('v1')), driver_id: driverId(ref('d1')), duration_ms: '3600000', distance_km: 42.5, distance_basis: 'odometer' },
+      { id: tripId(ref('t2')), vehicle_id: vehicleId(ref('v1')), driver_id: null, duration_ms: '600000', distance_km: null, distance_basis: null },
+    ]);
+  });
+
+  it('rejects a disconnected connection at once and writes nothing', async () => {
+    const { connectionId } = await x.connect({ status: 'disconnected' });
+    const b = batch(connectionId, 'vehicles', [vehicle('v1', 'Truck', '2026-01-10T10:00:00.000Z')]);
+    await publish(b);
+    const [receipt] = await receiptsFor(x, b.batchId);
+    expect(receipt).toMatchObject({ status: 'rejected', reason: 'connection_disconnected', records: 0 });
+    expect(await x.sql(`select id from ${x.t('vehicle')} where connection_id = ?`, [connectionId])).toEqual([]);
+  });
+
+  it('rejects an unknown connection after a short grace instead of retrying forever', async () => {
+    const b = batch('0b6c1d52-7a55-4c3a-9d0e-000000000001', 'vehicles', [vehicle('v1', 'Truck', '2026-01-10T10:00:00.000Z')]);
+    await publish(b);
+    const [receipt] = await receiptsFor(x, b.batchId);
+    expect(receipt).toMatchObject({ status: 'rejected', reason: 'connection_unknown', records: 0 });
+  }, 30_000);
+
+  it('two processes on one schema share the durable and commit each batch once', async () => {
+    await x.startSecond();
+    const { connectionId } = await x.connect();
+    const batches = Array.from({ length: 20 }, (_, i) => batch(connectionId, 'vehicles', [vehicle(`v${i}`, `Truck ${i}`, '2026-01-10T10:00:00.000Z')]));
+    // Every batch twice under different msgIds: both processes may pick up copies of one batch.
+    await Promise.all(batches.flatMap((b) => [publish(b), publish(b, `${b.batchId}:dup`)]));
+    for (const b of batches) await ledgerHas(x, b.batchId);
+    await sleep(1_000);
+    const [count] = await x.sql<{ n: string }>(`select count(*) as n from ${x.t('vehicle')} where connection_id = ?`, [connectionId]);
+    expect(count?.n).toBe('20');
+    const [pub] = await x.sql<{ publication: string }>(`select publication from ${x.t('connection_publication')} where connection_id = ?`, [connectionId]);
+    expect(pub?.publication).toBe('20');
+    for (const b of batches) expect(x.receipts.filter((r) => r.batchId === b.batchId)).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,0 +1,16 @@
+/**
+ * Helpers for this context's hand-written SQL: the schema-qualified table name (the schema differs
+ * per deployment and per test run, so it is never a literal) and one query function that always
+ * runs on the caller's transaction, so a batch's statements commit or roll back together.
+ */
+import { ormSchema, type Em } from '@switchyard/persistence';
+
+export function tableNamer(em: Em): (table: string) => string {
+  const quoted = `"${ormSchema(em).replaceAll('"', '""')}"`;
+  return (table) => `${quoted}."${table}"`;
+}
+
+/** Runs `sql` with `?` placeholders inside `em`'s transaction (when it has one) and returns the rows. */
+export function query<T>(em: Em, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  return em.getConnection().execute<T[]>(sql, [...params], 'all', em.getTransactionContext());
+}

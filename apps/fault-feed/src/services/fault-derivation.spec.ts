@@ -1,0 +1,68 @@
+/** The fault derivation rules, one scenario each, without a database. */
+import { describe, expect, it } from '@jest/globals';
+import type { FaultRecordV1, FaultSnapshotV1 } from '@switchyard/messaging';
+import { INACTIVITY_TIMEOUT_MS, deriveFromRecords, deriveFromSnapshots, type FaultState } from './fault-derivation.js';
+
+const empty = (): FaultState => ({ open: new Map(), watch: new Map(), lastCleared: new Map() });
+const snap = (observedAt: string, keys: string[]): FaultSnapshotV1 => ({
+  model: 'complete_snapshot',
+  provider: 'samsara',
+  vehicleSourceId: 'v1',
+  observedAt,
+  active: keys.map((k) => ({ faultKey: k, code: k, description: null })),
+  fetchedAt: observedAt,
+});
+const rec = (key: string, observedAt: string, dismissedAt: string | null = null): FaultRecordV1 => ({
+  faultKey: key,
+  code: key,
+  description: null,
+  model: 'explicit_records',
+  provider: 'geotab',
+  sourceId: `${key}@${observedAt}`,
+  vehicleSourceId: 'b3',
+  observedAt,
+  providerState: null,
+  dismissedAt,
+  fetchedAt: observedAt,
+});
+const summary = (d: ReturnType<typeof deriveFromSnapshots>) => d.transitions.map((t) => `${t.kind}:${t.occurrence.faultKey}@${t.observedAt.slice(11, 16)}${t.bootstrap ? ':bootstrap' : ''}`);
+
+describe('deriveFromSnapshots', () => {
+  it('opens with bootstrap on the first snapshot, clears absent keys, reopens as a new occurrence', () => {
+    const state = empty();
+    const d = deriveFromSnapshots(state, [snap('2026-03-01T10:00:00.000Z', ['a']), snap('2026-03-01T11:00:00.000Z', []), snap('2026-03-01T12:00:00.000Z', ['a'])]);
+    expect(summary(d)).toEqual(['opened:a@10:00:bootstrap', 'cleared:a@11:00', 'opened:a@12:00']);
+    expect(d.changed).toHaveLength(2);
+    expect(d.watch.get('vehicle:v1')).toBe('2026-03-01T12:00:00.000Z');
+  });
+
+  it('ignores snapshots not later than the last applied one (order of arrival does not matter)', () => {
+    const state = empty();
+    state.watch.set('vehicle:v1', '2026-03-01T12:00:00.000Z');
+    expect(deriveFromSnapshots(state, [snap('2026-03-01T12:00:00.000Z', ['x']), snap('2026-03-01T09:00:00.000Z', ['y'])]).transitions).toEqual([]);
+  });
+});
+
+describe('deriveFromRecords', () => {
+  it('opens on the first record (bootstrap on the first batch), a repeat only moves last_observed_at', () => {
+    const d = deriveFromRecords(empty(), [rec('k', '2026-03-01T07:00:00.000Z'), rec('k', '2026-03-02T07:00:00.000Z')], '2026-03-02T08:00:00.000Z');
+    expect(summary(d)).toEqual(['opened:k@07:00:bootstrap']);
+    expect(d.changed[0]?.lastObservedAt).toBe('2026-03-02T07:00:00.000Z');
+  });
+
+  it('clears on dismissDateTime and does not reopen from a late record older than the clear', () => {
+    const state = empty();
+    state.watch.set('explicit', '2026-03-01T00:00:00.000Z');
+    const d = deriveFromRecords(state, [rec('k', '2026-03-03T07:00:00.000Z', '2026-03-03T09:00:00.000Z'), rec('k', '2026-03-03T08:00:00.000Z')], '2026-03-03T10:00:00.000Z');
+    expect(summary(d)).toEqual(['opened:k@07:00', 'cleared:k@09:00']);
+  });
+
+  it('clears after the inactivity timeout, at last record + timeout', () => {
+    const state = empty();
+    const first = deriveFromRecords(state, [rec('k', '2026-03-01T07:00:00.000Z')], '2026-03-01T08:00:00.000Z');
+    expect(first.transitions).toHaveLength(1);
+    const later = new Date(Date.parse('2026-03-01T07:00:00.000Z') + INACTIVITY_TIMEOUT_MS + 1).toISOString();
+    const d = deriveFromRecords(state, [], later);
+    expect(d.transitions.map((t) => [t.kind, t.clearedBy, t.observedAt])).toEqual([['cleared', 'inactivity_timeout', '2026-03-08T07:00:00.000Z']]);
+  });
+});

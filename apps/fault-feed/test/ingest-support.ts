@@ -1,0 +1,121 @@
+/**
+ * Test support for the ingest consumers: one service on an isolated schema and namespace, a second
+ * process of the same service on the SAME schema and namespace (two consumers of one durable), a
+ * connection configuration published over the bus, a receipt collector, and raw SQL against the
+ * service's schema. Kept identical in directory, telemetry-ingest and fault-feed tests.
+ */
+import { randomUUID } from 'node:crypto';
+import { createBus, EVENTS, INGEST_EVENTS, subjectFor, type ConnectionConfigV1, type MessageBus, type ReceiptV1, type Subscription } from '@switchyard/messaging';
+import type { RunningService, ServiceDefinition, StartOptions } from '@switchyard/service-kit';
+import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+
+export interface IngestHarness {
+  h: ServiceUnderTest;
+  receipts: ReceiptV1[];
+  sql<T>(text: string, params?: unknown[]): Promise<T[]>;
+  /** `"<schema>"."<table>"`. */
+  t(table: string): string;
+  connect(overrides?: Partial<ConnectionConfigV1>): Promise<ConnectionConfigV1>;
+  /** Starts another process of the service on the same schema and namespace. */
+  startSecond(): Promise<RunningService>;
+  close(): Promise<void>;
+}
+
+export function connectionConfig(overrides: Partial<ConnectionConfigV1> = {}): ConnectionConfigV1 {
+  return {
+    connectionId: randomUUID(),
+    provider: 'samsara',
+    environment: 'sandbox',
+    status: 'active',
+    unifiedCollection: true,
+    purposes: { vehicles: true, groupMemberships: true, trips: true },
+    approvedVehicleIds: [],
+    includeVehicleIds: [],
+    excludeVehicleIds: [],
+    includeStatuses: [],
+    optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: true },
+    approvedGroupIds: [],
+    selectedSignals: [],
+    revision: 1,
+    updatedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+export async function startIngestHarness(definition: ServiceDefinition, start: (o: StartOptions) => Promise<RunningService>): Promise<IngestHarness> {
+  const h = await startServiceForTest(definition, { start });
+  const receipts: ReceiptV1[] = [];
+  const extra: { bus: MessageBus; service: RunningService }[] = [];
+  let receiptSub: Subscription | undefined;
+  try {
+    receiptSub = await h.client.consume(
+      { durable: 'test-receipts', event: INGEST_EVENTS.receipt, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 64 },
+      async ({ payload }) => {
+        receipts.push(payload);
+      },
+    );
+  } catch (error) {
+    await h.close();
+    throw error;
+  }
+  const em = () => h.service.runtime.orm.em.fork();
+  const harness: IngestHarness = {
+    h,
+    receipts,
+    sql: <T>(text: string, params: unknown[] = []) => em().execute<T[]>(text, params),
+    t: (table) => `"${h.schema}"."${table}"`,
+    async connect(overrides = {}) {
+      const config = connectionConfig(overrides);
+      await h.client.publish(EVENTS.connectionConfigChanged, subjectFor(EVENTS.connectionConfigChanged.subject, config.connectionId), config, {
+        msgId: `${config.connectionId}:${config.revision}`,
+      });
+      await pollUntil(
+        async () => {
+          const rows = await harness.sql<{ revision: number }>(`select revision from ${harness.t('connection_config')} where connection_id = ?`, [config.connectionId]);
+          return rows[0]?.revision === config.revision;
+        },
+        { timeoutMs: 10_000 },
+      );
+      return config;
+    },
+    async startSecond() {
+      const bus = await createBus({ kind: 'jetstream', servers: h.natsUrl, name: `${definition.service}-second`, namespace: h.namespace });
+      const service = await start({ databaseUrl: h.databaseUrl, bus, environment: 'sandbox', schema: h.schema, allServiceSchemas: Object.values(h.schemas), migrateOnStart: true, logLevel: 'warn' });
+      extra.push({ bus, service });
+      return service;
+    },
+    async close() {
+      await receiptSub?.drain().catch(() => undefined);
+      for (const { bus, service } of extra) {
+        await service.close().catch(() => undefined);
+        await bus.close().catch(() => undefined);
+      }
+      await h.close();
+    },
+  };
+  return harness;
+}
+
+/** Waits until `count` receipts for `batchId` arrived (and returns them). */
+export function receiptsFor(harness: IngestHarness, batchId: string, count = 1): Promise<ReceiptV1[]> {
+  return pollUntil(
+    () => {
+      const found = harness.receipts.filter((r) => r.batchId === batchId);
+      return found.length >= count ? found : undefined;
+    },
+    { timeoutMs: 15_000 },
+  );
+}
+
+/** Waits until the ledger holds `batchId` as committed or rejected. */
+export function ledgerHas(harness: IngestHarness, batchId: string): Promise<true> {
+  return pollUntil(
+    async () => {
+      const rows = await harness.sql<{ status: string }>(`select status from ${harness.t('ingest_batch')} where batch_id = ?`, [batchId]);
+      return rows[0] !== undefined && rows[0].status !== 'pending';
+    },
+    { timeoutMs: 15_000 },
+  );
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

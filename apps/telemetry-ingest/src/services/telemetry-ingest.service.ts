@@ -1,0 +1,60 @@
+/**
+ * Turns an observations batch into rows: mints the vehicle's stable `vcl_` id (the same id the
+ * directory mints), keeps the normalized value object and extracts its number for reports.
+ * Invariant: a record whose provider differs from the batch's is poison; a reading without a
+ * number (location, engine state) has value_num NULL, never 0.
+ */
+import { vehicleId } from '@switchyard/domain';
+import { PoisonMessage, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import type { Em, Orm } from '@switchyard/persistence';
+import { ObservationRepository, monthsOf, type ObservationRow } from '../db/repositories/observation.repository.js';
+
+export function numericValue(o: ObservationV1): number | null {
+  switch (o.metric) {
+    case 'odometer':
+      return o.value.meters;
+    case 'engineHours':
+    case 'totalIdleTime':
+      return o.value.seconds;
+    case 'speed':
+    case 'heading':
+    case 'fuelPercent':
+    case 'batteryVoltage':
+      return o.value.value;
+    case 'location':
+    case 'engineState':
+      return null;
+  }
+}
+
+export class TelemetryIngestService {
+  constructor(private readonly repository = new ObservationRepository()) {}
+
+  /** Before the batch's transaction: the partitions its readings need. */
+  prepare(orm: Orm, batch: TelemetryBatchV1): Promise<void> {
+    return this.repository.ensurePartitions(orm, monthsOf(batch.records.map((o) => o.observedAt)));
+  }
+
+  async apply(em: Em, batch: TelemetryBatchV1): Promise<number> {
+    const { connectionId, provider, batchId } = batch;
+    const rows: ObservationRow[] = batch.records.map((o) => {
+      if (o.provider !== provider) throw new PoisonMessage('record_provider_mismatch', `batch ${batchId} carries a ${o.provider} record`);
+      return {
+        connection_id: connectionId,
+        vehicle_id: vehicleId({ connectionId, provider, sourceId: o.vehicleSourceId }),
+        metric: o.metric,
+        observed_at: o.observedAt,
+        source: o.source,
+        provider,
+        vehicle_source_id: o.vehicleSourceId,
+        value: o.value,
+        value_num: numericValue(o),
+        units: o.units ?? null,
+        fetched_at: o.fetchedAt,
+        batch_id: batchId,
+      };
+    });
+    await this.repository.write(em, rows);
+    return batch.records.length;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The telemetry ingest consumer on real PostgreSQL and NATS: observation batches land in monthly
+ * partitions created on demand (across a month boundary), latest_readings moves only forward,
+ * re-ingest is a no-op with the same receipt, and two processes share the durable without
+ * committing a batch twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { vehicleId } from '@switchyard/domain';
+import { INGEST_EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
+import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from './ingest-support.js';
+
+let counter = 0;
+const FETCHED = '2026-02-01T00:10:00.000Z';
+
+function odometer(vehicle: string, observedAt: string, meters: number): ObservationV1 {
+  return { provider: 'samsara', vehicleSourceId: vehicle, metric: 'odometer', value: { meters }, source: 'samsara:obdOdometerMeters', observedAt, fetchedAt: FETCHED };
+}
+
+function batch(connectionId: string, records: ObservationV1[], extra: Partial<TelemetryBatchV1> = {}): TelemetryBatchV1 {
+  const unitId = String(++counter);
+  return {
+    batchId: ingestBatchId({ connectionId, kind: 'observations', unitId, fencingToken: '3', pageKey: `p${counter}`, part: 0 }),
+    connectionId,
+    provider: 'samsara',
+    syncId: 'sync_01JD0000000000000000000000',
+    unitId,
+    fencingToken: '3',
+    kind: 'observations',
+    records,
+    fetchedAt: FETCHED,
+    providerCursor: null,
+    final: false,
+    ...extra,
+  };
+}
+
+describe('telemetry ingest', () => {
+  let x: IngestHarness;
+  beforeAll(async () => {
+    x = await startIngestHarness(telemetryIngestService, startTelemetryIngest);
+  });
+  afterAll(() => x?.close());
+
+  const publish = (b: TelemetryBatchV1, msgId = b.batchId) =>
+    x.h.client.publish(INGEST_EVENTS.telemetryBatch, subjectFor(INGEST_EVENTS.telemetryBatch.subject, b.connectionId), b, { msgId });
+  const partitions = () =>
+    x.sql<{ name: string }>(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+        join pg_namespace n on n.oid = p.relnamespace where n.nspname = ? and p.relname = 'observations' order by 1`,
+      [x.h.schema],
+    );
+
+  it('creates monthly partitions across a month boundary, stores history and the latest reading, then receipts', async () => {
+    const { connectionId } = await x.connect();
+    const b = batch(connectionId, [
+      odometer('v1', '2026-01-31T23:59:00.000Z', 1_000),
+      odometer('v1', '2026-02-01T00:01:00.000Z', 1_100),
+      { provider: 'samsara', vehicleSourceId: 'v1', metric: 'location', value: { latitude: 52.1, longitude: 4.3 }, source: 'samsara:gps', observedAt: '2026-02-01T00:01:00.000Z', fetchedAt: FETCHED },
+    ]);
+    await publish(b);
+    const [receipt] = await receiptsFor(x, b.batchId);
+    expect(receipt).toMatchObject({ context: 'telemetry-ingest', kind: 'observations', status: 'committed', records: 3, final: false, fencingToken: '3' });
+    expect((await partitions()).map((p) => p.name)).toEqual(['observations_y2026m01', 'observations_y2026m02']);
+    const history = await x.sql<{ part: string; metric: string; value_num: number | null }>(
+      `select tableoid::regclass::text as part, metric, value_num from ${x.t('observations')} where connection_id = ? order by observed_at, metric`,
+      [connectionId],
+    );
+    expect(history.map((h) => [h.part.replace(/^.*\./, '').replaceAll('"', ''), h.metric, h.value_num])).toEqual([
+      ['observations_y2026m01', 'odometer', 1_000],
+      ['observations_y2026m02', 'location', null],
+      ['observations_y2026m02', 'odometer', 1_100],
+    ]);
+    const latest = await x.sql(`select vehicle_id, metric, value_num, observed_at from ${x.t('latest_readings')} where connection_id = ? order by metric`, [connectionId]);
+    const vcl = vehicleId({ connectionId, provider: 'samsara', sourceId: 'v1' });
+    expect(latest).toEqual([
+      { vehicle_id: vcl, metric: 'location', value_num: null, observed_at: '2026-02-01 00:01:00+00' },
+      { vehicle_id: vcl, metric: 'odometer', value_num: 1_100, observed_at: '2026-02-01 00:01:00+00' },
+    ]);
+  });
+
+  it('latest_readings moves only forward: an older batch adds history but never replaces the latest', async () => {
+    const { connectionId } = await x.connect();
+    const newer = batch(connectionId, [odometer('v1', '2026-02-01T10:00:00.000Z', 5_000)]);
+    const older = batch(connectionId, [odometer('v1', '2026-02-01T09:00:00.000Z', 4_000)]);
+    await publish(newer);
+    await receiptsFor(x, newer.batchId);
+    await publish(older);
+    await receiptsFor(x, older.batchId);
+    expect(await x.sql(`select value_num, batch_id from ${x.t('latest_readings')} where connection_id = ?`, [connectionId])).toEqual([{ value_num: 5_000, batch_id: newer.batchId }]);
+    const [count] = await x.sql<{ n: string }>(`select count(*) as n from ${x.t('observations')} where connection_id = ?`, [connectionId]);
+    expect(count?.n).toBe('2');
+    const later = batch(connectionId, [odometer('v1', '2026-02-01T11:00:00.000Z', 6_000)]);
+    await publish(later);
+    await receiptsFor(x, later.batchId);
+    expect(await x.sql(`select value_num from ${x.t('latest_readings')} where connection_id = ?`, [connectionId])).toEqual([{ value_num: 6_000 }]);
+  });
+
+  it('re-ingest is a no-op: the same readings in another batch add nothing; the same batch re-sends its receipt', async () => {
+    const { connectionId } = await x.connect();
+    const records = [odometer('v2', '2026-02-02T10:00:00.000Z', 7_000), odometer('v2', '2026-02-02T10:05:00.000Z', 7_100)];
+    const first = batch(connectionId, records);
+    await publish(first);
+    const [receipt] = await receiptsFor(x, first.batchId);
+    await publish(first, `${first.batchId}:again`);
+    const again = batch(connectionId, records);
+    await publish(again);
+    await receiptsFor(x, again.batchId);
+    await sleep(1_000);
+    const [count] = await x.sql<{ n: string }>(`select count(*) as n from ${x.t('observations')} where connection_id = ?`, [connectionId]);
+    expect(count?.n).toBe('2');
+    expect(x.receipts.filter((r) => r.batchId === first.batchId)).toEqual([receipt]);
+    expect(await x.sql(`select receipt from ${x.t('ingest_batch')} where batch_id = ?`, [first.batchId])).toEqual([{ receipt }]);
+    expect(await x.sql(`select publication from ${x.t('connection_publication')} where connection_id = ?`, [connectionId])).toEqual([{ publication: '2' }]);
+  });
+
+  it('two processes on one schema share the durable, create partitions safely and commit each batch once', async () => {
+    await x.startSecond();
+    const { connectionId } = await x.connect();
+    // 12 batches, each touching a different month of 2027 (partitions created under the race) and sent twice.
+    const batches = Array.from({ length: 12 }, (_, i) => batch(connectionId, [odometer('v3', `2027-${String(i + 1).padStart(2, '0')}-15T12:00:00.000Z`, 100 * (i + 1))]));
+    await Promise.all(batches.flatMap((b) => [publish(b), publish(b, `${b.batchId}:dup`)]));
+    for (const b of batches) await ledgerHas(x, b.batchId);
+    await sleep(1_000);
+    const [count] = await x.sql<{ n: string }>(`select count(*) as n from ${x.t('observations')} where connection_id = ?`, [connectionId]);
+    expect(count?.n).toBe('12');
+    expect((await partitions()).filter((p) => p.name.startsWith('observations_y2027'))).toHaveLength(12);
+    expect(await x.sql(`select value_num from ${x.t('latest_readings')} where connection_id = ?`, [connectionId])).toEqual([{ value_num: 1_200 }]);
+    const [pub] = await x.sql<{ publication: string }>(`select publication from ${x.t('connection_publication')} where connection_id = ?`, [connectionId]);
+    expect(pub?.publication).toBe('12');
+    for (const b of batches) expect(x.receipts.filter((r) => r.batchId === b.batchId)).toHaveLength(1);
+  }, 60_000);
+});
