@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { available, driverId, groupId, missing, tripId, vehicleId, type Provider } from '@switchyard/domain';
 import { INGEST_EVENTS, ingestBatchId, subjectFor, type DirectoryBatchV1, type VehicleRecordV1 } from '@switchyard/messaging';
+import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { directoryService, startDirectory } from '../src/index.js';
-import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from './ingest-support.js';
 
 const SRC = 'test:field';
 const miss = { status: 'missing' as const, value: null, source: SRC };

@@ -9,9 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
 import { INGEST_EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, type Subscription } from '@switchyard/messaging';
-import { pollUntil } from '@switchyard/testing';
+import { pollUntil, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { faultFeedService, startFaultFeed } from '../src/index.js';
-import { receiptsFor, sleep, startIngestHarness, type IngestHarness } from './ingest-support.js';
 
 let counter = 0;
 const code = (key: string) => ({ faultKey: key, code: key.toUpperCase(), description: `fault ${key}` });

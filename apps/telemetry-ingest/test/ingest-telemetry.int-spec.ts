@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
 import { INGEST_EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
-import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from './ingest-support.js';
 
 let counter = 0;
 const FETCHED = '2026-02-01T00:10:00.000Z';

@@ -15,9 +15,10 @@ export {
   type ResponseValidator,
 } from './openapi-validator.js';
 export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from './openapi-match.js';
-export { expectEventually, pollUntil, type PollOptions } from './poll.js';
+export { expectEventually, pollUntil, sleep, type PollOptions } from './poll.js';
 export { freePort } from './free-port.js';
 export { deleteNamespaceStreams } from './nats-cleanup.js';
 export { startServiceForTest, type ServiceUnderTest, type StartServiceForTestOptions } from './service-harness.js';
+export { connectionConfig, ledgerHas, receiptsFor, startIngestHarness, type IngestHarness } from './ingest-harness.js';
 export { assertBuilt, pinnedNode, spawnNode, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';

@@ -13,7 +13,8 @@ export interface PollOptions {
   description?: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A fixed pause: for tests that show something does NOT happen within a window (no second receipt). */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function describeValue(value: unknown): string {
   try {

@@ -5,53 +5,30 @@
  * ledger + provider cursor, then the receipt, then the ack. maxAckPending 16: batches commit in
  * parallel; primary keys and the forward-only latest rule make their order irrelevant.
  * ackWait 60 s covers a 2,000-row batch with wide margin; maxDeliver 10 then the DLQ.
+ * The lifecycle (start after migrations, drain on shutdown) is service-kit's IngestBatchConsumer.
  */
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { INGEST_DURABLES, INGEST_EVENTS, type Subscription } from '@switchyard/messaging';
-import { ConnectionConfigStore, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
+import { Inject, Injectable } from '@nestjs/common';
+import { INGEST_DURABLES, INGEST_EVENTS, type TelemetryBatchV1 } from '@switchyard/messaging';
+import type { Em } from '@switchyard/persistence';
+import { IngestBatchConsumer, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { TelemetryIngestService } from '../services/telemetry-ingest.service.js';
-import { handleIngestDelivery } from '../services/ingest-pipeline.js';
 
 @Injectable()
-export class IngestTelemetryConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private subscription: Subscription | undefined;
-  private waiting: Promise<void> | undefined;
-  private stopped = false;
-  private readonly configs: ConnectionConfigStore;
+export class IngestTelemetryConsumer extends IngestBatchConsumer<typeof INGEST_EVENTS.telemetryBatch.schema> {
+  protected readonly consumer = { durable: INGEST_DURABLES.telemetryIngest, event: INGEST_EVENTS.telemetryBatch, ackWaitMs: 60_000, maxDeliver: 10, maxAckPending: 16 };
+  protected readonly context = 'telemetry-ingest';
+  protected readonly label = 'telemetry ingest consumer';
   private readonly ingest = new TelemetryIngestService();
 
-  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
-    this.configs = new ConnectionConfigStore(runtime.orm);
+  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
+    super(runtime);
   }
 
-  async onApplicationBootstrap() {
-    if (this.runtime.state.migrated) return this.start();
-    // Migrations pending (MIGRATE_ON_START=false): start once a release step has applied them.
-    this.waiting = whenMigrated(this.runtime)
-      .then(async (migrated) => {
-        if (migrated && !this.stopped) await this.start();
-      })
-      .catch((error: unknown) => this.runtime.logger.error({ err: error }, 'telemetry ingest consumer did not start'));
+  protected override prepare(batch: TelemetryBatchV1): Promise<void> {
+    return this.ingest.prepare(this.runtime.orm, batch);
   }
 
-  private async start() {
-    this.subscription = await this.runtime.bus.consume(
-      { durable: INGEST_DURABLES.telemetryIngest, event: INGEST_EVENTS.telemetryBatch, ackWaitMs: 60_000, maxDeliver: 10, maxAckPending: 16 },
-      async (delivery) => {
-        await this.ingest.prepare(this.runtime.orm, delivery.payload);
-        await handleIngestDelivery(delivery, {
-          runtime: this.runtime,
-          context: 'telemetry-ingest',
-          configs: this.configs,
-          apply: (em, batch) => this.ingest.apply(em, batch),
-        });
-      },
-    );
-  }
-
-  async beforeApplicationShutdown() {
-    this.stopped = true;
-    await this.waiting;
-    await this.subscription?.drain();
+  protected apply(em: Em, batch: TelemetryBatchV1): Promise<number> {
+    return this.ingest.apply(em, batch);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The directory store filled by ingest batches: vehicles, drivers, groups, trips, plus the ingest
- * ledger, provider cursors and publication marks (ingest-ledger.repository.ts).
+ * ledger, provider cursors and publication marks (service-kit ingest/db/ingest-ledger.repository.ts).
  *
  * Design for the stored reads of issue 5:
  * - every entity row carries its stable public id (`vcl_`/`drv_`/`group_`/`trp_`, minted from
@@ -15,7 +15,7 @@
  *   availability survives; plain columns (name, vin, status, distance_km…) exist for filters.
  */
 import { SchemaMigration } from '@switchyard/persistence';
-import { ingestLedgerDdl } from '../repositories/ingest-ledger.repository.js';
+import { ingestLedgerDdl } from '@switchyard/service-kit';
 
 export class Migration0002DirectoryIngest extends SchemaMigration {
   override up(): void {

@@ -13,7 +13,7 @@
  * arrives late. Rows go in id order so concurrent batches lock rows in one order (no deadlocks).
  */
 import type { Em } from '@switchyard/persistence';
-import { tableNamer } from './sql.js';
+import { tableNamer } from '@switchyard/service-kit';
 
 export interface DirectoryTableSpec {
   table: 'vehicle' | 'driver' | 'group' | 'trip';

@@ -9,7 +9,7 @@
  * the same transaction as the occurrence change it reports, and published only after that commit.
  */
 import { SchemaMigration } from '@switchyard/persistence';
-import { ingestLedgerDdl } from '../repositories/ingest-ledger.repository.js';
+import { ingestLedgerDdl } from '@switchyard/service-kit';
 
 export class Migration0002FaultFeed extends SchemaMigration {
   override up(): void {

@@ -7,9 +7,9 @@
  */
 import type { Em } from '@switchyard/persistence';
 import { ormSchema } from '@switchyard/persistence';
+import { query, tableNamer } from '@switchyard/service-kit';
 import type { FaultState, Occurrence } from '../../services/fault-derivation.js';
 import { occurrenceKey } from '../../services/fault-derivation.js';
-import { query, tableNamer } from './sql.js';
 
 // Advisory lock namespace of fault batches ("SWFF"); second key hashtext(schema:connection).
 const CONNECTION_LOCK = 0x53574646;

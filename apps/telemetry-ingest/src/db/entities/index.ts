@@ -1,6 +1,5 @@
 import type { EntityDefinition } from '@switchyard/persistence';
-import { ConnectionConfigEntity } from '@switchyard/service-kit';
-import { INGEST_LEDGER_ENTITIES } from './ingest-ledger.entities.js';
+import { ConnectionConfigEntity, INGEST_LEDGER_ENTITIES } from '@switchyard/service-kit';
 import { LatestReadingEntity, ObservationEntity } from './telemetry.entities.js';
 
 /** Entities of the `telemetry` schema: the connection-config projection, observations, latest readings and the ingest ledger. */

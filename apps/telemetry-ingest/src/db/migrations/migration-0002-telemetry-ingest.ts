@@ -15,7 +15,7 @@
  *   report windows.
  */
 import { SchemaMigration } from '@switchyard/persistence';
-import { ingestLedgerDdl } from '../repositories/ingest-ledger.repository.js';
+import { ingestLedgerDdl } from '@switchyard/service-kit';
 
 export class Migration0002TelemetryIngest extends SchemaMigration {
   override up(): void {

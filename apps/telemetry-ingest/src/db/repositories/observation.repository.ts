@@ -18,7 +18,7 @@
  */
 import type { Em, Orm } from '@switchyard/persistence';
 import { inTransaction, ormSchema } from '@switchyard/persistence';
-import { query, tableNamer } from './sql.js';
+import { query, tableNamer } from '@switchyard/service-kit';
 
 export interface ObservationRow {
   connection_id: string;

@@ -11,7 +11,8 @@
  *   never overwrites it; a null cursor leaves it alone;
  * - `connection_publication.publication` counts committed batches per connection and kind, and
  *   `published_at` is the commit time stored reads report as publishedAt.
- * Kept identical in directory, telemetry-ingest and fault-feed (a candidate for service-kit).
+ * Shared by directory, telemetry-ingest and fault-feed: each keeps these tables in its own schema
+ * (the DDL below is embedded in each context's own migration 0002).
  */
 import type { IngestKind, ReceiptV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
@@ -83,7 +84,7 @@ export class IngestLedgerRepository {
   }
 }
 
-/** DDL of the ledger tables, shared by this context's migration (`s` is the quoted schema). */
+/** DDL of the ledger tables, embedded in each ingesting context's migration (`s` is the quoted schema). */
 export function ingestLedgerDdl(s: string): string {
   return `
 -- One row per ingest batch ever handled; the receipt is kept so a redelivery re-sends it unchanged.

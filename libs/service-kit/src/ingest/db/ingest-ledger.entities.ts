@@ -1,7 +1,7 @@
 /**
  * The ingest ledger tables (`ingestLedgerDdl`) as the ORM sees them: written with hand-tuned SQL
  * by IngestLedgerRepository; declared so the schema-drift check compares the migration column for
- * column. Kept identical in directory, telemetry-ingest and fault-feed.
+ * column. Shared by directory, telemetry-ingest and fault-feed: each lists them in its entities.
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 

@@ -10,12 +10,14 @@
  * projection may lag the first batch by a moment) and then answered `rejected: connection_unknown`;
  * a disconnected connection is rejected at once — neither is retried forever. A batch whose
  * provider differs from the connection's is poison (dead-lettered), never guessed at.
- * Kept identical in directory, telemetry-ingest and fault-feed (a candidate for service-kit).
+ * Shared by directory, telemetry-ingest and fault-feed; each passes its own `apply` (and fault-feed
+ * its outbox flush as `afterCommit`).
  */
 import { INGEST_EVENTS, PoisonMessage, RetryLater, receiptMsgId, subjectFor, type Delivery, type IngestBatchV1, type ReceiptContext, type ReceiptRejection, type ReceiptV1 } from '@switchyard/messaging';
 import { inTransaction, type Em } from '@switchyard/persistence';
-import type { ConnectionConfigStore, ServiceRuntime } from '@switchyard/service-kit';
-import { IngestLedgerRepository } from '../db/repositories/ingest-ledger.repository.js';
+import type { ConnectionConfigStore } from '../context/connection-config.projection.js';
+import type { ServiceRuntime } from '../runtime.js';
+import { IngestLedgerRepository } from './db/ingest-ledger.repository.js';
 
 /** Deliveries that wait for an unknown connection's config before rejecting: 5 × 2 s ≈ 10 s of grace. */
 export const UNKNOWN_CONNECTION_ATTEMPTS = 5;

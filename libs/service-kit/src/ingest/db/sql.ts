@@ -1,7 +1,8 @@
 /**
- * Helpers for this context's hand-written SQL: the schema-qualified table name (the schema differs
+ * Helpers for a context's hand-written SQL: the schema-qualified table name (the schema differs
  * per deployment and per test run, so it is never a literal) and one query function that always
  * runs on the caller's transaction, so a batch's statements commit or roll back together.
+ * Shared by the ingest ledger and the repositories of directory, telemetry-ingest and fault-feed.
  */
 import { ormSchema, type Em } from '@switchyard/persistence';
 

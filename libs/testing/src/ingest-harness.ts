@@ -2,12 +2,14 @@
  * Test support for the ingest consumers: one service on an isolated schema and namespace, a second
  * process of the same service on the SAME schema and namespace (two consumers of one durable), a
  * connection configuration published over the bus, a receipt collector, and raw SQL against the
- * service's schema. Kept identical in directory, telemetry-ingest and fault-feed tests.
+ * service's schema. Shared by the ingest specs of directory, telemetry-ingest and fault-feed; the
+ * service under test is passed in (its definition and start function), so this lib imports no app.
  */
 import { randomUUID } from 'node:crypto';
 import { createBus, EVENTS, INGEST_EVENTS, subjectFor, type ConnectionConfigV1, type MessageBus, type ReceiptV1, type Subscription } from '@switchyard/messaging';
 import type { RunningService, ServiceDefinition, StartOptions } from '@switchyard/service-kit';
-import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { pollUntil } from './poll.js';
+import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
 
 export interface IngestHarness {
   h: ServiceUnderTest;
@@ -117,5 +119,3 @@ export function ledgerHas(harness: IngestHarness, batchId: string): Promise<true
     { timeoutMs: 15_000 },
   );
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
