@@ -1,8 +1,9 @@
 /**
  * The whole system in one process with sandbox data — the five contexts and the gateway sharing one
  * bus (NATS JetStream when there is one, else the in-process bus), each with its own ORM and
- * schema, the gateway listening on PORT. First start seeds the sandbox and writes the credentials
- * file; every start logs one line naming the database and the bus, and prints the "try it" block.
+ * schema, the gateway listening on PORT, the sync-orchestrator pointed at the provider simulators.
+ * First start seeds the sandbox and writes the credentials file; every start logs one line naming
+ * the database and the bus, and prints the "try it" block.
  * Invariant: stop() closes everything in reverse start order, then the bus, then the database,
  * and a failed start stops whatever had already started.
  */
@@ -59,7 +60,10 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
       Object.fromEntries(Object.entries(simulators.credentials).map(([provider, c]) => [provider, c.baseUrl])),
       'provider simulators started',
     );
-    for (const start of [startSyncOrchestrator, startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
+    // The orchestrator's collectors call the simulators exactly as they would call the providers.
+    const { samsara, motive, geotab } = simulators.credentials;
+    started.push(await startSyncOrchestrator({ ...common, env, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
+    for (const start of [startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
       started.push(await start(common));
     }
     const port = Number(env.PORT ?? 3000);

@@ -9,13 +9,14 @@ import { ConnectionsController } from './controllers/connections.controller.js';
 import { SyncsController } from './controllers/syncs.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
+import { ProviderAccessHandler } from './handlers/provider-access.handler.js';
 import { ContextClient } from './services/context-client.service.js';
 import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
   controllers: [CatalogController, ConnectionsController, SyncsController],
-  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
+  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ProviderAccessHandler],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

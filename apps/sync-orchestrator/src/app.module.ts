@@ -4,12 +4,13 @@ import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantConsumer } from './projections/application-grant.consumer.js';
+import { ProviderAdapterFactory } from './providers/adapter-factory.js';
 import { SyncLifecycleService } from './services/sync-lifecycle.service.js';
 import { UnitReceiptService } from './services/unit-receipts.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
-  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer],
-  exports: [SyncLifecycleService, UnitReceiptService],
+  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory],
+  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory],
 })
 export class SyncOrchestratorModule {}

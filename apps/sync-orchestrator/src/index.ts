@@ -3,8 +3,10 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
+import type { Provider } from '@switchyard/domain';
 import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
 import { SyncOrchestratorModule } from './app.module.js';
+import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS } from './config.js';
 import { syncOrchestratorEntities } from './db/entities/index.js';
 import { syncOrchestratorMigrations } from './db/migrations/index.js';
 
@@ -15,13 +17,25 @@ export const syncOrchestratorService: ServiceDefinition = {
   module: SyncOrchestratorModule,
 };
 
-export function startSyncOrchestrator(options: StartOptions): Promise<RunningService> {
-  return startService(syncOrchestratorService, options);
+export interface StartSyncOrchestratorOptions extends StartOptions {
+  /** Provider API base URLs (the launcher passes its simulators'); each wins over SAMSARA_/MOTIVE_/GEOTAB_BASE_URL. */
+  providerBaseUrls?: Partial<Record<Provider, string>>;
+  /** Environment to read the orchestrator's variables from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function startSyncOrchestrator({ providerBaseUrls, env = process.env, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
+  const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls });
+  return startService(syncOrchestratorService, { ...options, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
 }
 
 export { SyncOrchestratorModule } from './app.module.js';
 export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult } from './services/unit-receipts.service.js';
 export { SyncLifecycleService } from './services/sync-lifecycle.service.js';
+export { ProviderAdapterFactory, type ConnectionAdapter } from './providers/adapter-factory.js';
+export { PgRequestBudget, type PgRequestBudgetOptions } from './providers/pg-request-budget.js';
+export { budgetAccountKey, PROVIDER_RATES, type BudgetRate } from './providers/provider-rates.js';
+export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from './config.js';
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
 export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
 export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';

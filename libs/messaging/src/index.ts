@@ -29,3 +29,4 @@ export * from './schemas/ping.v1.js';
 export * from './schemas/application-grant.v1.js';
 export * from './schemas/sync-api.v1.js';
 export * from './ingest-subjects.js';
+export * from './provider-access.js';

@@ -1,0 +1,75 @@
+/**
+ * Serves `gateway.connection.provider-access`: a collector names a connection and gets back its
+ * provider, environment, status, configuration revision and the provider credentials, opened from
+ * the AES-256-GCM seal (services/secret-box.ts, the connection id as associated data) and
+ * validated against that provider's credential shape before they leave.
+ *
+ * Trust boundary (also docs/deploy.md, "Provider credentials on the bus"): the reply carries the
+ * provider's secrets in clear over the internal bus, because the gateway is the only holder of
+ * `SWITCHYARD_MASTER_KEY` and the collectors must authenticate to the providers. In production the
+ * NATS authorization must restrict this subject: subscribe only for the gateway's user, publish
+ * only for the sync-orchestrator's and telemetry-ingest's users (TLS on every link). Nothing here
+ * logs the request or the reply; an error log names the connection id and the failing step only.
+ *
+ * Errors: `not_found` for an unknown connection, `provider_config_invalid` for a connection stored
+ * without credentials or with credentials that do not fit its provider (the detail names the
+ * missing keys, never a value), `service_unavailable` before migrations ran. A seal that cannot be
+ * opened (wrong master key, ciphertext moved between rows) is an operator fault: `internal_error`,
+ * logged once without the sealed text.
+ */
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { PROVIDER_ACCESS_RPC, PROVIDER_CREDENTIAL_SCHEMAS, RpcError, type ProviderAccessReplyV1, type Subscription } from '@switchyard/messaging';
+import { RUNTIME, serveRpc, type ServiceRuntime } from '@switchyard/service-kit';
+import type { ConnectionConfig, Provider } from '@switchyard/domain';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
+import { Connection } from '../db/entities/index.js';
+import { SecretBox } from '../services/secret-box.js';
+
+@Injectable()
+export class ProviderAccessHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private subscription: Subscription | undefined;
+  private readonly secrets: SecretBox;
+
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.secrets = new SecretBox(settings.masterKey);
+  }
+
+  onApplicationBootstrap() {
+    this.subscription = serveRpc(this.runtime.bus, this.runtime.logger, PROVIDER_ACCESS_RPC, ({ connectionId }) => this.access(connectionId));
+  }
+
+  async beforeApplicationShutdown() {
+    await this.subscription?.drain();
+  }
+
+  private async access(connectionId: string): Promise<ProviderAccessReplyV1> {
+    if (!this.runtime.state.migrated) throw new RpcError('service_unavailable', 'migrations pending');
+    const row = await this.runtime.orm.em.fork().findOne(Connection, { id: connectionId });
+    if (!row) throw new RpcError('not_found', 'no such connection');
+    if (!row.providerCredentials) throw new RpcError('provider_config_invalid', 'the connection has no provider credentials');
+    const config = row.config as ConnectionConfig;
+    const provider = row.provider as Provider;
+    let opened: unknown;
+    try {
+      opened = JSON.parse(this.secrets.open(row.providerCredentials, connectionId));
+    } catch (error) {
+      // The crypto error says only "unable to authenticate data"; neither the seal nor a key is logged.
+      this.runtime.logger.error({ connectionId, errName: error instanceof Error ? error.name : 'unknown' }, 'provider credentials could not be opened');
+      throw new RpcError('internal_error');
+    }
+    const schema = PROVIDER_CREDENTIAL_SCHEMAS[provider];
+    if (!schema) throw new RpcError('provider_config_invalid', 'unknown provider');
+    const parsed = schema.safeParse(opened);
+    if (!parsed.success) {
+      // Paths and zod's messages only (they never quote the input value).
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      throw new RpcError('provider_config_invalid', `stored credentials do not fit ${provider}: ${problems}`.slice(0, 500));
+    }
+    const common = { connectionId, environment: config.environment, status: config.status, revision: row.configRevision };
+    // The union is discriminated by provider; each branch pairs it with its own credential shape.
+    return { ...common, provider, credentials: parsed.data } as ProviderAccessReplyV1;
+  }
+}

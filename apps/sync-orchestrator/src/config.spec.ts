@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@switchyard/service-kit';
+import { loadSyncOrchestratorSettings } from './config.js';
+
+describe('loadSyncOrchestratorSettings', () => {
+  it('defaults the provider base URLs to the real providers', () => {
+    expect(loadSyncOrchestratorSettings({}).providerBaseUrls).toEqual({
+      samsara: 'https://api.samsara.com',
+      motive: 'https://api.gomotive.com',
+      geotab: 'https://my.geotab.com',
+    });
+  });
+
+  it('takes the environment, and start options over the environment, without trailing slashes', () => {
+    const settings = loadSyncOrchestratorSettings({ SAMSARA_BASE_URL: 'https://api.eu.samsara.com/', MOTIVE_BASE_URL: 'http://127.0.0.1:4102' }, { providerBaseUrls: { motive: 'http://127.0.0.1:9999' } });
+    expect(settings.providerBaseUrls).toEqual({ samsara: 'https://api.eu.samsara.com', motive: 'http://127.0.0.1:9999', geotab: 'https://my.geotab.com' });
+  });
+
+  it('names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      loadSyncOrchestratorSettings({ SAMSARA_BASE_URL: 'ftp://example.com', GEOTAB_BASE_URL: 'not a url', PROVIDER_TIMEOUT_MS: '5' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['SAMSARA_BASE_URL', 'GEOTAB_BASE_URL', 'PROVIDER_TIMEOUT_MS']);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * sync-orchestrator environment, parsed once at start (libs/service-kit loadConfig): a bad value
+ * stops the process with one message naming every bad variable. The provider base URLs default to
+ * the real providers (shared/providers/*.md); the sandbox launcher and the tests point them at the
+ * simulators through `StartSyncOrchestratorOptions.providerBaseUrls`, which wins over the
+ * environment.
+ */
+import type { Provider } from '@switchyard/domain';
+import { baseEnvSchema, loadConfig } from '@switchyard/service-kit';
+import { z } from 'zod';
+
+const httpUrl = z
+  .string()
+  .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), 'an http(s) URL')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
+  /** US region; EU customers use https://api.eu.samsara.com. */
+  SAMSARA_BASE_URL: httpUrl.default('https://api.samsara.com'),
+  /** Current host; the legacy https://api.keeptruckin.com may still serve (motive.md, unconfirmed). */
+  MOTIVE_BASE_URL: httpUrl.default('https://api.gomotive.com'),
+  /** Federation entry point; Authenticate's `path` redirects each database to its own server. */
+  GEOTAB_BASE_URL: httpUrl.default('https://my.geotab.com'),
+  /** Per provider request, including the body (retries each get their own). */
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(30_000),
+  /** Deadline of `gateway.connection.provider-access`. */
+  PROVIDER_ACCESS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Longest an adapter (and the credentials in it) is reused without asking the gateway again. */
+  ADAPTER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+});
+
+export type SyncOrchestratorEnv = z.output<typeof syncOrchestratorEnvSchema>;
+
+/** What the orchestrator's module needs beyond the shared runtime. */
+export interface SyncOrchestratorSettings {
+  providerBaseUrls: Readonly<Record<Provider, string>>;
+  providerTimeoutMs: number;
+  providerAccessTimeoutMs: number;
+  adapterCacheTtlMs: number;
+}
+
+export const SYNC_ORCHESTRATOR_SETTINGS = Symbol('sync-orchestrator.settings');
+
+export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: { providerBaseUrls?: Partial<Record<Provider, string>> } = {}): SyncOrchestratorSettings {
+  const parsed = loadConfig(syncOrchestratorEnvSchema, {
+    ...env,
+    ...(overrides.providerBaseUrls?.samsara ? { SAMSARA_BASE_URL: overrides.providerBaseUrls.samsara } : {}),
+    ...(overrides.providerBaseUrls?.motive ? { MOTIVE_BASE_URL: overrides.providerBaseUrls.motive } : {}),
+    ...(overrides.providerBaseUrls?.geotab ? { GEOTAB_BASE_URL: overrides.providerBaseUrls.geotab } : {}),
+  });
+  return {
+    providerBaseUrls: { samsara: parsed.SAMSARA_BASE_URL, motive: parsed.MOTIVE_BASE_URL, geotab: parsed.GEOTAB_BASE_URL },
+    providerTimeoutMs: parsed.PROVIDER_TIMEOUT_MS,
+    providerAccessTimeoutMs: parsed.PROVIDER_ACCESS_TIMEOUT_MS,
+    adapterCacheTtlMs: parsed.ADAPTER_CACHE_TTL_MS,
+  };
+}

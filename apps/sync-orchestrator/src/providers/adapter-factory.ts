@@ -1,0 +1,129 @@
+/**
+ * Builds the ProviderAdapter a collector uses for one connection: asks the gateway for the
+ * connection's provider and credentials (`gateway.connection.provider-access`), then creates the
+ * provider's adapter on the configured base URL (real provider, or a simulator in the sandbox),
+ * with the account's shared PgRequestBudget and the configured timeout.
+ *
+ * Caching: an adapter (and the credentials inside it) is reused for `ADAPTER_CACHE_TTL_MS`
+ * (default 60 s) and only while the connection-config projection's revision is the one it was
+ * built at — the gateway bumps the revision on every configuration change, so a paused or
+ * re-configured connection gets a fresh adapter on the next call. Credentials changed without a
+ * revision bump are picked up within the TTL, or at once through `invalidate` (a collector calls
+ * it after `provider_auth_required`). Budgets are per account and live as long as the factory, so
+ * every connection of one account in this process shares one budget queue.
+ *
+ * Invariant: credentials never leave this file except inside the adapter; nothing here logs them.
+ */
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Environment, Provider } from '@switchyard/domain';
+import { PROVIDER_ACCESS_RPC, type ProviderAccessReplyV1 } from '@switchyard/messaging';
+import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
+import { ConnectionConfigStore, currentCorrelation, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
+import { PgRequestBudget } from './pg-request-budget.js';
+import { budgetAccountKey, PROVIDER_RATES } from './provider-rates.js';
+
+// The bus schema and the adapters' credential type must stay one shape: this fails to compile if not.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _credentialShapesAgree: Same<Extract<ProviderAccessReplyV1, { provider: 'samsara' }>['credentials'], ProviderCredentials['samsara']> &
+  Same<Extract<ProviderAccessReplyV1, { provider: 'motive' }>['credentials'], ProviderCredentials['motive']> &
+  Same<Extract<ProviderAccessReplyV1, { provider: 'geotab' }>['credentials'], ProviderCredentials['geotab']> = true;
+
+export interface ConnectionAdapter {
+  readonly connectionId: string;
+  readonly provider: Provider;
+  readonly environment: Environment;
+  /** The connection's status when the credentials were read (collectors still check the projection). */
+  readonly status: ProviderAccessReplyV1['status'];
+  /** The configuration revision the adapter was built at. */
+  readonly revision: number;
+  readonly adapter: ProviderAdapter;
+  /** The account's shared budget (`budget.accountKey` is `<provider>:<hash>`, safe to log). */
+  readonly budget: PgRequestBudget;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface CacheEntry {
+  built: Promise<ConnectionAdapter>;
+  /** Projection revision seen when the entry was made (null: no projection row yet). */
+  projectionRevision: number | null;
+  expiresAt: number;
+}
+
+@Injectable()
+export class ProviderAdapterFactory {
+  private readonly settings: SyncOrchestratorSettings;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly budgets = new Map<string, PgRequestBudget>();
+  private readonly projection: ConnectionConfigStore;
+
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Optional() @Inject(SYNC_ORCHESTRATOR_SETTINGS) settings?: SyncOrchestratorSettings,
+  ) {
+    this.settings = settings ?? loadSyncOrchestratorSettings(process.env);
+    this.projection = new ConnectionConfigStore(runtime.orm);
+  }
+
+  /** The adapter for `connectionId`, cached (see the header). Rejects with the gateway's RpcError (`not_found`, `provider_config_invalid`) or a bus error. */
+  async adapterFor({ connectionId }: { connectionId: string }): Promise<ConnectionAdapter> {
+    const projectionRevision = await this.projectionRevision(connectionId);
+    const now = Date.now();
+    const cached = this.cache.get(connectionId);
+    if (cached && cached.expiresAt > now && cached.projectionRevision === projectionRevision) return cached.built;
+    const built = this.build(connectionId);
+    const entry: CacheEntry = { built, projectionRevision, expiresAt: now + this.settings.adapterCacheTtlMs };
+    this.cache.set(connectionId, entry);
+    // A failed build is not cached: the next call asks the gateway again.
+    built.catch(() => {
+      if (this.cache.get(connectionId) === entry) this.cache.delete(connectionId);
+    });
+    return built;
+  }
+
+  /** Forget the cached adapter (e.g. after `provider_auth_required`: credentials may have been rotated). */
+  invalidate(connectionId: string): void {
+    this.cache.delete(connectionId);
+  }
+
+  private async build(connectionId: string): Promise<ConnectionAdapter> {
+    const ctx = currentCorrelation();
+    const access = await this.runtime.bus.request(
+      PROVIDER_ACCESS_RPC,
+      { connectionId },
+      { timeoutMs: this.settings.providerAccessTimeoutMs, headers: { correlationId: ctx?.correlationId, traceparent: ctx?.traceparent } },
+    );
+    const budget = this.budgetFor(access);
+    const common = { baseUrl: this.settings.providerBaseUrls[access.provider], budget, timeoutMs: this.settings.providerTimeoutMs };
+    const adapter =
+      access.provider === 'samsara'
+        ? createSamsaraAdapter({ ...common, provider: 'samsara', credentials: access.credentials })
+        : access.provider === 'motive'
+          ? createMotiveAdapter({ ...common, provider: 'motive', credentials: access.credentials })
+          : createGeotabAdapter({ ...common, provider: 'geotab', credentials: access.credentials });
+    return { connectionId, provider: access.provider, environment: access.environment, status: access.status, revision: access.revision, adapter, budget };
+  }
+
+  private budgetFor(access: ProviderAccessReplyV1): PgRequestBudget {
+    const accountKey = budgetAccountKey(access.provider, access.credentials);
+    let budget = this.budgets.get(accountKey);
+    if (!budget) {
+      const logger = this.runtime.logger;
+      budget = new PgRequestBudget(this.runtime.orm, {
+        accountKey,
+        provider: access.provider,
+        ...PROVIDER_RATES[access.provider],
+        onError: (error) => logger.warn({ err: error, accountKey }, 'provider pause could not be shared; it holds in this process only'),
+      });
+      this.budgets.set(accountKey, budget);
+    }
+    return budget;
+  }
+
+  private async projectionRevision(connectionId: string): Promise<number | null> {
+    // A malformed id has no projection row; the gateway answers it with invalid_request.
+    if (!UUID.test(connectionId)) return null;
+    return (await this.projection.get(connectionId))?.revision ?? null;
+  }
+}
