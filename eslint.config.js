@@ -29,7 +29,7 @@ export default [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing'] },
             { sourceTag: 'type:sandbox', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:adapter', 'type:testing'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:domain'] },
-            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:app', 'type:sandbox'] },
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:app', 'type:sandbox'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
             { sourceTag: 'scope:sync-orchestrator', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sync-orchestrator'] },

@@ -13,11 +13,11 @@ import { startDirectory } from '@switchyard/directory';
 import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
 import { CredentialsAdmin, loadKeyMaterial, startGateway } from '@switchyard/gateway';
-import { createLogger, type RunningService } from '@switchyard/service-kit';
+import { createLogger, type Logger, type RunningService } from '@switchyard/service-kit';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
-import { credentialsPath, ensureSandbox, tryItBlock } from './sandbox-seed.js';
+import { credentialsPath, ensureSandbox, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
 import { startSandboxSimulators } from './simulators.js';
 
 export interface LaunchOptions {
@@ -62,7 +62,7 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     );
     // The orchestrator's collectors call the simulators exactly as they would call the providers.
     const { samsara, motive, geotab } = simulators.credentials;
-    started.push(await startSyncOrchestrator({ ...common, env, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
+    started.push(await startSyncOrchestrator({ ...common, env, collectors: true, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
     for (const start of [startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
       started.push(await start(common));
     }
@@ -75,10 +75,29 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     // Grant snapshots are idempotent (revision-ordered): re-announcing them on every start heals a
     // data dir seeded before the orchestrator kept its grant projection.
     if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
+    await untilSyncApiAnswers(credentials, logger);
     if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir))}\n`);
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * Grants reach the orchestrator through the gateway's outbox (~0.5 s); until they have, sync routes
+ * answer 503. Wait (bounded) so every printed curl line works the moment it is shown.
+ */
+async function untilSyncApiAnswers(credentials: SandboxCredentials, logger: Logger): Promise<void> {
+  const first = credentials.connections[0];
+  if (!first) return;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${credentials.baseUrl}/v1/syncs`, {
+      headers: { authorization: `Bearer ${credentials.applicationSecret}`, 'connection-token': first.connectionToken },
+    }).catch(() => undefined);
+    if (res && res.status !== 503) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  logger.warn('sync routes still answer 503 (grants not yet at the orchestrator); they will catch up');
 }

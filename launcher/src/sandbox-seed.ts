@@ -13,6 +13,8 @@ import { PROVIDERS, type Provider } from '@switchyard/domain';
 import { ConnectionsAdmin, CredentialsAdmin, SecretBox, credentialExists } from '@switchyard/gateway';
 import type { Orm } from '@switchyard/persistence';
 import type { SimulatorCredentials } from '@switchyard/sandbox';
+import { capabilitiesFor } from '@switchyard/providers';
+import { simulatorVehicleIds } from './simulator-roster.js';
 
 export interface SandboxCredentials {
   baseUrl: string;
@@ -63,8 +65,10 @@ export async function ensureSandbox(
       providerCredentials: providerCredentials(simulators, provider),
     });
     await connectionsAdmin.configure(connection.connectionId, {
+      approvedVehicleIds: await simulatorVehicleIds(provider, simulators),
       unifiedCollection: true,
-      purposes: { vehicles: true, groupMemberships: true, trips: true },
+      // Every purpose the provider can serve (Motive reports no vehicle group memberships).
+      purposes: { vehicles: true, groupMemberships: capabilitiesFor(provider).fields['vehicle.groups'] !== 'unsupported', trips: true },
       optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: false },
       selectedSignals: ['odometer', 'faults', 'engineHours', 'location'],
     });
@@ -98,6 +102,9 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string): stri
     lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${conn.id} -H 'Authorization: Bearer ${c.consumerKey}'   # ${conn.provider}`);
   }
   if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/capabilities -H 'Authorization: Bearer ${c.consumerKey}'`);
+  if (first) {
+    lines.push(`│   curl -s ${c.baseUrl}/v1/syncs -H 'Authorization: Bearer ${c.applicationSecret}' -H 'Connection-Token: ${first.connectionToken}'`);
+  }
   lines.push(`│   curl -s ${c.baseUrl}/readyz`);
   const { samsara, motive, geotab } = c.simulators;
   if (samsara || motive || geotab) lines.push('│', '│ The provider simulators, called as the real APIs are:');

@@ -2,6 +2,8 @@
 import { Module } from '@nestjs/common';
 import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
+import { CollectorService } from './collectors/collector.service.js';
+import { ReceiptConsumer } from './collectors/receipt.consumer.js';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantConsumer } from './projections/application-grant.consumer.js';
 import { ProviderAdapterFactory } from './providers/adapter-factory.js';
@@ -10,7 +12,7 @@ import { UnitReceiptService } from './services/unit-receipts.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
-  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory],
-  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory],
+  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory, CollectorService, ReceiptConsumer],
+  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, ReceiptConsumer],
 })
 export class SyncOrchestratorModule {}

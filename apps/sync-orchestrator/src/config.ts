@@ -27,6 +27,25 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   PROVIDER_ACCESS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Longest an adapter (and the credentials in it) is reused without asking the gateway again. */
   ADAPTER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /**
+   * Run the collectors (lease units, fetch, publish) in this process. Off by default for an
+   * orchestrator started from code (tests of the sync API drive units by hand); main.ts turns it
+   * on unless COLLECTOR_ENABLED=false, and `StartSyncOrchestratorOptions.collectors` wins over both.
+   */
+  COLLECTOR_ENABLED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Collector jobs (a unit, or the snapshot units of one sync and purpose) worked at once per process. */
+  COLLECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** Units taken per lease call (the grouping works inside one call). */
+  COLLECTOR_LEASE_BATCH: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** Unit lease length; heartbeats renew it every third of it while the unit is held. */
+  LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Pause between lease attempts when nothing was leasable. */
+  POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /** Leases of one unit that may end in provider_throttled/unavailable before its sync fails with that code. */
+  COLLECTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
 });
 
 export type SyncOrchestratorEnv = z.output<typeof syncOrchestratorEnvSchema>;
@@ -37,11 +56,21 @@ export interface SyncOrchestratorSettings {
   providerTimeoutMs: number;
   providerAccessTimeoutMs: number;
   adapterCacheTtlMs: number;
+  collector: CollectorSettings;
+}
+
+export interface CollectorSettings {
+  enabled: boolean;
+  concurrency: number;
+  leaseBatch: number;
+  leaseMs: number;
+  pollMs: number;
+  maxAttempts: number;
 }
 
 export const SYNC_ORCHESTRATOR_SETTINGS = Symbol('sync-orchestrator.settings');
 
-export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: { providerBaseUrls?: Partial<Record<Provider, string>> } = {}): SyncOrchestratorSettings {
+export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: { providerBaseUrls?: Partial<Record<Provider, string>>; collectors?: boolean } = {}): SyncOrchestratorSettings {
   const parsed = loadConfig(syncOrchestratorEnvSchema, {
     ...env,
     ...(overrides.providerBaseUrls?.samsara ? { SAMSARA_BASE_URL: overrides.providerBaseUrls.samsara } : {}),
@@ -53,5 +82,13 @@ export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: 
     providerTimeoutMs: parsed.PROVIDER_TIMEOUT_MS,
     providerAccessTimeoutMs: parsed.PROVIDER_ACCESS_TIMEOUT_MS,
     adapterCacheTtlMs: parsed.ADAPTER_CACHE_TTL_MS,
+    collector: {
+      enabled: overrides.collectors ?? parsed.COLLECTOR_ENABLED,
+      concurrency: parsed.COLLECTOR_CONCURRENCY,
+      leaseBatch: parsed.COLLECTOR_LEASE_BATCH,
+      leaseMs: parsed.LEASE_MS,
+      pollMs: parsed.POLL_MS,
+      maxAttempts: parsed.COLLECTOR_MAX_ATTEMPTS,
+    },
   };
 }

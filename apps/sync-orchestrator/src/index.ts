@@ -22,10 +22,12 @@ export interface StartSyncOrchestratorOptions extends StartOptions {
   providerBaseUrls?: Partial<Record<Provider, string>>;
   /** Environment to read the orchestrator's variables from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Run the collectors and the receipt consumer (wins over COLLECTOR_ENABLED; see config.ts). */
+  collectors?: boolean;
 }
 
-export function startSyncOrchestrator({ providerBaseUrls, env = process.env, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
-  const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls });
+export function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
+  const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls, collectors });
   return startService(syncOrchestratorService, { ...options, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
 }
 
@@ -35,7 +37,10 @@ export { SyncLifecycleService } from './services/sync-lifecycle.service.js';
 export { ProviderAdapterFactory, type ConnectionAdapter } from './providers/adapter-factory.js';
 export { PgRequestBudget, type PgRequestBudgetOptions } from './providers/pg-request-budget.js';
 export { budgetAccountKey, PROVIDER_RATES, type BudgetRate } from './providers/provider-rates.js';
-export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from './config.js';
+export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from './config.js';
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
 export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
+export { CollectorService, failureCode, RETRYABLE_CODES } from './collectors/collector.service.js';
+export { ReceiptConsumer, RECEIPT_DURABLE, type ReceiptHandling } from './collectors/receipt.consumer.js';
+export { groupIntoJobs, pageBatches, sharedCursor, type CollectorJob } from './collectors/collector-jobs.js';
 export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';

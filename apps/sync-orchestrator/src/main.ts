@@ -1,8 +1,11 @@
 /**
  * Runs the sync-orchestrator context alone (as deployed): health on HEALTH_PORT (default 3101);
- * provider base URLs from SAMSARA_BASE_URL, MOTIVE_BASE_URL, GEOTAB_BASE_URL (config.ts).
+ * provider base URLs from SAMSARA_BASE_URL, MOTIVE_BASE_URL, GEOTAB_BASE_URL; collectors on unless
+ * COLLECTOR_ENABLED=false (config.ts).
  */
 import { runMain } from '@switchyard/service-kit';
 import { startSyncOrchestrator, syncOrchestratorService } from './index.js';
 
-await runMain(syncOrchestratorService, { portVariable: 'HEALTH_PORT', defaultPort: 3101, start: startSyncOrchestrator });
+// Deployed alone, the orchestrator collects unless COLLECTOR_ENABLED=false says otherwise.
+const collectors = process.env.COLLECTOR_ENABLED !== 'false';
+await runMain(syncOrchestratorService, { portVariable: 'HEALTH_PORT', defaultPort: 3101, start: (options) => startSyncOrchestrator({ ...options, collectors }) });

@@ -4,6 +4,7 @@
  * durables under the bus namespace, so cases never see each other's messages.
  * Timings: ackWait 600 ms and a 50 ms backoff keep the whole suite to a few seconds per bus.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
@@ -221,6 +222,21 @@ export function runBusContract(label: string, makeBus: MakeBus): void {
       await eventually(() => expect(seen).toHaveLength(1));
       await sleep(ACK_WAIT_MS + 200);
       expect(seen).toEqual([{ n: 1, label: 'once' }]);
+    });
+
+    it("runs handlers outside the caller's async context (no AsyncLocalStorage leaks between services)", async () => {
+      const store = new AsyncLocalStorage<string>();
+      const seenByConsumer: (string | undefined)[] = [];
+      const seenByServer: (string | undefined)[] = [];
+      track(await bus.consume(consumerFor('context'), async () => void seenByConsumer.push(store.getStore())));
+      track(bus.serve(echoRpc('context'), async (req) => (seenByServer.push(store.getStore()), { echoed: req.text, correlationId: undefined })));
+      await store.run('publisher-context', async () => {
+        await publishItem('context', { n: 1, label: 'ctx' }, 'context-1');
+        await bus.request(echoRpc('context'), { text: 'x' });
+      });
+      await eventually(() => expect(seenByConsumer).toHaveLength(1));
+      expect(seenByConsumer).toEqual([undefined]);
+      expect(seenByServer).toEqual([undefined]);
     });
 
     it('keeps per-subject order with maxAckPending 1, also across a retry', async () => {

@@ -64,6 +64,33 @@ export class UnitReceiptService {
     });
   }
 
+  /** The sync's current status (undefined: no such sync). */
+  syncStatus(syncId: string): Promise<SyncStatus | undefined> {
+    return inTransaction(this.orm, (em) => this.units.syncStatus(em, syncId));
+  }
+
+  /** Stores a provider failure code on a held unit; see UnitLeaseRepository.recordUnitError. */
+  recordUnitError(unitId: string, fencingToken: string, code: string, retryable: boolean): Promise<number | undefined> {
+    return inTransaction(this.orm, (em) => this.units.recordUnitError(em, unitId, fencingToken, code, retryable));
+  }
+
+  /**
+   * A context rejected a batch of the unit: fails the unit's sync with `reason`, but only while the
+   * receipt's fencing token is the unit's current one and the unit is not receipted — a rejection
+   * from an earlier lease or attempt must not fail a retried sync. True when the sync failed here.
+   */
+  failSyncForUnit(unitId: string, fencingToken: string, reason: string): Promise<boolean> {
+    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return Promise.resolve(false);
+    return inTransaction(this.orm, async (em) => {
+      const sync = await this.units.lockSyncOfUnit(em, unitId);
+      if (!sync || !nextStatus(sync.status, 'collection_failed')) return false;
+      const unit = await this.units.lockUnit(em, unitId);
+      if (!unit || unit.fencingToken !== fencingToken || unit.state === 'receipted') return false;
+      await this.units.failSync(em, sync.syncId, reason);
+      return true;
+    });
+  }
+
   /** Collection gave up (e.g. provider credentials revoked): an open sync becomes failed with `reason`. */
   failSync(syncId: string, reason: string): Promise<boolean> {
     return inTransaction(this.orm, async (em) => {

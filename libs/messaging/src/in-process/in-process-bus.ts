@@ -7,6 +7,7 @@
  * Invariant: durability ends with the process; this bus is for one-machine demos and tests only.
  */
 import type { z } from 'zod';
+import { AsyncResource } from 'node:async_hooks';
 import { runDelivery } from '../delivery-runner.js';
 import { BusTimeoutError, BusUnavailableError, MessageValidationError } from '../errors.js';
 import { fromWireHeaders, HEADERS, toWireHeaders } from '../headers.js';
@@ -83,11 +84,16 @@ export class InProcessBus implements MessageBus {
   serve<Req extends z.ZodType, Res extends z.ZodType>(rpc: RpcDefinition<Req, Res>, handler: RpcHandler<Req, Res>): Subscription {
     this.assertOpen(rpc.subject);
     const inFlight = new Set<Promise<Uint8Array>>();
-    const endpoint: RpcEndpoint = (data, headers) => {
-      const work = answerRequest(rpc, handler, data, fromWireHeaders(Object.entries(headers)), this.options.logger).finally(() => inFlight.delete(work));
-      inFlight.add(work);
-      return work;
-    };
+    // Handlers run in the async context of whoever called serve(), never the requester's, as they
+    // would across processes: AsyncLocalStorage state (a MikroORM request context, a correlation
+    // store) must not leak from one service into another through the in-process bus.
+    const scope = new AsyncResource('switchyard.in-process.serve');
+    const endpoint: RpcEndpoint = (data, headers) =>
+      scope.runInAsyncScope(() => {
+        const work = answerRequest(rpc, handler, data, fromWireHeaders(Object.entries(headers)), this.options.logger).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+        return work;
+      });
     const group = this.broker.rpc.get(rpc.subject) ?? { endpoints: [], next: 0 };
     this.broker.rpc.set(rpc.subject, group);
     group.endpoints.push(endpoint);
@@ -139,36 +145,40 @@ export class InProcessBus implements MessageBus {
     let abandoned = false;
     const logger = this.options.logger;
 
+    // Deliveries run in the consumer's async context, not the publisher's (see serve()).
+    const scope = new AsyncResource('switchyard.in-process.consume');
     const member = {
       deliver: (message: { seq: number; subject: string; data: Uint8Array; headers: Record<string, string>; msgId: string | undefined }, deliveryCount: number) => {
-        const work = nextTick()
-          .then(() =>
-            runDelivery({
-              consumer,
-              handler,
-              logger,
-              isAbandoned: () => abandoned,
-              message: {
-                subject: message.subject,
-                data: message.data,
-                msgId: message.msgId,
-                headers: fromWireHeaders(Object.entries(message.headers)),
-                deliveryCount,
-                streamSequence: message.seq,
-              },
-              port: {
-                ack: () => this.broker.settle(durable, message.seq),
-                term: () => this.broker.settle(durable, message.seq),
-                nak: (delayMs) => this.broker.nak(durable, message.seq, deliveryCount, delayMs),
-                working: () => this.broker.working(durable, message.seq, deliveryCount),
-                publishDeadLetter: async (subject, envelope, msgId, headers, owned) => {
-                  await this.publishOwned(EVENTS.deadLetter, subject, envelope, msgId, headers, owned);
+        const work: Promise<unknown> = scope.runInAsyncScope(() =>
+            nextTick()
+            .then(() =>
+              runDelivery({
+                consumer,
+                handler,
+                logger,
+                isAbandoned: () => abandoned,
+                message: {
+                  subject: message.subject,
+                  data: message.data,
+                  msgId: message.msgId,
+                  headers: fromWireHeaders(Object.entries(message.headers)),
+                  deliveryCount,
+                  streamSequence: message.seq,
                 },
-              },
-            }),
-          )
-          .catch((error: unknown) => logger.error({ durable: consumer.durable, ...describeError(error) }, 'delivery failed'))
-          .finally(() => inFlight.delete(work));
+                port: {
+                  ack: () => this.broker.settle(durable, message.seq),
+                  term: () => this.broker.settle(durable, message.seq),
+                  nak: (delayMs) => this.broker.nak(durable, message.seq, deliveryCount, delayMs),
+                  working: () => this.broker.working(durable, message.seq, deliveryCount),
+                  publishDeadLetter: async (subject, envelope, msgId, headers, owned) => {
+                    await this.publishOwned(EVENTS.deadLetter, subject, envelope, msgId, headers, owned);
+                  },
+                },
+              }),
+            )
+            .catch((error: unknown) => logger.error({ durable: consumer.durable, ...describeError(error) }, 'delivery failed'))
+            .finally(() => inFlight.delete(work)),
+        );
         inFlight.add(work);
       },
     };

@@ -58,6 +58,8 @@ export const SyncUnitEntity = defineEntity({
     providerCursor: p.text().nullable(),
     receiptedAt: p.datetime().nullable(),
     lastErrorCode: p.text().nullable(),
+    /** Migration 0004: leases of the current attempt that ended in a retryable provider failure. */
+    errorAttempts: p.integer().default(0),
   },
   uniques: [{ name: 'sync_unit_sync_seq_unique', properties: ['syncId', 'seq'] }],
   indexes: [{ name: 'sync_unit_leasable_idx', properties: ['leaseExpiresAt', 'id'] }],

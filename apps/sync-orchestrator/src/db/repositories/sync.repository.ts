@@ -170,7 +170,7 @@ export class SyncRepository {
     if (!updated) throw new Error(`sync ${id} vanished under its row lock`);
     await query(
       em,
-      `update ${t('sync_unit')} set state = 'admitted', attempt = ?, fencing_token = fencing_token + 1, provider_cursor = null, receipted_at = null, last_error_code = null
+      `update ${t('sync_unit')} set state = 'admitted', attempt = ?, fencing_token = fencing_token + 1, provider_cursor = null, receipted_at = null, last_error_code = null, error_attempts = 0
         where sync_id = ?`,
       [updated.attempts, id],
     );

@@ -179,6 +179,27 @@ export class UnitLeaseRepository {
     return rows[0]?.status;
   }
 
+  /** The sync's status without a lock (collectors check it before each provider page). */
+  async syncStatus(em: Em, syncId: string): Promise<SyncStatus | undefined> {
+    const rows = await query<{ status: SyncStatus }>(em, `select status from ${tableNamer(em)('sync')} where id = ?`, [syncId]);
+    return rows[0]?.status;
+  }
+
+  /**
+   * Records a collector failure on a unit held under `fencingToken`: the code, and (when
+   * `retryable`) one more error attempt. Returns the unit's error attempts, or undefined when the
+   * token is no longer current (another lease or a retry took over: nothing is recorded).
+   */
+  async recordUnitError(em: Em, unitId: string, fencingToken: string, code: string, retryable: boolean): Promise<number | undefined> {
+    const rows = await query<{ error_attempts: number }>(
+      em,
+      `update ${tableNamer(em)('sync_unit')} set last_error_code = ?, error_attempts = error_attempts + ?
+        where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning error_attempts`,
+      [code, retryable ? 1 : 0, unitId, fencingToken],
+    );
+    return rows[0]?.error_attempts;
+  }
+
   async failSync(em: Em, syncId: string, reason: string): Promise<void> {
     await query(em, `update ${tableNamer(em)('sync')} set status = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, syncId]);
   }

@@ -1,0 +1,113 @@
+import { describe, expect, it } from '@jest/globals';
+import { available, missing, type TripRecord } from '@switchyard/domain';
+import { INGEST_MAX_RECORDS, ingestBatchId, tripsBatchV1 } from '@switchyard/messaging';
+import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
+import { decodeMembershipCursor, encodeMembershipCursor, groupIntoJobs, pageBatches, sharedCursor } from './collector-jobs.js';
+import { failureCode, RETRYABLE_CODES } from './collector.service.js';
+import { ProviderError } from '@switchyard/providers';
+import { RpcError } from '@switchyard/messaging';
+
+const CONNECTION = '0b9f3c1e-2f4a-4d7e-9b1c-3a2e5f6d7c8b';
+let nextId = 1;
+function unit(syncId: string, purpose: LeasedUnit['purpose'], vehicle: string, extra: Partial<LeasedUnit> = {}): LeasedUnit {
+  return {
+    unitId: String(nextId++),
+    syncId,
+    connectionId: CONNECTION,
+    purpose,
+    vehicleSourceId: vehicle,
+    windowStart: purpose === 'trips' ? '2026-01-01T00:00:00.000Z' : null,
+    windowEnd: purpose === 'trips' ? '2026-01-02T00:00:00.000Z' : null,
+    attempt: 1,
+    fencingToken: '3',
+    providerCursor: null,
+    leaseExpiresAt: '2026-01-01T00:01:00.000Z',
+    ...extra,
+  };
+}
+
+function trip(i: number): TripRecord {
+  return {
+    provider: 'samsara',
+    sourceId: `v1:${i}`,
+    vehicleSourceId: 'v1',
+    driverSourceId: null,
+    startedAt: '2026-01-01T01:00:00.000Z',
+    endedAt: '2026-01-01T02:00:00.000Z',
+    durationMs: 3_600_000,
+    distanceKm: available(12.5, 'test'),
+    distanceBasis: 'odometer',
+    startLocation: missing('test.start'),
+    endLocation: missing('test.end'),
+    fetchedAt: '2026-01-01T03:00:00.000Z',
+  };
+}
+
+describe('groupIntoJobs', () => {
+  it('lists the fleet once per sync and snapshot purpose, and gives each trips unit its own job', () => {
+    const a1 = unit('sync_a', 'vehicles', 'v1');
+    const a2 = unit('sync_a', 'vehicles', 'v2');
+    const b1 = unit('sync_b', 'vehicles', 'v1');
+    const m1 = unit('sync_a', 'groupMemberships', 'v1');
+    const t1 = unit('sync_a', 'trips', 'v1');
+    const t2 = unit('sync_a', 'trips', 'v2');
+    const m2 = unit('sync_a', 'groupMemberships', 'v2');
+    const jobs = groupIntoJobs([a1, a2, b1, m1, t1, t2, m2]);
+    expect(jobs.map((j) => (j.kind === 'trips' ? ['trips', j.unit.unitId] : [j.purpose, j.syncId, j.units.map((u) => u.unitId)]))).toEqual([
+      ['vehicles', 'sync_a', [a1.unitId, a2.unitId]],
+      ['vehicles', 'sync_b', [b1.unitId]],
+      ['groupMemberships', 'sync_a', [m1.unitId, m2.unitId]],
+      ['trips', t1.unitId],
+      ['trips', t2.unitId],
+    ]);
+  });
+
+  it('resumes a group only from a cursor every unit shares', () => {
+    expect(sharedCursor([unit('s', 'vehicles', 'v1', { providerCursor: 'c2' }), unit('s', 'vehicles', 'v2', { providerCursor: 'c2' })])).toBe('c2');
+    expect(sharedCursor([unit('s', 'vehicles', 'v1', { providerCursor: 'c2' }), unit('s', 'vehicles', 'v2', { providerCursor: null })])).toBeNull();
+  });
+
+  it('round-trips the membership lanes and restarts on a cursor it does not know', () => {
+    expect(decodeMembershipCursor(encodeMembershipCursor({ lane: 'vehicles', cursor: null }))).toEqual({ lane: 'vehicles', cursor: null });
+    expect(decodeMembershipCursor(encodeMembershipCursor({ lane: 'groups', cursor: 'abc' }))).toEqual({ lane: 'groups', cursor: 'abc' });
+    expect(decodeMembershipCursor('not json')).toEqual({ lane: 'groups', cursor: null });
+    expect(decodeMembershipCursor(null)).toEqual({ lane: 'groups', cursor: null });
+  });
+});
+
+describe('pageBatches', () => {
+  const t = unit('sync_01JD0000000000000000000000', 'trips', 'v1');
+  const input = { unit: t, provider: 'samsara' as const, kind: 'trips' as const, pageKey: 'start', providerCursor: 'next-1', fetchedAt: '2026-01-01T03:00:00.000Z' };
+
+  it('splits a page at the record limit, marks only the last part of the last page final, and ids each part stably', () => {
+    const records = Array.from({ length: INGEST_MAX_RECORDS.trips + 1 }, (_, i) => trip(i));
+    const batches = pageBatches({ ...input, records, last: true });
+    expect(batches.map((b) => [b.records.length, b.final])).toEqual([
+      [INGEST_MAX_RECORDS.trips, false],
+      [1, true],
+    ]);
+    expect(batches.map((b) => b.batchId)).toEqual([0, 1].map((part) => ingestBatchId({ connectionId: CONNECTION, kind: 'trips', unitId: t.unitId, fencingToken: '3', pageKey: 'start', part })));
+    for (const b of batches) expect(tripsBatchV1.safeParse(b).success).toBe(true);
+    expect(batches[0]).toMatchObject({ syncId: t.syncId, unitId: t.unitId, fencingToken: '3', providerCursor: 'next-1' });
+  });
+
+  it('sends an empty final batch so a unit whose vehicle has no records still completes, and no final before the last page', () => {
+    expect(pageBatches({ ...input, records: [], last: true }).map((b) => [b.records.length, b.final])).toEqual([[0, true]]);
+    expect(pageBatches({ ...input, records: [trip(1)], last: false }).map((b) => b.final)).toEqual([false]);
+  });
+
+  it('gives a re-leased unit (new fencing token) new batch ids', () => {
+    const [first] = pageBatches({ ...input, records: [trip(1)], last: true });
+    const [again] = pageBatches({ ...input, unit: { ...t, fencingToken: '4' }, records: [trip(1)], last: true });
+    expect(again!.batchId).not.toBe(first!.batchId);
+  });
+});
+
+describe('failureCode', () => {
+  it('keeps provider codes, maps the gateway’s missing credentials, and calls anything else a retryable collector_error', () => {
+    expect(failureCode(new ProviderError('provider_auth_required', { status: 401 }))).toBe('provider_auth_required');
+    expect(failureCode(new RpcError('provider_config_invalid'))).toBe('provider_config_invalid');
+    expect(failureCode(new Error('socket hang up'))).toBe('collector_error');
+    expect([...RETRYABLE_CODES].sort()).toEqual(['collector_error', 'provider_throttled', 'provider_unavailable']);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The collector loop of one orchestrator process: lease admitted units (`leaseUnits`, FOR UPDATE
+ * SKIP LOCKED, so several processes share the work), group them into jobs (collector-jobs.ts), run
+ * up to COLLECTOR_CONCURRENCY jobs at once through the connection's adapter (adapter-factory.ts,
+ * with the account's shared request budget), and publish each page to `ingest.directory.<connectionId>`.
+ *
+ * Invariants:
+ * - a batch accepted by JetStream is NOT completion: units complete only through the receipt
+ *   consumer (receipt.consumer.ts) when the owning context's receipt of the final batch arrives;
+ * - every held unit is heartbeated every LEASE_MS / 3 while queued or worked; a refused heartbeat
+ *   (lease lost, sync retried) stops all work for that unit; nothing ever ends a lease early —
+ *   a cancelled sync's job stops at the next page boundary and its leases run out on their own;
+ * - failures: `provider_throttled` / `provider_unavailable` (and unexpected errors, recorded as
+ *   `collector_error`) store the code on the unit and leave it to be re-leased when its lease
+ *   expires, at most COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
+ *   ProviderError code (auth, scope, config, response changed) and a gateway `provider_config_invalid`
+ *   (no usable credentials) fail the sync at once with the code as `failureReason`.
+ */
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { INGEST_EVENTS, RpcError, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { ProviderError } from '@switchyard/providers';
+import { RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from '../config.js';
+import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
+import { isOpen } from '../domain/sync-state.js';
+import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
+import { UnitReceiptService } from '../services/unit-receipts.service.js';
+import { groupIntoJobs, type CollectorJob } from './collector-jobs.js';
+import { runJob } from './purpose-fetchers.js';
+
+/** Codes after which the unit is re-leased (bounded); any other provider code fails the sync at once. */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['provider_throttled', 'provider_unavailable', 'collector_error']);
+
+/** The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid, else collector_error. */
+export function failureCode(error: unknown): string {
+  if (error instanceof ProviderError) return error.code;
+  if (error instanceof RpcError && (error.code === 'provider_config_invalid' || error.code === 'not_found')) return 'provider_config_invalid';
+  return 'collector_error';
+}
+
+const jobUnits = (job: CollectorJob): readonly LeasedUnit[] => (job.kind === 'trips' ? [job.unit] : job.units);
+
+@Injectable()
+export class CollectorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly settings: CollectorSettings;
+  /** Units this process holds a lease on, by unit id. */
+  private readonly held = new Map<string, LeasedUnit>();
+  private readonly lost = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly queue: CollectorJob[] = [];
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly units: UnitReceiptService,
+    private readonly adapters: ProviderAdapterFactory,
+    @Inject(SYNC_ORCHESTRATOR_SETTINGS) settings?: SyncOrchestratorSettings,
+  ) {
+    this.settings = (settings ?? loadSyncOrchestratorSettings(process.env)).collector;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.enabled) return;
+    this.loop = whenMigrated(this.runtime).then((migrated) => (migrated && !this.stopping ? this.run() : undefined));
+    this.heartbeatTimer = setInterval(() => void this.heartbeatAll(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
+    this.heartbeatTimer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.running]);
+    clearInterval(this.heartbeatTimer);
+  }
+
+  private async run(): Promise<void> {
+    const { concurrency, leaseBatch, leaseMs, pollMs } = this.settings;
+    while (!this.stopping) {
+      let leased = 0;
+      try {
+        if (this.queue.length === 0 && this.running.size < concurrency) {
+          const units = await this.units.leaseUnits(this.owner, leaseBatch, { leaseMs });
+          leased = units.length;
+          for (const unit of units) this.held.set(unit.unitId, unit);
+          this.queue.push(...groupIntoJobs(units));
+        }
+        while (this.running.size < concurrency) {
+          const job = this.queue.shift();
+          if (!job) break;
+          this.start(job);
+        }
+      } catch (error) {
+        this.runtime.logger.error({ err: error }, 'collector lease failed');
+      }
+      if (leased === 0 || this.running.size >= concurrency) await this.pause(pollMs);
+    }
+  }
+
+  /** Sleeps `ms`, or until a job ends or shutdown begins. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private start(job: CollectorJob): void {
+    const work = this.work(job).finally(() => {
+      for (const unit of jobUnits(job)) {
+        this.held.delete(unit.unitId);
+        this.lost.delete(unit.unitId);
+      }
+      this.running.delete(work);
+      this.wake?.();
+    });
+    this.running.add(work);
+  }
+
+  private async work(job: CollectorJob): Promise<void> {
+    const units = jobUnits(job);
+    const log = this.runtime.logger.child({ syncId: job.syncId, connectionId: job.connectionId, units: units.length, purpose: job.kind === 'trips' ? 'trips' : job.purpose });
+    try {
+      if (!isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed')) return;
+      const built = await this.adapters.adapterFor({ connectionId: job.connectionId });
+      const publish = async (batch: DirectoryBatchV1) => {
+        await this.runtime.bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
+      };
+      await runJob(job, {
+        adapter: built.adapter,
+        provider: built.provider,
+        proceed: async () => !this.stopping && isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed'),
+        held: (unit) => !this.lost.has(unit.unitId),
+        publish,
+        saveCursor: async (unit, cursor) => {
+          if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.lost.add(unit.unitId);
+        },
+      });
+      log.debug('collector job published its pages');
+    } catch (error) {
+      await this.fail(job, error, log);
+    }
+  }
+
+  private async fail(job: CollectorJob, error: unknown, log: ServiceRuntime['logger']): Promise<void> {
+    const code = failureCode(error);
+    const retryable = RETRYABLE_CODES.has(code);
+    log.warn({ err: error, code, retryable }, 'collector job failed');
+    if (code === 'provider_auth_required') this.adapters.invalidate(job.connectionId);
+    try {
+      let attempts = 0;
+      for (const unit of jobUnits(job)) {
+        if (this.lost.has(unit.unitId)) continue;
+        attempts = Math.max(attempts, (await this.units.recordUnitError(unit.unitId, unit.fencingToken, code, retryable)) ?? 0);
+      }
+      if (!retryable || attempts >= this.settings.maxAttempts) await this.units.failSync(job.syncId, code);
+      // Otherwise the units stay leased until their lease expires (no early release), then any
+      // collector re-leases them and resumes from the saved provider cursor.
+    } catch (bookkeeping) {
+      log.error({ err: bookkeeping }, 'collector could not record a job failure; the lease will expire and the unit is re-leased');
+    }
+  }
+
+  private async heartbeatAll(): Promise<void> {
+    for (const unit of [...this.held.values()]) {
+      if (this.lost.has(unit.unitId)) continue;
+      try {
+        if (!(await this.units.heartbeat(unit.unitId, unit.fencingToken, this.settings.leaseMs))) this.lost.add(unit.unitId);
+      } catch (error) {
+        this.runtime.logger.warn({ err: error, unitId: unit.unitId }, 'heartbeat failed; retrying on the next beat');
+      }
+    }
+  }
+}

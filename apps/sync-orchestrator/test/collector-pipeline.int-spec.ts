@@ -1,0 +1,269 @@
+/**
+ * The collection pipeline end to end on the real PostgreSQL and NATS: gateway (HTTP, credentials),
+ * sync-orchestrator with its collectors and receipt consumer, directory, and the Samsara simulator
+ * as its own process (built `sandbox/dist`, fixed clock so its data does not move during the test).
+ * A sync created through `POST /v1/syncs` is leased, fetched through the adapter, published to
+ * JetStream, committed by directory and completed only by directory's receipts; the stored
+ * vehicles and trips are exactly the approved vehicles' records the simulator serves; a second
+ * sync changes no stored content; a revoked provider credential fails the sync with
+ * `provider_auth_required`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+// The orchestrator never imports other apps; this test starts them beside it, as the launcher does.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startDirectory } from '@switchyard/directory';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
+import { createBus, type MessageBus } from '@switchyard/messaging';
+import { createSamsaraAdapter } from '@switchyard/providers';
+import { createLogger, type RunningService } from '@switchyard/service-kit';
+import { assertBuilt, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, resolveTestServices, spawnNode, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
+import { startSyncOrchestrator } from '../src/index.js';
+
+const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
+const masterKey = SecretBox.generateKey();
+const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
+const namespace = uniqueNamespace('collect');
+const logLines: string[] = [];
+
+let databaseUrl: string;
+let natsUrl: string;
+let simulatorUrl: string;
+let simulator: NodeProcess | undefined;
+const buses: MessageBus[] = [];
+const services: RunningService[] = [];
+let gateway: RunningService;
+let orchestrator: RunningService;
+let directory: RunningService;
+let connectionId: string;
+let approved: string[];
+let unapproved: string;
+let headers: Record<string, string>;
+
+/**
+ * Three days: the simulated fleet drives on ~90 % of weekdays but ~25 % of weekend days, so one day
+ * back from a Sunday can hold no trip at all; any three-day window holds a weekday. It also makes
+ * several trip slices per vehicle (3 × 2 trip units beside the 4 snapshot units).
+ */
+const LOOKBACK_DAYS = 3;
+
+interface Sync {
+  id: string;
+  status: string;
+  requestedAt: string;
+  startFrom: string;
+  progress: number;
+  failureReason?: string;
+}
+
+async function sql<T>(service: RunningService, text: string, params: unknown[] = []): Promise<T[]> {
+  return service.runtime.orm.em.fork().execute<T[]>(text, params);
+}
+
+async function bus(name: string): Promise<MessageBus> {
+  const created = await createBus({ kind: 'jetstream', servers: natsUrl, name, namespace });
+  buses.push(created);
+  return created;
+}
+
+async function projected(revision: number): Promise<void> {
+  await gateway.app.get(OutboxRelay).flush();
+  for (const [service, schema] of [
+    [orchestrator, schemas['sync-orchestrator']],
+    [directory, schemas.directory],
+  ] as const) {
+    await pollUntil(async () => (await sql<{ revision: number }>(service, `select revision from "${schema}".connection_config where connection_id = ?::uuid`, [connectionId]))[0]?.revision === revision, {
+      description: `config revision ${revision} in ${schema}`,
+    });
+  }
+}
+
+async function simulatorGet<T>(path: string): Promise<T> {
+  const res = await fetch(`${simulatorUrl}${path}`, { headers: { authorization: `Bearer ${apiToken}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function createSync(body: unknown): Promise<Sync> {
+  const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(201);
+  return (await res.json()) as Sync;
+}
+
+async function readSync(id: string): Promise<Sync> {
+  const res = await fetch(`${gateway.url}/v1/syncs/${id}`, { headers });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Sync;
+}
+
+async function settled(id: string): Promise<Sync> {
+  let last: Sync | undefined;
+  await pollUntil(
+    async () => {
+      last = await readSync(id);
+      return last.status === 'completed' || last.status === 'failed';
+    },
+    { timeoutMs: 60_000, intervalMs: 200, description: `sync ${id} completed or failed` },
+  );
+  return last!;
+}
+
+const CONTENT = {
+  vehicle: 'id, source_id, name, vin, status, name_field, vin_field, metadata, modified_at, publication',
+  trip: 'id, source_id, vehicle_id, vehicle_source_id, driver_id, started_at, ended_at, duration_ms, distance_km, distance_basis, distance_field, start_location, end_location, modified_at, publication',
+  group: 'id, source_id, name, name_field, description_field, parent_source_id, modified_at, publication',
+};
+
+/** Every stored content column (fetch bookkeeping excluded: fetched_at, last_seen_at, batch_id). */
+async function storedContent(): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const [table, columns] of Object.entries(CONTENT)) {
+    out[table] = await sql(directory, `select ${columns} from "${schemas.directory}"."${table}" where connection_id = ?::uuid order by id`, [connectionId]);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  ({ databaseUrl, natsUrl } = await resolveTestServices());
+  const script = assertBuilt('sandbox/dist/samsara/main.js', ['sandbox']);
+  simulator = spawnNode(script, { env: { PORT: '0', SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '3', SIM_SEED: 'collector-pipeline', SIM_CLOCK_FACTOR: '0' } });
+  simulatorUrl = (await simulator.waitForOutput(/"url":"(http:\/\/[^"]+)"/))[1]!;
+
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
+  const common = { databaseUrl, environment: 'sandbox' as const, allServiceSchemas: Object.values(schemas) };
+  const logger = (service: string) => createLogger({ service, level: 'debug', destination: sink });
+  gateway = await startGateway({
+    ...common,
+    bus: await bus('gateway-test'),
+    schema: schemas.gateway,
+    logger: logger('gateway'),
+    http: { port: 0 },
+    gatewaySettings: { masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: 10_000 },
+  });
+  services.push(gateway);
+  directory = await startDirectory({ ...common, bus: await bus('directory-test'), schema: schemas.directory, logger: logger('directory') });
+  services.push(directory);
+  orchestrator = await startSyncOrchestrator({
+    ...common,
+    bus: await bus('sync-orchestrator-test'),
+    schema: schemas['sync-orchestrator'],
+    logger: logger('sync-orchestrator'),
+    providerBaseUrls: { samsara: simulatorUrl },
+    collectors: true,
+    env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' },
+  });
+  services.push(orchestrator);
+
+  const fleet = await simulatorGet<{ data: { id: string }[] }>('/fleet/vehicles');
+  const ids = fleet.data.map((v) => v.id).sort();
+  expect(ids).toHaveLength(3);
+  approved = ids.slice(0, 2);
+  unapproved = ids[2]!;
+
+  const connections = new ConnectionsAdmin(gateway.runtime.orm, new SecretBox(masterKey));
+  connectionId = (await connections.create({ customerId: 'fleet-collect', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken } })).connectionId;
+  const config = await connections.configure(connectionId, {
+    status: 'active',
+    unifiedCollection: true,
+    purposes: { vehicles: true, groupMemberships: true, trips: true },
+    approvedVehicleIds: approved,
+  });
+  const credentials = new CredentialsAdmin(gateway.runtime.orm);
+  const app = await credentials.createApplication('collector test', 'sandbox');
+  await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
+  const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
+  headers = { authorization: `Bearer ${app.token}`, 'connection-token': token };
+  await projected(config.revision);
+  await pollUntil(async () => (await sql(orchestrator, `select 1 from "${schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
+    description: 'application grants in the orchestrator',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  for (const service of services.reverse()) await service.close().catch(() => undefined);
+  await Promise.allSettled(buses.map((b) => b.close()));
+  await simulator?.kill();
+  if (databaseUrl) await dropSchemas(databaseUrl, Object.values(schemas));
+  if (natsUrl) await deleteNamespaceStreams(natsUrl, namespace);
+});
+
+describe('collectors', () => {
+  let first: Sync;
+
+  it('completes a sync created over HTTP only through directory receipts, and directory holds exactly the approved vehicles and their trips', async () => {
+    first = await createSync({ lookbackDays: LOOKBACK_DAYS });
+    const done = await settled(first.id);
+    expect(done).toMatchObject({ status: 'completed', progress: 100 });
+    expect(done.failureReason).toBeUndefined();
+
+    // Every unit holds a committed directory receipt of this attempt.
+    const units = await sql<{ purpose: string; state: string; receipts: string }>(
+      orchestrator,
+      `select u.purpose, u.state, (select count(*)::text from "${schemas['sync-orchestrator']}".sync_receipt r where r.unit_id = u.id and r.context = 'directory') as receipts
+         from "${schemas['sync-orchestrator']}".sync_unit u where u.sync_id = ? order by u.seq`,
+      [first.id],
+    );
+    // One unit per purpose and approved vehicle, trips also per one-day slice (decision 0008).
+    expect(units.map((u) => u.purpose)).toEqual(['vehicles', 'vehicles', 'groupMemberships', 'groupMemberships', ...Array<string>(2 * LOOKBACK_DAYS).fill('trips')]);
+    for (const u of units) expect(u).toMatchObject({ state: 'receipted', receipts: '1' });
+
+    const vehicles = await sql<{ source_id: string; name: string | null }>(directory, `select source_id, name from "${schemas.directory}".vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
+    expect(vehicles.map((v) => v.source_id)).toEqual(approved);
+    expect(vehicles.map((v) => v.source_id)).not.toContain(unapproved);
+    const groups = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}"."group" where connection_id = ?::uuid`, [connectionId]);
+    const simGroups = await simulatorGet<{ data: { id: string }[] }>('/tags');
+    expect(groups.map((g) => g.source_id).sort()).toEqual(simGroups.data.map((g) => g.id).sort());
+
+    // The trips the provider reports for the approved vehicles in the sync's interval, read directly.
+    const direct = createSamsaraAdapter({ provider: 'samsara', baseUrl: simulatorUrl, credentials: { apiToken } });
+    const expected: string[] = [];
+    for (let cursor: string | null = null, more = true; more; ) {
+      const page = await direct.trips({ from: done.startFrom, to: done.requestedAt, vehicleSourceIds: approved, cursor });
+      expected.push(...page.items.map((t) => t.sourceId));
+      cursor = page.next;
+      more = cursor !== null;
+    }
+    const trips = await sql<{ source_id: string; vehicle_source_id: string }>(directory, `select source_id, vehicle_source_id from "${schemas.directory}".trip where connection_id = ?::uuid`, [connectionId]);
+    expect(trips.map((t) => t.source_id).sort()).toEqual(expected.sort());
+    expect(expected.length).toBeGreaterThan(0);
+    for (const t of trips) expect(approved).toContain(t.vehicle_source_id);
+  }, 90_000);
+
+  it('changes no stored content when the same sync runs again (idempotent upserts)', async () => {
+    const before = await storedContent();
+    const second = await createSync({ lookbackDays: LOOKBACK_DAYS });
+    expect(await settled(second.id)).toMatchObject({ status: 'completed', progress: 100 });
+    expect(await storedContent()).toEqual(before);
+    // The rows were re-read (a newer fetch), not skipped.
+    const [fresh] = await sql<{ n: string }>(
+      directory,
+      `select count(*)::text as n from "${schemas.directory}".vehicle where connection_id = ?::uuid and fetched_at > ?::timestamptz`,
+      [connectionId, second.requestedAt],
+    );
+    expect(fresh!.n).toBe(String(approved.length));
+  }, 90_000);
+
+  it('fails the sync with provider_auth_required when the provider credential is revoked', async () => {
+    const revoke = await fetch(`${simulatorUrl}/_sim/accounts/${apiToken}/scenarios`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ kind: 'revoke_credential', afterRequests: 0 }]),
+    });
+    expect(revoke.status).toBe(200);
+    try {
+      const sync = await createSync({ lookbackDays: LOOKBACK_DAYS });
+      expect(await settled(sync.id)).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
+      const codes = await sql<{ last_error_code: string | null }>(orchestrator, `select distinct last_error_code from "${schemas['sync-orchestrator']}".sync_unit where sync_id = ? and last_error_code is not null`, [sync.id]);
+      expect(codes).toEqual([{ last_error_code: 'provider_auth_required' }]);
+    } finally {
+      await fetch(`${simulatorUrl}/_sim/accounts/${apiToken}/scenarios`, { method: 'DELETE' });
+    }
+  }, 90_000);
+
+  it('logs no provider credential', () => {
+    expect(logLines.join('')).not.toContain(apiToken);
+  });
+});
