@@ -9,6 +9,7 @@ import { ConnectionsController } from './controllers/connections.controller.js';
 import { SyncsController } from './controllers/syncs.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
+import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
 import { ProviderAccessHandler } from './handlers/provider-access.handler.js';
 import { ContextClient } from './services/context-client.service.js';
 import { OutboxRelay } from './services/outbox-relay.service.js';
@@ -16,7 +17,7 @@ import { OutboxRelay } from './services/outbox-relay.service.js';
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
   controllers: [CatalogController, ConnectionsController, SyncsController],
-  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ProviderAccessHandler],
+  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ProviderAccessHandler, ConnectionHealthHandler],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

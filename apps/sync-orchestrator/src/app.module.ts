@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
 import { CollectorService } from './collectors/collector.service.js';
+import { ConnectionHealthPublisher } from './collectors/connection-health.publisher.js';
 import { ReceiptConsumer } from './collectors/receipt.consumer.js';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantConsumer } from './projections/application-grant.consumer.js';
@@ -12,7 +13,7 @@ import { UnitReceiptService } from './services/unit-receipts.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
-  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory, CollectorService, ReceiptConsumer],
+  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService, ReceiptConsumer],
   exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, ReceiptConsumer],
 })
 export class SyncOrchestratorModule {}

@@ -41,6 +41,7 @@ export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRA
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
 export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
 export { CollectorService, failureCode, RETRYABLE_CODES } from './collectors/collector.service.js';
+export { ConnectionHealthPublisher, type HealthObservation } from './collectors/connection-health.publisher.js';
 export { ReceiptConsumer, RECEIPT_DURABLE, type ReceiptHandling } from './collectors/receipt.consumer.js';
 export { groupIntoJobs, pageBatches, sharedCursor, type CollectorJob } from './collectors/collector-jobs.js';
 export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';

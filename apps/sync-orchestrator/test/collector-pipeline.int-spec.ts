@@ -6,7 +6,10 @@
  * JetStream, committed by directory and completed only by directory's receipts; the stored
  * vehicles and trips are exactly the approved vehicles' records the simulator serves; a second
  * sync changes no stored content; a revoked provider credential fails the sync with
- * `provider_auth_required`.
+ * `provider_auth_required`. Connection health: the completed sync sets `last_success_at` on
+ * `GET /v1/connections/{id}` (validated against the OpenAPI document), the revoked credential sets
+ * `last_error_code: provider_auth_required` and keeps every stored directory row, and an older
+ * health observation published afterwards does not roll `last_success_at` back.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
@@ -16,10 +19,23 @@ import { PassThrough } from 'node:stream';
 import { startDirectory } from '@switchyard/directory';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
-import { createBus, type MessageBus } from '@switchyard/messaging';
+import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, createBus, subjectFor, type ConnectionHealthV1, type MessageBus } from '@switchyard/messaging';
 import { createSamsaraAdapter } from '@switchyard/providers';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
-import { assertBuilt, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, resolveTestServices, spawnNode, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
+import {
+  assertBuilt,
+  createResponseValidator,
+  deleteNamespaceStreams,
+  dropSchemas,
+  expectValidResponse,
+  isolatedSchemas,
+  loadOpenApi,
+  pollUntil,
+  resolveTestServices,
+  spawnNode,
+  uniqueNamespace,
+  type NodeProcess,
+} from '@switchyard/testing';
 import { startSyncOrchestrator } from '../src/index.js';
 
 const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
@@ -41,6 +57,34 @@ let connectionId: string;
 let approved: string[];
 let unapproved: string;
 let headers: Record<string, string>;
+let readerKey: string;
+const openApi = createResponseValidator(loadOpenApi());
+
+interface ConnectionHealth {
+  last_success_at?: string | null;
+  last_error_code?: string | null;
+}
+
+/** `GET /v1/connections/{id}` with a consumer key, the response validated against the OpenAPI document. */
+async function readConnection(): Promise<ConnectionHealth> {
+  const res = await fetch(`${gateway.url}/v1/connections/${connectionId}`, { headers: { authorization: `Bearer ${readerKey}` } });
+  const body: unknown = await res.json();
+  expectValidResponse(openApi, { method: 'GET', path: `/v1/connections/${connectionId}`, status: res.status, body, contentType: res.headers.get('content-type') ?? '' });
+  expect(res.status).toBe(200);
+  return body as ConnectionHealth;
+}
+
+async function connectionHealth(description: string, accept: (c: ConnectionHealth) => boolean): Promise<ConnectionHealth> {
+  let last: ConnectionHealth = {};
+  await pollUntil(
+    async () => {
+      last = await readConnection();
+      return accept(last);
+    },
+    { timeoutMs: 20_000, intervalMs: 100, description },
+  );
+  return last;
+}
 
 /**
  * Three days: the simulated fleet drives on ~90 % of weekdays but ~25 % of weekend days, so one day
@@ -176,6 +220,9 @@ beforeAll(async () => {
   await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
   const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
   headers = { authorization: `Bearer ${app.token}`, 'connection-token': token };
+  const reader = await credentials.createConsumerKey('health reader');
+  await credentials.grantConsumer(reader.id, connectionId, ['read']);
+  readerKey = reader.token;
   await projected(config.revision);
   await pollUntil(async () => (await sql(orchestrator, `select 1 from "${schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
     description: 'application grants in the orchestrator',
@@ -230,6 +277,11 @@ describe('collectors', () => {
     expect(trips.map((t) => t.source_id).sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(0);
     for (const t of trips) expect(approved).toContain(t.vehicle_source_id);
+
+    // Connection health: the collectors' success observations reached the gateway's row.
+    const health = await connectionHealth('last_success_at after the first sync', (c) => typeof c.last_success_at === 'string');
+    expect(health.last_error_code).toBeNull();
+    expect(Date.parse(health.last_success_at!)).toBeGreaterThanOrEqual(Date.parse(done.requestedAt));
   }, 90_000);
 
   it('changes no stored content when the same sync runs again (idempotent upserts)', async () => {
@@ -253,15 +305,42 @@ describe('collectors', () => {
       body: JSON.stringify([{ kind: 'revoke_credential', afterRequests: 0 }]),
     });
     expect(revoke.status).toBe(200);
+    const contentBefore = await storedContent();
+    const lastSuccessBefore = (await readConnection()).last_success_at;
+    expect(typeof lastSuccessBefore).toBe('string');
     try {
       const sync = await createSync({ lookbackDays: LOOKBACK_DAYS });
       expect(await settled(sync.id)).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
       const codes = await sql<{ last_error_code: string | null }>(orchestrator, `select distinct last_error_code from "${schemas['sync-orchestrator']}".sync_unit where sync_id = ? and last_error_code is not null`, [sync.id]);
       expect(codes).toEqual([{ last_error_code: 'provider_auth_required' }]);
+
+      // The failure shows as the connection's error code; the last success time stays.
+      const failed = await connectionHealth('last_error_code provider_auth_required', (c) => c.last_error_code === 'provider_auth_required');
+      expect(failed.last_success_at).toBe(lastSuccessBefore);
+      // A provider failure never erases stored data.
+      expect(await storedContent()).toEqual(contentBefore);
     } finally {
       await fetch(`${simulatorUrl}/_sim/accounts/${apiToken}/scenarios`, { method: 'DELETE' });
     }
   }, 90_000);
+
+  it('does not roll last_success_at back for an older health observation', async () => {
+    const before = await readConnection();
+    const older: ConnectionHealthV1 = {
+      connectionId,
+      observedAt: new Date(Date.parse(before.last_success_at!) - 60_000).toISOString(),
+      outcome: 'success',
+      errorCode: null,
+      scope: 'core',
+      nextRetryAt: null,
+      sequence: '999999999',
+    };
+    const publisher = await bus('health-test');
+    await publisher.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), older, { msgId: connectionHealthMsgId(older) });
+    // Wait until the gateway handled it (its debug line names the sequence), then read.
+    await pollUntil(async () => logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });
+    expect(await readConnection()).toMatchObject({ last_success_at: before.last_success_at, last_error_code: before.last_error_code });
+  });
 
   it('logs no provider credential', () => {
     expect(logLines.join('')).not.toContain(apiToken);

@@ -30,3 +30,4 @@ export * from './schemas/application-grant.v1.js';
 export * from './schemas/sync-api.v1.js';
 export * from './ingest-subjects.js';
 export * from './provider-access.js';
+export * from './connection-health.js';

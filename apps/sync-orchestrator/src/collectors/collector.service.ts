@@ -14,7 +14,11 @@
  *   `collector_error`) store the code on the unit and leave it to be re-leased when its lease
  *   expires, at most COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
  *   ProviderError code (auth, scope, config, response changed) and a gateway `provider_config_invalid`
- *   (no usable credentials) fail the sync at once with the code as `failureReason`.
+ *   (no usable credentials) fail the sync at once with the code as `failureReason`;
+ * - connection health (connection-health.publisher.ts): a job that published at least one page and
+ *   ended without error reports `success`; a job that ended in a ProviderError reports `failure`
+ *   with its code (nextRetryAt = when the lease runs out, for retryable codes). Other errors
+ *   (collector bugs, no credentials) are not provider observations and report nothing.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { INGEST_EVENTS, RpcError, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
@@ -27,6 +31,7 @@ import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { isOpen } from '../domain/sync-state.js';
 import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
+import { ConnectionHealthPublisher } from './connection-health.publisher.js';
 import { groupIntoJobs, type CollectorJob } from './collector-jobs.js';
 import { runJob } from './purpose-fetchers.js';
 
@@ -60,6 +65,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly units: UnitReceiptService,
     private readonly adapters: ProviderAdapterFactory,
+    private readonly health: ConnectionHealthPublisher,
     @Inject(SYNC_ORCHESTRATOR_SETTINGS) settings?: SyncOrchestratorSettings,
   ) {
     this.settings = (settings ?? loadSyncOrchestratorSettings(process.env)).collector;
@@ -133,7 +139,9 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     try {
       if (!isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed')) return;
       const built = await this.adapters.adapterFor({ connectionId: job.connectionId });
+      let published = false;
       const publish = async (batch: DirectoryBatchV1) => {
+        published = true;
         await this.runtime.bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
       };
       await runJob(job, {
@@ -147,6 +155,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         },
       });
       log.debug('collector job published its pages');
+      if (published) await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null });
     } catch (error) {
       await this.fail(job, error, log);
     }
@@ -157,6 +166,10 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     const retryable = RETRYABLE_CODES.has(code);
     log.warn({ err: error, code, retryable }, 'collector job failed');
     if (code === 'provider_auth_required') this.adapters.invalidate(job.connectionId);
+    if (error instanceof ProviderError) {
+      const nextRetryAt = retryable ? new Date(Date.now() + this.settings.leaseMs).toISOString() : null;
+      await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt });
+    }
     try {
       let attempts = 0;
       for (const unit of jobUnits(job)) {
