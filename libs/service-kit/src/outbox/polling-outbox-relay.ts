@@ -1,0 +1,58 @@
+/**
+ * The loop every transactional outbox relay shares: after start (and once migrations are applied)
+ * publish pending rows in batches until a batch comes back short, then poll again after an idle
+ * pause; `flush()` lets a writer push its rows out right after its commit; shutdown stops the
+ * timer and waits for the batch in flight. What a batch is — which table, which lock, which event —
+ * is the subclass's `publishBatch()`, which must publish and mark rows in one transaction so a crash
+ * in between only republishes the same msgIds (absorbed by JetStream's duplicate window).
+ */
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { ServiceRuntime } from '../runtime.js';
+
+export abstract class PollingOutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  protected constructor(
+    protected readonly runtime: ServiceRuntime,
+    private readonly options: { label: string; batchSize: number; idlePollMs: number; firstDelayMs: number },
+  ) {}
+
+  /** Publishes up to `batchSize` pending rows and marks them, in one transaction; returns how many. */
+  protected abstract publishBatch(): Promise<number>;
+
+  protected get batchSize(): number {
+    return this.options.batchSize;
+  }
+
+  onApplicationBootstrap() {
+    this.schedule(this.options.firstDelayMs);
+  }
+
+  async beforeApplicationShutdown() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Publishes everything pending now; returns how many rows went out. */
+  async flush(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const sent = await this.publishBatch();
+      total += sent;
+      if (sent < this.options.batchSize) return total;
+    }
+  }
+
+  private schedule(delay: number) {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      if (!this.runtime.state.migrated) return this.schedule(this.options.idlePollMs);
+      this.running = this.flush()
+        .catch((error: unknown) => this.runtime.logger.warn({ err: error }, `${this.options.label}: publish failed, will retry`))
+        .finally(() => this.schedule(this.options.idlePollMs));
+    }, delay);
+  }
+}
