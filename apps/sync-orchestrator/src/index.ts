@@ -32,13 +32,14 @@ export function startSyncOrchestrator({ providerBaseUrls, env = process.env, col
 }
 
 export { SyncOrchestratorModule } from './app.module.js';
-export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult } from './services/unit-receipts.service.js';
+export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult, type BatchReceiptResult, type BatchReceiptOutcome } from './services/unit-receipts.service.js';
 export { SyncLifecycleService } from './services/sync-lifecycle.service.js';
 export { ProviderAdapterFactory, type ConnectionAdapter } from './providers/adapter-factory.js';
 export { PgRequestBudget, type PgRequestBudgetOptions } from './providers/pg-request-budget.js';
 export { budgetAccountKey, PROVIDER_RATES, type BudgetRate } from './providers/provider-rates.js';
 export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from './config.js';
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
+export type { UnitBatch } from './db/repositories/unit-batch.repository.js';
 export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
 export { CollectorService, failureCode, RETRYABLE_CODES } from './collectors/collector.service.js';
 export { ConnectionHealthPublisher, type HealthObservation } from './collectors/connection-health.publisher.js';

@@ -5,8 +5,10 @@
  * with the account's shared request budget), and publish each page to `ingest.directory.<connectionId>`.
  *
  * Invariants:
- * - a batch accepted by JetStream is NOT completion: units complete only through the receipt
- *   consumer (receipt.consumer.ts) when the owning context's receipt of the final batch arrives;
+ * - a batch accepted by JetStream is NOT completion: each batch is recorded in the unit's batch
+ *   ledger (fenced) before it is published, and units complete only through the receipt consumer
+ *   (receipt.consumer.ts) once the final batch and every other recorded batch of the unit's lease
+ *   have a committed receipt;
  * - every held unit is heartbeated every LEASE_MS / 3 while queued or worked; a refused heartbeat
  *   (lease lost, sync retried) stops all work for that unit; nothing ever ends a lease early —
  *   a cancelled sync's job stops at the next page boundary and its leases run out on their own;
@@ -149,6 +151,11 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         provider: built.provider,
         proceed: async () => !this.stopping && isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed'),
         held: (unit) => !this.lost.has(unit.unitId),
+        record: async (unit, batches) => {
+          const recorded = await this.units.recordBatches(unit.unitId, unit.fencingToken, batches.map((b) => ({ batchId: b.batchId, final: b.final })));
+          if (!recorded) this.lost.add(unit.unitId);
+          return recorded;
+        },
         publish,
         saveCursor: async (unit, cursor) => {
           if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.lost.add(unit.unitId);

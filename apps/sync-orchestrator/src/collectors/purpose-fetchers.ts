@@ -5,8 +5,12 @@
  * (collector.service.ts), which decides between re-lease and failing the sync.
  *
  * Per page, in this order: ask whether the sync is still open and the job not stopping (a cancelled
- * sync's job publishes nothing further; the page already fetched is finished); fetch; publish every
- * part; save the cursor. A unit whose lease was lost (heartbeat refused) is skipped from then on.
+ * sync's job publishes nothing further; the page already fetched is finished); fetch; record the
+ * unit's batches of the page in its batch ledger (fenced: a lost lease records and publishes
+ * nothing); publish every part; save the cursor. Recording BEFORE publishing means every batch whose
+ * receipt can arrive is known, so the receipt consumer never completes a unit while one of its
+ * batches is uncommitted. A unit whose lease was lost (heartbeat refused, refused record) is skipped
+ * from then on.
  *
  * Purposes:
  * - `vehicles`: `adapter.vehicles()` pages, each unit gets the records whose sourceId is its vehicle;
@@ -31,6 +35,8 @@ export interface FetchContext {
   proceed(): Promise<boolean>;
   /** False once the unit's lease was lost. */
   held(unit: LeasedUnit): boolean;
+  /** Records the unit's batches before they are published; false when the lease was lost (then nothing is published). */
+  record(unit: LeasedUnit, batches: readonly DirectoryBatchV1[]): Promise<boolean>;
   publish(batch: DirectoryBatchV1): Promise<void>;
   saveCursor(unit: LeasedUnit, cursor: string | null): Promise<void>;
 }
@@ -43,7 +49,8 @@ export async function runJob(job: CollectorJob, ctx: FetchContext): Promise<void
   return runMemberships(job.units, ctx);
 }
 
-async function publishAll(ctx: FetchContext, batches: readonly DirectoryBatchV1[]): Promise<void> {
+async function publishAll(ctx: FetchContext, unit: LeasedUnit, batches: readonly DirectoryBatchV1[]): Promise<void> {
+  if (!(await ctx.record(unit, batches))) return;
   for (const batch of batches) await ctx.publish(batch);
 }
 
@@ -58,7 +65,7 @@ async function runVehicles(units: readonly LeasedUnit[], ctx: FetchContext): Pro
     for (const unit of live) {
       const records = page.items.filter((v) => v.sourceId === unit.vehicleSourceId);
       if (records.length === 0 && !last) continue;
-      await publishAll(ctx, pageBatches({ unit, provider: ctx.provider, kind: 'vehicles', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt }));
+      await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind: 'vehicles', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt }));
     }
     for (const unit of live) await ctx.saveCursor(unit, page.next);
     if (last) return;
@@ -79,7 +86,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
       const page = await ctx.adapter.groups(position.cursor);
       next = { lane: page.next === null ? 'vehicles' : 'groups', cursor: page.next };
       const providerCursor = encodeMembershipCursor(next);
-      await publishAll(ctx, pageBatches({ unit: carrier, provider: ctx.provider, kind: 'groups', records: page.items, pageKey, providerCursor, last: false, fetchedAt: now() }));
+      await publishAll(ctx, carrier, pageBatches({ unit: carrier, provider: ctx.provider, kind: 'groups', records: page.items, pageKey, providerCursor, last: false, fetchedAt: now() }));
       for (const unit of live) await ctx.saveCursor(unit, providerCursor);
     } else {
       const page = await ctx.adapter.vehicles(position.cursor);
@@ -90,7 +97,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
       for (const unit of live) {
         const records = page.items.filter((v) => v.sourceId === unit.vehicleSourceId);
         if (records.length === 0 && !last) continue;
-        await publishAll(ctx, pageBatches({ unit, provider: ctx.provider, kind: 'vehicles', records, pageKey, providerCursor, last, fetchedAt }));
+        await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind: 'vehicles', records, pageKey, providerCursor, last, fetchedAt }));
       }
       for (const unit of live) await ctx.saveCursor(unit, providerCursor);
     }
@@ -107,7 +114,7 @@ async function runTrips(unit: LeasedUnit, ctx: FetchContext): Promise<void> {
     const page: Page<TripRecord> = await ctx.adapter.trips({ from: unit.windowStart, to: unit.windowEnd, vehicleSourceIds: [unit.vehicleSourceId], cursor });
     const last = page.next === null;
     const records = page.items.filter((t) => t.vehicleSourceId === unit.vehicleSourceId);
-    await publishAll(ctx, pageBatches({ unit, provider: ctx.provider, kind: 'trips', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));
+    await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind: 'trips', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));
     await ctx.saveCursor(unit, page.next);
     if (last) return;
     cursor = page.next;

@@ -2,11 +2,14 @@
  * The orchestrator's durable consumer of `receipt.*.*` (durable `sync-orchestrator-receipts`, one
  * consumer group shared by every orchestrator process). A receipt is a context's answer to one
  * ingest batch, sent after the context committed it:
- * - `committed` + `final: true` → `markUnitReceipted(unitId, fencingToken, …)`: the unit counts as
- *   done, and the sync completes with its last unit. The receipt key is the receipt's msgId
- *   (`receipt:<batchId>`);
- * - `committed`, not final → progress of a page only; nothing is stored (the unit's saved provider
- *   cursor already says how far the collector got);
+ * - `committed` → `commitBatchReceipt`: the batch is marked committed in the unit's batch ledger
+ *   (`sync_unit_batch`, written by the collector before it published the batch). Contexts commit
+ *   batches in parallel, so the final batch's receipt may arrive before an earlier batch of the
+ *   unit committed: only when the final batch is recorded AND every recorded batch of the unit's
+ *   current fencing token is committed does the consumer call `markUnitReceipted(unitId,
+ *   fencingToken, …)` — the unit counts as done and the sync completes with its last unit. The
+ *   receipt key is the completing receipt's msgId (`receipt:<batchId>`). Anything else is progress;
+ *   a receipt under a stale token changes nothing;
  * - `rejected` (connection unknown to the context, or disconnected) → the sync fails with
  *   `failureReason` = the rejection reason (`connection_unknown` / `connection_disconnected`), but
  *   only while the receipt's fencing token is the unit's current one (failSyncForUnit).
@@ -19,11 +22,11 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { INGEST_EVENTS, receiptMsgId, type ConsumerDefinition, type Delivery, type ReceiptV1, type Subscription } from '@switchyard/messaging';
 import { RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
-import { UnitReceiptService, type ReceiptResult } from '../services/unit-receipts.service.js';
+import { UnitReceiptService, type BatchReceiptResult, type ReceiptResult } from '../services/unit-receipts.service.js';
 
 export const RECEIPT_DURABLE = 'sync-orchestrator-receipts';
 
-export type ReceiptHandling = { action: 'receipted'; result: ReceiptResult } | { action: 'progress' } | { action: 'rejected'; failed: boolean };
+export type ReceiptHandling = { action: 'receipted'; result: ReceiptResult } | { action: 'progress'; batch: BatchReceiptResult } | { action: 'rejected'; failed: boolean };
 
 @Injectable()
 export class ReceiptConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -72,11 +75,15 @@ export class ReceiptConsumer implements OnApplicationBootstrap, BeforeApplicatio
       this.runtime.logger.warn({ syncId: receipt.syncId, unitId: receipt.unitId, context: receipt.context, reason, failed }, 'ingest batch rejected');
       return { action: 'rejected', failed };
     }
-    if (!receipt.final) return { action: 'progress' };
+    const batch = await this.units.commitBatchReceipt(receipt.unitId, receipt.fencingToken, receipt.batchId, receipt.committedAt);
+    if (!batch.unitComplete) {
+      this.runtime.logger.debug({ syncId: receipt.syncId, unitId: receipt.unitId, outcome: batch.outcome, pending: batch.pending }, 'batch receipt');
+      return { action: 'progress', batch };
+    }
     const result = await this.units.markUnitReceipted(receipt.unitId, receipt.fencingToken, {
       context: receipt.context,
       receiptKey: receiptMsgId(receipt.batchId),
-      committedAt: receipt.committedAt,
+      committedAt: batch.lastCommittedAt ?? receipt.committedAt,
     });
     this.runtime.logger.debug({ syncId: receipt.syncId, unitId: receipt.unitId, outcome: result.outcome, progress: result.progress }, 'unit receipt');
     return { action: 'receipted', result };

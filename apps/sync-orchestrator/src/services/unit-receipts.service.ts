@@ -7,10 +7,17 @@
  * receipt only when the unit's fencing token is current and the sync is open, records it, counts it
  * and — when it was the last admitted unit — completes the sync with completedAt (spec 3 rule 3).
  * Any other outcome changes nothing and says why, so a redelivered receipt message can be acked.
+ *
+ * A unit's data can span several batches that the owning context commits in parallel, so the
+ * receipt consumer does not call `markUnitReceipted` on the final batch's receipt alone: collectors
+ * `recordBatches` (fenced) before publishing them, every committed receipt goes through
+ * `commitBatchReceipt`, and only when the final batch is recorded and every recorded batch of the
+ * unit's current token is committed (`unitComplete`) does the consumer call `markUnitReceipted`.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { inTransaction, type Orm } from '@switchyard/persistence';
 import { ORM } from '@switchyard/service-kit';
+import { UnitBatchRepository, type UnitBatch } from '../db/repositories/unit-batch.repository.js';
 import { UnitLeaseRepository, type LeasedUnit, type ReceiptEvidence, type ReceiptOutcome } from '../db/repositories/unit-lease.repository.js';
 import { isOpen, nextStatus, progressOf, type SyncStatus } from '../domain/sync-state.js';
 
@@ -22,11 +29,26 @@ export interface ReceiptResult {
   progress?: number;
 }
 
+export type BatchReceiptOutcome = 'committed' | 'duplicate' | 'unknown_batch' | 'stale_fencing_token' | 'already_receipted' | 'unknown_unit';
+
+export interface BatchReceiptResult {
+  outcome: BatchReceiptOutcome;
+  /** The unit's final batch is recorded and every recorded batch of its current token is committed. */
+  unitComplete: boolean;
+  /** Recorded batches of the current token still waiting for their receipt. */
+  pending?: number;
+  /** Latest commit time among the unit's batches (the evidence's committedAt when complete). */
+  lastCommittedAt?: string | null;
+}
+
 export const DEFAULT_LEASE_MS = 60_000;
+
+const isId = (value: string) => /^\d{1,18}$/.test(value);
 
 @Injectable()
 export class UnitReceiptService {
   private readonly units = new UnitLeaseRepository();
+  private readonly batches = new UnitBatchRepository();
 
   constructor(@Inject(ORM) private readonly orm: Orm) {}
 
@@ -41,6 +63,35 @@ export class UnitReceiptService {
 
   saveProviderCursor(unitId: string, fencingToken: string, cursor: string | null): Promise<boolean> {
     return inTransaction(this.orm, (em) => this.units.saveProviderCursor(em, unitId, fencingToken, cursor));
+  }
+
+  /**
+   * Records batches about to be published for a unit held under `fencingToken`; false when the
+   * lease was lost (the token is stale or the unit already receipted) — then do not publish them.
+   */
+  recordBatches(unitId: string, fencingToken: string, batches: readonly UnitBatch[]): Promise<boolean> {
+    if (!isId(unitId) || !isId(fencingToken)) return Promise.resolve(false);
+    return inTransaction(this.orm, (em) => this.batches.record(em, unitId, fencingToken, batches));
+  }
+
+  /**
+   * A context committed one batch of the unit: marks it committed when `fencingToken` is current and
+   * says whether the unit's data is now complete. Idempotent; a stale token changes nothing. The
+   * caller then receipts the unit with `markUnitReceipted` (which rechecks the token), so a crash
+   * in between is repaired by the redelivered receipt: its duplicate still reports `unitComplete`.
+   */
+  commitBatchReceipt(unitId: string, fencingToken: string, batchId: string, committedAt: string): Promise<BatchReceiptResult> {
+    if (!isId(unitId) || !isId(fencingToken)) return Promise.resolve({ outcome: 'unknown_unit', unitComplete: false });
+    return inTransaction(this.orm, async (em) => {
+      const unit = await this.batches.lockUnit(em, unitId);
+      if (!unit) return { outcome: 'unknown_unit', unitComplete: false };
+      if (unit.fencingToken !== fencingToken) return { outcome: 'stale_fencing_token', unitComplete: false };
+      if (unit.state === 'receipted') return { outcome: 'already_receipted', unitComplete: false };
+      const outcome = await this.batches.commit(em, unitId, fencingToken, batchId, committedAt);
+      const ledger = await this.batches.state(em, unitId, fencingToken);
+      const unitComplete = outcome !== 'unknown_batch' && ledger.finalKnown && ledger.pending === 0;
+      return { outcome, unitComplete, pending: ledger.pending, lastCommittedAt: ledger.lastCommittedAt };
+    });
   }
 
   markUnitReceipted(unitId: string, fencingToken: string, evidence: ReceiptEvidence): Promise<ReceiptResult> {

@@ -3,6 +3,7 @@ import { Migration0002Syncs } from './migration-0002-syncs.js';
 import { Migration0003ProviderBudget } from './migration-0003-provider-budget.js';
 import { Migration0004UnitErrors } from './migration-0004-unit-errors.js';
 import { Migration0005ConnectionHealth } from './migration-0005-connection-health.js';
+import { Migration0006UnitBatches } from './migration-0006-unit-batches.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const syncOrchestratorMigrations = [Migration0001ConnectionConfigProjection, Migration0002Syncs, Migration0003ProviderBudget, Migration0004UnitErrors, Migration0005ConnectionHealth];
+export const syncOrchestratorMigrations = [Migration0001ConnectionConfigProjection, Migration0002Syncs, Migration0003ProviderBudget, Migration0004UnitErrors, Migration0005ConnectionHealth, Migration0006UnitBatches];

@@ -1,0 +1,154 @@
+/**
+ * The batch ledger that keeps a unit from completing early (migration 0006) on the real PostgreSQL
+ * and NATS: a unit whose data spans batches A, B, C (C final) is receipted only when every one of
+ * them has a committed receipt, whatever order the receipts arrive in (the owning context commits
+ * batches in parallel); duplicates change nothing; receipts and records under a stale fencing token
+ * are refused, and a batch recorded under an old lease but never published does not block the next
+ * lease. Receipts are handed to `ReceiptConsumer.handle` directly (collectors off), so the order is
+ * exact: no timing race decides an outcome.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { defaultConnectionConfig } from '@switchyard/domain';
+import { EVENTS, RPCS, subjectFor, type ApplicationGrantV1, type ConnectionConfigV1, type ReceiptV1 } from '@switchyard/messaging';
+import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { ReceiptConsumer, startSyncOrchestrator, syncOrchestratorService, UnitReceiptService, type LeasedUnit } from '../src/index.js';
+
+let h: ServiceUnderTest;
+let units: UnitReceiptService;
+let consumer: ReceiptConsumer;
+
+async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+  const em = h.service.runtime.orm.em.fork();
+  return em.execute<T[]>(text.replaceAll('$s', `"${h.schema}"`), params);
+}
+
+/** A collecting connection granted to the test application, and a sync over its `vehicles` approved vehicles (one unit each). */
+async function syncOf(vehicles: number): Promise<{ connectionId: string; syncId: string }> {
+  const connectionId = randomUUID();
+  // One application per sync: a grant snapshot is per application and version, so nothing is merged.
+  const applicationId = randomUUID();
+  const config = {
+    ...defaultConnectionConfig(connectionId, 'samsara', 'sandbox'),
+    unifiedCollection: true,
+    purposes: { vehicles: true, groupMemberships: false, trips: false },
+    approvedVehicleIds: Array.from({ length: vehicles }, (_, i) => `veh-${i}`),
+    revision: 2,
+  } as ConnectionConfigV1;
+  await h.client.publish(EVENTS.connectionConfigChanged, subjectFor(EVENTS.connectionConfigChanged.subject, connectionId), config, { msgId: `connection-config:${connectionId}:2` });
+  await pollUntil(async () => (await sql<{ revision: number }>('select revision from $s.connection_config where connection_id = ?::uuid', [connectionId]))[0]?.revision === 2);
+  const grants: ApplicationGrantV1['grants'] = [{ connectionId, operations: ['sync.create', 'sync.read'], history: true }];
+  await h.client.publish(
+    EVENTS.applicationGrantChanged,
+    subjectFor(EVENTS.applicationGrantChanged.subject, applicationId),
+    { applicationId, environment: 'sandbox', revoked: false, credentialVersion: 1, grants, updatedAt: new Date().toISOString() },
+    { msgId: `application-grant:${applicationId}:1` },
+  );
+  await pollUntil(async () => (await sql<{ n: number }>('select count(*)::int as n from $s.application_credential where application_id = ?::uuid', [applicationId]))[0]?.n === 1);
+  const caller = { applicationId, connectionId, credentialVersion: 1 };
+  const syncId = (await h.client.request(RPCS.sync.create, { caller }, { timeoutMs: 5_000 })).sync.id;
+  return { connectionId, syncId };
+}
+
+const receipt = (unit: LeasedUnit, batchId: string, final: boolean, fencingToken = unit.fencingToken): ReceiptV1 => ({
+  batchId,
+  connectionId: unit.connectionId,
+  syncId: unit.syncId,
+  unitId: unit.unitId,
+  fencingToken,
+  context: 'directory',
+  kind: 'vehicles',
+  status: 'committed',
+  reason: null,
+  records: 1,
+  final,
+  committedAt: new Date().toISOString(),
+});
+
+async function unitState(unitId: string): Promise<string | undefined> {
+  return (await sql<{ state: string }>('select state from $s.sync_unit where id = ?::bigint', [unitId]))[0]?.state;
+}
+
+async function syncRow(syncId: string) {
+  return (await sql<{ status: string; receipted_units: number }>('select status, receipted_units from $s.sync where id = ?', [syncId]))[0];
+}
+
+beforeAll(async () => {
+  h = await startServiceForTest(syncOrchestratorService, { start: startSyncOrchestrator });
+  units = h.service.app.get(UnitReceiptService);
+  consumer = h.service.app.get(ReceiptConsumer);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('unit batch ledger', () => {
+  it('receipts a unit only once every recorded batch has committed, receipts arriving C (final), A, B', async () => {
+    const { connectionId, syncId } = await syncOf(2);
+    const [one, two] = await units.leaseUnits('collector', 2, { connectionId });
+    expect(await units.recordBatches(one!.unitId, one!.fencingToken, [{ batchId: 'b_one_a', final: false }])).toBe(true);
+    expect(await units.recordBatches(one!.unitId, one!.fencingToken, [{ batchId: 'b_one_b', final: false }, { batchId: 'b_one_c', final: true }])).toBe(true);
+
+    expect(await consumer.handle(receipt(one!, 'b_one_c', true))).toMatchObject({ action: 'progress', batch: { outcome: 'committed', unitComplete: false, pending: 2 } });
+    expect(await unitState(one!.unitId)).toBe('admitted');
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 0 });
+
+    expect(await consumer.handle(receipt(one!, 'b_one_a', false))).toMatchObject({ action: 'progress', batch: { outcome: 'committed', unitComplete: false, pending: 1 } });
+    // A duplicate of A (redelivery) is a no-op: B is still pending.
+    expect(await consumer.handle(receipt(one!, 'b_one_a', false))).toMatchObject({ action: 'progress', batch: { outcome: 'duplicate', unitComplete: false, pending: 1 } });
+    expect(await unitState(one!.unitId)).toBe('admitted');
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 0 });
+
+    expect(await consumer.handle(receipt(one!, 'b_one_b', false))).toMatchObject({ action: 'receipted', result: { outcome: 'receipted', status: 'in_progress', progress: 50 } });
+    expect(await unitState(one!.unitId)).toBe('receipted');
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 1 });
+
+    // Duplicates after completion change nothing, and a receipted unit records no more batches.
+    expect(await consumer.handle(receipt(one!, 'b_one_b', false))).toMatchObject({ action: 'progress', batch: { outcome: 'already_receipted', unitComplete: false } });
+    expect(await consumer.handle(receipt(one!, 'b_one_c', true))).toMatchObject({ action: 'progress', batch: { outcome: 'already_receipted' } });
+    expect(await units.recordBatches(one!.unitId, one!.fencingToken, [{ batchId: 'b_one_d', final: false }])).toBe(false);
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 1 });
+
+    // The sync completes with its last unit, and only then.
+    expect(await units.recordBatches(two!.unitId, two!.fencingToken, [{ batchId: 'b_two_a', final: true }])).toBe(true);
+    expect(await consumer.handle(receipt(two!, 'b_two_a', true))).toMatchObject({ action: 'receipted', result: { outcome: 'receipted', status: 'completed', progress: 100 } });
+    expect(await syncRow(syncId)).toMatchObject({ status: 'completed', receipted_units: 2 });
+  });
+
+  it('does not complete on a receipt for a batch never recorded under the current token', async () => {
+    const { connectionId, syncId } = await syncOf(1);
+    const [unit] = await units.leaseUnits('collector', 1, { connectionId });
+    expect(await consumer.handle(receipt(unit!, 'b_unrecorded', true))).toMatchObject({ action: 'progress', batch: { outcome: 'unknown_batch', unitComplete: false } });
+    expect(await unitState(unit!.unitId)).toBe('admitted');
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 0 });
+  });
+
+  it('refuses receipts and records under a stale fencing token; a batch recorded but never published does not block the next lease', async () => {
+    const { connectionId, syncId } = await syncOf(1);
+    const [first] = await units.leaseUnits('stalled', 1, { connectionId, leaseMs: 1 });
+    // Recorded (A published, B final "crashed" before its publish): the old lease never completes.
+    expect(await units.recordBatches(first!.unitId, first!.fencingToken, [{ batchId: 'b_old_a', final: false }, { batchId: 'b_old_b', final: true }])).toBe(true);
+    await pollUntil(async () => (await sql<{ n: number }>('select count(*)::int as n from $s.sync_unit where id = ?::bigint and lease_expires_at <= now()', [first!.unitId]))[0]?.n === 1);
+    const [second] = await units.leaseUnits('fresh', 1, { connectionId });
+    expect(second).toMatchObject({ unitId: first!.unitId, fencingToken: String(Number(first!.fencingToken) + 1) });
+
+    expect(await consumer.handle(receipt(first!, 'b_old_a', false))).toMatchObject({ action: 'progress', batch: { outcome: 'stale_fencing_token', unitComplete: false } });
+    expect(await units.recordBatches(first!.unitId, first!.fencingToken, [{ batchId: 'b_old_c', final: true }])).toBe(false);
+    expect(await units.markUnitReceipted(first!.unitId, first!.fencingToken, { context: 'directory', receiptKey: 'receipt:b_old_b', committedAt: new Date().toISOString() })).toMatchObject({
+      outcome: 'stale_fencing_token',
+    });
+    expect(await unitState(first!.unitId)).toBe('admitted');
+
+    // The new lease starts a fresh set (the old token's rows are pruned) and completes on its own batches.
+    expect(await units.recordBatches(second!.unitId, second!.fencingToken, [{ batchId: 'b_new_a', final: true }])).toBe(true);
+    expect(await sql<{ fencing_token: string }>('select distinct fencing_token::text as fencing_token from $s.sync_unit_batch where unit_id = ?::bigint', [second!.unitId])).toEqual([
+      { fencing_token: second!.fencingToken },
+    ]);
+    // A receipt carrying the old token for a batch id of the new set is still refused.
+    expect(await consumer.handle(receipt(second!, 'b_new_a', true, first!.fencingToken))).toMatchObject({ action: 'progress', batch: { outcome: 'stale_fencing_token' } });
+    expect(await syncRow(syncId)).toMatchObject({ status: 'in_progress', receipted_units: 0 });
+    expect(await consumer.handle(receipt(second!, 'b_new_a', true))).toMatchObject({ action: 'receipted', result: { outcome: 'receipted', status: 'completed', progress: 100 } });
+    expect(await syncRow(syncId)).toMatchObject({ status: 'completed', receipted_units: 1 });
+  });
+});
