@@ -109,7 +109,17 @@ export async function pendingMigrations(orm: Orm): Promise<string[]> {
  * schemas of other services or other test runs on the same server never show up as drops.
  */
 export async function schemaDrift(orm: Orm): Promise<string> {
-  return (await orm.schema.getUpdateSchemaSQL({ wrap: false, schema: ormSchema(orm) })).trim();
+  // The generator still introspects every schema's table list before comparing this one; on a
+  // server shared with other runs, a schema dropped between its list and index queries fails with
+  // 3F000 (no such schema) or 42P01 (no such relation). That is a race, not drift: ask again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await orm.schema.getUpdateSchemaSQL({ wrap: false, schema: ormSchema(orm) })).trim();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= 5 || (code !== '3F000' && code !== '42P01')) throw error;
+    }
+  }
 }
 
 /**
