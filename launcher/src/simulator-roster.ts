@@ -4,7 +4,7 @@
  * simulator's actual roster and a first `POST /v1/syncs` has work to do.
  */
 import type { Provider } from '@switchyard/domain';
-import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
+import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import type { SimulatorCredentials } from '@switchyard/sandbox';
 
 function adapterFor(provider: Provider, simulators: SimulatorCredentials): ProviderAdapter | undefined {
@@ -27,14 +27,7 @@ function adapterFor(provider: Provider, simulators: SimulatorCredentials): Provi
 export async function simulatorVehicleIds(provider: Provider, simulators: SimulatorCredentials): Promise<string[]> {
   const adapter = adapterFor(provider, simulators);
   if (!adapter) return [];
-  const ids: string[] = [];
-  let cursor: string | null = null;
   // Bounded: a sandbox fleet is small; 1,000 pages is far beyond any of them.
-  for (let page = 0; page < 1000; page++) {
-    const result = await adapter.vehicles(cursor);
-    ids.push(...result.items.map((v) => v.sourceId));
-    cursor = result.next;
-    if (!cursor) break;
-  }
-  return [...new Set(ids)];
+  const { items } = await collectPages((cursor) => adapter.vehicles(cursor), 1000);
+  return [...new Set(items.map((v) => v.sourceId))];
 }

@@ -5,7 +5,7 @@
  * factory whose clock reads the simulator's time and records every backoff sleep instead of
  * waiting it out (Retry-After compliance is asserted on the recorded sleeps).
  */
-import { createMotiveAdapter, type AdapterOptions, type Clock, type ProviderAdapter } from '@switchyard/providers';
+import { createMotiveAdapter, type AdapterOptions, type Clock, type ProviderAdapter, collectPages } from '@switchyard/providers';
 import { startSimulator } from '../src/common/simulator.js';
 import type { RunningSimulator } from '../src/common/sim-kit.types.js';
 import { createFleet, fixedClock, type ControllableClock } from '../src/fleet/fleet.js';
@@ -82,18 +82,8 @@ export async function startMotiveHarness(vehicles = 25): Promise<MotiveHarness> 
 }
 
 /** Every page of a listing, following `next` to the end. */
-export async function drain<T>(fetchPage: (cursor: string | null) => Promise<{ items: readonly T[]; next: string | null }>): Promise<{ items: T[]; pages: number }> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const page = await fetchPage(cursor);
-    items.push(...page.items);
-    cursor = page.next;
-    pages++;
-    if (pages > 5_000) throw new Error('pagination does not end');
-  } while (cursor !== null);
-  return { items, pages };
+export function drain<T>(fetchPage: (cursor: string | null) => Promise<{ items: readonly T[]; next: string | null }>): Promise<{ items: T[]; pages: number }> {
+  return collectPages(fetchPage, 5_000);
 }
 
 export const vehicleId = (index: number): string => String(MOTIVE_IDS.vehicle(index));

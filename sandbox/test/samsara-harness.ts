@@ -4,7 +4,7 @@
  * with fast retry policies, and helpers that translate the fleet's truth into what the adapter must
  * report. Each suite starts its own simulator, so scenario and clock changes never leak between files.
  */
-import { createSamsaraAdapter, type AdapterOptions, type ProviderAdapter } from '@switchyard/providers';
+import { createSamsaraAdapter, type AdapterOptions, type ProviderAdapter, collectPages } from '@switchyard/providers';
 import { startSimulator } from '../src/common/simulator.js';
 import type { RunningSimulator } from '../src/common/sim-kit.types.js';
 import { createFleet, fixedClock, type ControllableClock } from '../src/fleet/fleet.js';
@@ -53,18 +53,8 @@ export async function startSamsaraHarness(vehicles = 25): Promise<SamsaraHarness
 }
 
 /** Every page of a listing, following `next` to the end. */
-export async function drain<T>(fetchPage: (cursor: string | null) => Promise<{ items: readonly T[]; next: string | null }>): Promise<{ items: T[]; pages: number }> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const page = await fetchPage(cursor);
-    items.push(...page.items);
-    cursor = page.next;
-    pages++;
-    if (pages > 10_000) throw new Error('pagination does not end');
-  } while (cursor !== null);
-  return { items, pages };
+export function drain<T>(fetchPage: (cursor: string | null) => Promise<{ items: readonly T[]; next: string | null }>): Promise<{ items: T[]; pages: number }> {
+  return collectPages(fetchPage, 10_000);
 }
 
 /** The adapter's fault key for a fleet fault, as the simulator renders it (txId 0, confirmed OBD codes). */

@@ -23,7 +23,6 @@ import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, createBus, subjectFor, 
 import { createSamsaraAdapter } from '@switchyard/providers';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import {
-  assertBuilt,
   createResponseValidator,
   deleteNamespaceStreams,
   dropSchemas,
@@ -32,7 +31,7 @@ import {
   loadOpenApi,
   pollUntil,
   resolveTestServices,
-  spawnNode,
+  spawnSimulator,
   uniqueNamespace,
   type NodeProcess,
 } from '@switchyard/testing';
@@ -171,9 +170,7 @@ async function storedContent(): Promise<Record<string, unknown[]>> {
 
 beforeAll(async () => {
   ({ databaseUrl, natsUrl } = await resolveTestServices());
-  const script = assertBuilt('sandbox/dist/samsara/main.js', ['sandbox']);
-  simulator = spawnNode(script, { env: { PORT: '0', SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '3', SIM_SEED: 'collector-pipeline', SIM_CLOCK_FACTOR: '0' } });
-  simulatorUrl = (await simulator.waitForOutput(/"url":"(http:\/\/[^"]+)"/))[1]!;
+  ({ process: simulator, url: simulatorUrl } = await spawnSimulator('samsara', { SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '3', SIM_SEED: 'collector-pipeline', SIM_CLOCK_FACTOR: '0' }));
 
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));

@@ -15,13 +15,12 @@ import { ConnectionsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchy
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import {
-  assertBuilt,
   deleteNamespaceStreams,
   dropSchemas,
   isolatedSchemas,
   pollUntil,
   resolveTestServices,
-  spawnNode,
+  spawnSimulator,
   uniqueNamespace,
   type NodeProcess,
 } from '@switchyard/testing';
@@ -57,9 +56,9 @@ async function projected(connectionId: string, revision: number): Promise<void> 
 
 beforeAll(async () => {
   ({ databaseUrl, natsUrl } = await resolveTestServices());
-  const script = assertBuilt('sandbox/dist/samsara/main.js', ['sandbox']);
-  simulator = spawnNode(script, { env: { PORT: '0', SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '4', SIM_SEED: 'adapter-factory' } });
-  const simulatorUrl = (await simulator.waitForOutput(/"url":"(http:\/\/[^"]+)"/))[1]!;
+  const started = await spawnSimulator('samsara', { SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '4', SIM_SEED: 'adapter-factory' });
+  simulator = started.process;
+  const simulatorUrl = started.url;
 
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));

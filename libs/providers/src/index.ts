@@ -13,3 +13,4 @@ export * from './http/retry-after.js';
 export * from './samsara/index.js';
 export * from './motive/index.js';
 export * from './geotab/index.js';
+export * from './pages.js';

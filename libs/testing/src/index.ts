@@ -20,5 +20,5 @@ export { freePort } from './free-port.js';
 export { deleteNamespaceStreams } from './nats-cleanup.js';
 export { startServiceForTest, type ServiceUnderTest, type StartServiceForTestOptions } from './service-harness.js';
 export { connectionConfig, ledgerHas, receiptsFor, startIngestHarness, type IngestHarness } from './ingest-harness.js';
-export { assertBuilt, pinnedNode, spawnNode, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
+export { assertBuilt, pinnedNode, spawnNode, spawnSimulator, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';

@@ -153,3 +153,16 @@ export function spawnNode(script: string, options: SpawnNodeOptions = {}): NodeP
     },
   };
 }
+
+/**
+ * A provider simulator as its own process, from the built `sandbox/dist/<provider>/main.js` (apps'
+ * tests may not import the sandbox): free port, the given env (accounts, SIM_* settings), and the
+ * base URL it prints once listening.
+ */
+export async function spawnSimulator(provider: 'samsara' | 'motive' | 'geotab', env: Record<string, string>): Promise<{ process: NodeProcess; url: string }> {
+  const script = assertBuilt(`sandbox/dist/${provider}/main.js`, ['sandbox']);
+  const process = spawnNode(script, { env: { PORT: '0', ...env } });
+  const url = (await process.waitForOutput(/"url":"(http:\/\/[^"]+)"/))[1];
+  if (!url) throw new Error(`${provider} simulator printed no url`);
+  return { process, url };
+}
