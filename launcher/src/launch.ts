@@ -60,9 +60,11 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
       Object.fromEntries(Object.entries(simulators.credentials).map(([provider, c]) => [provider, c.baseUrl])),
       'provider simulators started',
     );
-    // The orchestrator's collectors call the simulators exactly as they would call the providers.
+    // The orchestrator's collectors call the simulators exactly as they would call the providers;
+    // its scheduler collects every connection each SCHEDULE_WINDOW_MS (default 5 min) unless SCHEDULER_ENABLED=false.
     const { samsara, motive, geotab } = simulators.credentials;
-    started.push(await startSyncOrchestrator({ ...common, env, collectors: true, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
+    const scheduler = env.SCHEDULER_ENABLED !== 'false';
+    started.push(await startSyncOrchestrator({ ...common, env, collectors: true, scheduler, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
     for (const start of [startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
       started.push(await start(common));
     }

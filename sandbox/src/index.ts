@@ -12,6 +12,7 @@ export { applyFieldChange, truncateBody } from './common/field-change.js';
 export { scenarioSchema, scenarioListSchema } from './common/scenario.schema.js';
 export { scenarioMatches } from './common/scenario-book.js';
 export { TokenBuckets } from './common/token-bucket.js';
+export { TrafficStats, MAX_STATS_PATHS, type TrafficCounts } from './common/control-api.js';
 export { startSimulators, simulatorAccounts, type StartSimulatorsOptions, type SimulatorCredentials, type RunningSimulators } from './start-simulators.js';
 export { samsaraSimulator } from './samsara/index.js';
 export { motiveSimulator } from './motive/index.js';

@@ -6,12 +6,15 @@ import {
   findScenario,
   fixedClock,
   pageWithScenario,
+  MAX_STATS_PATHS,
   startSimulator,
+  TrafficStats,
   type RunningSimulator,
   type SimErrorKind,
   type SimRequest,
   type SimResponse,
   type SimulatorDefinition,
+  type TrafficCounts,
 } from '../src/index.js';
 
 const DAY = 86_400_000;
@@ -61,7 +64,7 @@ const fake: SimulatorDefinition = {
 };
 
 const NOW = EPOCH + 30 * DAY + 12 * 3_600_000;
-const accounts = ['tok-basic', 'tok-limit', 'tok-storm', 'tok-5xx', 'tok-slow', 'tok-trunc', 'tok-revoke', 'tok-perm', 'tok-field', 'tok-dup', 'tok-late', 'tok-odo', 'tok-swap', 'tok-ctl'];
+const accounts = ['tok-basic', 'tok-limit', 'tok-storm', 'tok-5xx', 'tok-slow', 'tok-trunc', 'tok-revoke', 'tok-perm', 'tok-field', 'tok-dup', 'tok-late', 'tok-odo', 'tok-swap', 'tok-ctl', 'tok-stats'];
 let sim: RunningSimulator;
 const clock = fixedClock(NOW);
 const fleet = createFleet({ seed: 'kit', vehicles: 12 });
@@ -112,6 +115,16 @@ describe('simulator kit', () => {
     expect((await call('tok-limit', '/limited')).status).toBe(200);
   });
 
+  it('counts the requests its rate limits refused in the control API', async () => {
+    const counted = async () => ((await (await control('/accounts/tok-limit/scenarios')).json()) as { rateLimited: number }).rateLimited;
+    const before = await counted();
+    // Ten at once against a bucket of burst 3: some are refused, whatever the machine's speed.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('tok-limit', '/limited').then((r) => r.status)));
+    const refused = answers.filter((s) => s === 429).length;
+    expect(refused).toBeGreaterThan(0);
+    expect((await counted()) - before).toBe(refused);
+  });
+
   it('rate_limit_storm answers 429 with the given Retry-After for N requests', async () => {
     sim.setScenarios('tok-storm', [{ kind: 'rate_limit_storm', requests: 2, retryAfterSeconds: 7 }]);
     const first = await call('tok-storm', '/vehicles');
@@ -120,6 +133,8 @@ describe('simulator kit', () => {
     expect(sim.scenarios('tok-storm')).toEqual([{ kind: 'rate_limit_storm', requests: 1, retryAfterSeconds: 7 }]);
     expect(await statuses('tok-storm', '/vehicles', 2)).toEqual([429, 200]);
     expect(sim.scenarios('tok-storm')).toEqual([]);
+    // A storm's 429s are the scenario's, not the rate limits': not counted as rate-limited.
+    expect(((await (await control('/accounts/tok-storm/scenarios')).json()) as { rateLimited: number }).rateLimited).toBe(0);
   });
 
   it('server_errors answers the given status for N requests', async () => {
@@ -260,6 +275,36 @@ describe('simulator kit', () => {
     expect((await control('/clock', 'PUT', { factor: -2 })).status).toBe(400);
     clock.set({ nowMs: NOW });
     expect((await control('/nowhere')).status).toBe(404);
+  });
+
+  it('control API: stats count answers per account and path (429s included), skip unknown tokens, reset', async () => {
+    expect((await control('/stats', 'DELETE')).status).toBe(204);
+    // A storm makes the 429s deterministic (the token buckets depend on wall time).
+    sim.setScenarios('tok-stats', [{ kind: 'rate_limit_storm', requests: 1, retryAfterSeconds: 1 }]);
+    expect(await statuses('tok-stats', '/vehicles', 4)).toEqual([429, 200, 200, 200]);
+    expect((await call('tok-stats', '/state?vehicle=0')).status).toBe(200);
+    expect((await call('nope', '/vehicles')).status).toBe(401);
+    const { accounts: counted } = (await (await control('/stats')).json()) as { accounts: Record<string, TrafficCounts & { paths: Record<string, TrafficCounts> }> };
+    expect(Object.keys(counted)).toEqual(['tok-stats']);
+    const mine = counted['tok-stats']!;
+    expect(mine).toMatchObject({ requests: 5, rateLimited: 1, byStatus: { '200': 4, '429': 1 } });
+    expect(mine.paths['/vehicles']).toMatchObject({ requests: 4, rateLimited: 1, byStatus: { '200': 3, '429': 1 } });
+    expect(mine.paths['/state']).toMatchObject({ requests: 1, rateLimited: 0, byStatus: { '200': 1 } });
+    expect(mine.firstAtMs).toBeLessThanOrEqual(mine.lastAtMs!);
+    expect((await control('/stats', 'PUT', {})).status).toBe(405);
+    expect((await control('/stats', 'DELETE')).status).toBe(204);
+    expect(await (await control('/stats')).json()).toEqual({ accounts: {} });
+  });
+
+  it('stats: paths past MAX_STATS_PATHS are counted under (other)', () => {
+    let now = 1_000;
+    const stats = new TrafficStats(() => now++);
+    for (let i = 0; i < MAX_STATS_PATHS + 5; i++) stats.record('a', `/v/${i}`, i % 2 ? 429 : 200);
+    const { a } = stats.view().accounts;
+    expect(Object.keys(a!.paths)).toHaveLength(MAX_STATS_PATHS + 1);
+    expect(a!.paths['(other)']).toMatchObject({ requests: 5 });
+    expect(a).toMatchObject({ requests: MAX_STATS_PATHS + 5, firstAtMs: 1_000, lastAtMs: 1_000 + MAX_STATS_PATHS + 4 });
+    expect(a!.rateLimited).toBe(Math.floor((MAX_STATS_PATHS + 5) / 2));
   });
 
   it('without controlApi the /_sim routes belong to the provider dialect', async () => {

@@ -7,13 +7,20 @@ import { ConnectionHealthPublisher } from './collectors/connection-health.publis
 import { ReceiptConsumer } from './collectors/receipt.consumer.js';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantConsumer } from './projections/application-grant.consumer.js';
+import { CollectionScheduler } from './scheduler/collection-scheduler.service.js';
+import { SCHEDULED_RUN_CREATOR } from './scheduler/scheduled-run.port.js';
 import { ProviderAdapterFactory } from './providers/adapter-factory.js';
 import { SyncLifecycleService } from './services/sync-lifecycle.service.js';
 import { UnitReceiptService } from './services/unit-receipts.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.syncOrchestrator, connectionConfig: true })],
-  providers: [SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService, ReceiptConsumer],
-  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, ReceiptConsumer],
+  providers: [
+    SyncLifecycleService, UnitReceiptService, SyncApiHandler, ApplicationGrantConsumer, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService, ReceiptConsumer,
+    // The scheduler creates its runs through a port; the lifecycle service implements it today.
+    { provide: SCHEDULED_RUN_CREATOR, useExisting: SyncLifecycleService },
+    CollectionScheduler,
+  ],
+  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, ReceiptConsumer, CollectionScheduler],
 })
 export class SyncOrchestratorModule {}

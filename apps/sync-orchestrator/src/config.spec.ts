@@ -16,6 +16,13 @@ describe('loadSyncOrchestratorSettings', () => {
     expect(settings.providerBaseUrls).toEqual({ samsara: 'https://api.eu.samsara.com', motive: 'http://127.0.0.1:9999', geotab: 'https://my.geotab.com' });
   });
 
+  it('schedules every five minutes by default, looking back one window first, and lets the start option win over SCHEDULER_ENABLED', () => {
+    expect(loadSyncOrchestratorSettings({}).scheduler).toEqual({ enabled: false, windowMs: 300_000, tickMs: 5_000, firstLookbackMs: 300_000, maxCatchUpMs: 86_400_000 });
+    const settings = loadSyncOrchestratorSettings({ SCHEDULER_ENABLED: 'true', SCHEDULE_WINDOW_MS: '2000', SCHEDULE_FIRST_LOOKBACK_MS: '60000' }, { scheduler: false });
+    expect(settings.scheduler).toMatchObject({ enabled: false, windowMs: 2_000, firstLookbackMs: 60_000 });
+    expect(() => loadSyncOrchestratorSettings({ SCHEDULE_WINDOW_MS: '10' })).toThrow(ConfigError);
+  });
+
   it('names every bad variable in one error', () => {
     let error: unknown;
     try {

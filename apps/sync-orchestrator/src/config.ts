@@ -14,6 +14,13 @@ const httpUrl = z
   .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), 'an http(s) URL')
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** `true` / `false`, anything else a startup error; off unless set. */
+const switchOff = () =>
+  z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true');
+
 export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   /** US region; EU customers use https://api.eu.samsara.com. */
   SAMSARA_BASE_URL: httpUrl.default('https://api.samsara.com'),
@@ -32,10 +39,7 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
    * orchestrator started from code (tests of the sync API drive units by hand); main.ts turns it
    * on unless COLLECTOR_ENABLED=false, and `StartSyncOrchestratorOptions.collectors` wins over both.
    */
-  COLLECTOR_ENABLED: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  COLLECTOR_ENABLED: switchOff(),
   /** Collector jobs (a unit, or the snapshot units of one sync and purpose) worked at once per process. */
   COLLECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** Units taken per lease call (the grouping works inside one call). */
@@ -44,8 +48,33 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** Pause between lease attempts when nothing was leasable. */
   POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
-  /** Leases of one unit that may end in provider_throttled/unavailable before its sync fails with that code. */
+  /** Leases of one unit that may end in provider_unavailable (or a collector error) before its sync fails with that code. */
   COLLECTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /**
+   * Times one unit (per attempt) may be put back after provider_throttled (leasable again after the
+   * provider's Retry-After, no error attempt counted) before throttling counts as an error attempt.
+   */
+  COLLECTOR_MAX_THROTTLE_REQUEUES: z.coerce.number().int().min(0).max(100_000).default(200),
+  /**
+   * How long a unit whose final batch is published is kept from being leased again while its
+   * receipts can still come (a context slower than LEASE_MS); after it the unit is collected again.
+   */
+  RECEIPT_WAIT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(900_000),
+  /**
+   * Run the collection scheduler (scheduler/collection-scheduler.service.ts) in this process. Like
+   * COLLECTOR_ENABLED: off for an orchestrator started from code, on in main.ts unless
+   * SCHEDULER_ENABLED=false, and `StartSyncOrchestratorOptions.scheduler` wins over both. Every
+   * process may run it: each window's run is created by exactly one of them.
+   */
+  SCHEDULER_ENABLED: switchOff(),
+  /** Scheduler window per connection (spec 8: five-minute default, no exact freshness promise). */
+  SCHEDULE_WINDOW_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
+  /** How often a scheduler looks for due schedules and for scheduled runs of paused connections. */
+  SCHEDULER_TICK_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** How far a connection's first scheduled run reaches back (default: one window; never 0, which would plan an empty interval for trips alone forever). */
+  SCHEDULE_FIRST_LOOKBACK_MS: z.coerce.number().int().min(1_000).max(2_592_000_000).optional(),
+  /** No scheduled run starts earlier than this before now (catching up after a pause or failures). */
+  SCHEDULE_MAX_CATCH_UP_MS: z.coerce.number().int().min(1_000).max(2_592_000_000).default(86_400_000),
 });
 
 export type SyncOrchestratorEnv = z.output<typeof syncOrchestratorEnvSchema>;
@@ -57,6 +86,15 @@ export interface SyncOrchestratorSettings {
   providerAccessTimeoutMs: number;
   adapterCacheTtlMs: number;
   collector: CollectorSettings;
+  scheduler: SchedulerSettings;
+}
+
+export interface SchedulerSettings {
+  enabled: boolean;
+  windowMs: number;
+  tickMs: number;
+  firstLookbackMs: number;
+  maxCatchUpMs: number;
 }
 
 export interface CollectorSettings {
@@ -66,11 +104,13 @@ export interface CollectorSettings {
   leaseMs: number;
   pollMs: number;
   maxAttempts: number;
+  maxThrottleRequeues: number;
+  receiptWaitMs: number;
 }
 
 export const SYNC_ORCHESTRATOR_SETTINGS = Symbol('sync-orchestrator.settings');
 
-export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: { providerBaseUrls?: Partial<Record<Provider, string>>; collectors?: boolean } = {}): SyncOrchestratorSettings {
+export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: { providerBaseUrls?: Partial<Record<Provider, string>>; collectors?: boolean; scheduler?: boolean } = {}): SyncOrchestratorSettings {
   const parsed = loadConfig(syncOrchestratorEnvSchema, {
     ...env,
     ...(overrides.providerBaseUrls?.samsara ? { SAMSARA_BASE_URL: overrides.providerBaseUrls.samsara } : {}),
@@ -89,6 +129,15 @@ export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: 
       leaseMs: parsed.LEASE_MS,
       pollMs: parsed.POLL_MS,
       maxAttempts: parsed.COLLECTOR_MAX_ATTEMPTS,
+      maxThrottleRequeues: parsed.COLLECTOR_MAX_THROTTLE_REQUEUES,
+      receiptWaitMs: parsed.RECEIPT_WAIT_MS,
+    },
+    scheduler: {
+      enabled: overrides.scheduler ?? parsed.SCHEDULER_ENABLED,
+      windowMs: parsed.SCHEDULE_WINDOW_MS,
+      tickMs: parsed.SCHEDULER_TICK_MS,
+      firstLookbackMs: parsed.SCHEDULE_FIRST_LOOKBACK_MS ?? parsed.SCHEDULE_WINDOW_MS,
+      maxCatchUpMs: parsed.SCHEDULE_MAX_CATCH_UP_MS,
     },
   };
 }

@@ -24,25 +24,42 @@ export interface StartSyncOrchestratorOptions extends StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Run the collectors and the receipt consumer (wins over COLLECTOR_ENABLED; see config.ts). */
   collectors?: boolean;
+  /** Run the collection scheduler (wins over SCHEDULER_ENABLED; see config.ts). */
+  scheduler?: boolean;
 }
 
-export function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
-  const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls, collectors });
+export function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, scheduler, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
+  const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls, collectors, scheduler });
   return startService(syncOrchestratorService, { ...options, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
 }
 
 export { SyncOrchestratorModule } from './app.module.js';
 export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult, type BatchReceiptResult, type BatchReceiptOutcome } from './services/unit-receipts.service.js';
-export { SyncLifecycleService } from './services/sync-lifecycle.service.js';
+export { SyncLifecycleService, type CreateInternalRunInput, type CreateInternalRunResult, type InternalRun } from './services/sync-lifecycle.service.js';
 export { ProviderAdapterFactory, type ConnectionAdapter } from './providers/adapter-factory.js';
 export { PgRequestBudget, type PgRequestBudgetOptions } from './providers/pg-request-budget.js';
 export { budgetAccountKey, PROVIDER_RATES, type BudgetRate } from './providers/provider-rates.js';
-export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from './config.js';
+export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SchedulerSettings, type SyncOrchestratorSettings } from './config.js';
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
 export type { UnitBatch } from './db/repositories/unit-batch.repository.js';
-export { planSync, PURPOSE_REQUIREMENTS, SYNC_PURPOSES, TRIP_SLICE_MS, type PlannedUnit, type SyncPurpose } from './domain/sync-planner.js';
-export { CollectorService, failureCode, RETRYABLE_CODES } from './collectors/collector.service.js';
+export {
+  ALL_SYNC_PURPOSES,
+  INTERNAL_SYNC_PURPOSES,
+  planSync,
+  PURPOSE_REQUIREMENTS,
+  SYNC_PURPOSES,
+  TRIP_SLICE_MS,
+  type InternalSyncPurpose,
+  type PlannedUnit,
+  type PublicSyncPurpose,
+  type SyncPurpose,
+} from './domain/sync-planner.js';
+export { faultsSelected, internalPurposes, SCHEDULED_ORIGIN, telemetryMetricsFor, type CollectionConfig, type SignalSelection } from './domain/collection-scope.js';
+export { CollectorService, failureCode, publishIngestBatch, RETRYABLE_CODES } from './collectors/collector.service.js';
 export { ConnectionHealthPublisher, type HealthObservation } from './collectors/connection-health.publisher.js';
 export { ReceiptConsumer, RECEIPT_DURABLE, type ReceiptHandling } from './collectors/receipt.consumer.js';
 export { groupIntoJobs, pageBatches, sharedCursor, type CollectorJob } from './collectors/collector-jobs.js';
 export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';
+export { CollectionScheduler, type TickReport } from './scheduler/collection-scheduler.service.js';
+export { collectionStopReason, nextDueAt, runInterval, scheduleDecision, scheduledPurposes, type ScheduleDecision, type ScheduleSkipReason } from './scheduler/schedule-window.js';
+export { SCHEDULED_RUN_CREATOR, type ScheduledRunCreator, type ScheduledRunRequest, type ScheduledRunResult } from './scheduler/scheduled-run.port.js';

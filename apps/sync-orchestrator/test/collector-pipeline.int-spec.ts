@@ -12,43 +12,17 @@
  * health observation published afterwards does not roll `last_success_at` back.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { PassThrough } from 'node:stream';
-// The orchestrator never imports other apps; this test starts them beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startDirectory } from '@switchyard/directory';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
-import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, createBus, subjectFor, type ConnectionHealthV1, type MessageBus } from '@switchyard/messaging';
+import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { createSamsaraAdapter } from '@switchyard/providers';
-import { createLogger, type RunningService } from '@switchyard/service-kit';
-import {
-  createResponseValidator,
-  deleteNamespaceStreams,
-  dropSchemas,
-  expectValidResponse,
-  isolatedSchemas,
-  loadOpenApi,
-  pollUntil,
-  resolveTestServices,
-  spawnSimulator,
-  uniqueNamespace,
-  type NodeProcess,
-} from '@switchyard/testing';
-import { startSyncOrchestrator } from '../src/index.js';
+import type { RunningService } from '@switchyard/service-kit';
+import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil } from '@switchyard/testing';
+import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
 
-const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
-const masterKey = SecretBox.generateKey();
-const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
-const namespace = uniqueNamespace('collect');
-const logLines: string[] = [];
-
-let databaseUrl: string;
-let natsUrl: string;
+let pipeline: Pipeline | undefined;
+let apiToken: string;
+let schemas: Record<string, string>;
+let logLines: string[];
 let simulatorUrl: string;
-let simulator: NodeProcess | undefined;
-const buses: MessageBus[] = [];
-const services: RunningService[] = [];
 let gateway: RunningService;
 let orchestrator: RunningService;
 let directory: RunningService;
@@ -101,28 +75,6 @@ interface Sync {
   failureReason?: string;
 }
 
-async function sql<T>(service: RunningService, text: string, params: unknown[] = []): Promise<T[]> {
-  return service.runtime.orm.em.fork().execute<T[]>(text, params);
-}
-
-async function bus(name: string): Promise<MessageBus> {
-  const created = await createBus({ kind: 'jetstream', servers: natsUrl, name, namespace });
-  buses.push(created);
-  return created;
-}
-
-async function projected(revision: number): Promise<void> {
-  await gateway.app.get(OutboxRelay).flush();
-  for (const [service, schema] of [
-    [orchestrator, schemas['sync-orchestrator']],
-    [directory, schemas.directory],
-  ] as const) {
-    await pollUntil(async () => (await sql<{ revision: number }>(service, `select revision from "${schema}".connection_config where connection_id = ?::uuid`, [connectionId]))[0]?.revision === revision, {
-      description: `config revision ${revision} in ${schema}`,
-    });
-  }
-}
-
 async function simulatorGet<T>(path: string): Promise<T> {
   const res = await fetch(`${simulatorUrl}${path}`, { headers: { authorization: `Bearer ${apiToken}` } });
   expect(res.status).toBe(200);
@@ -169,34 +121,10 @@ async function storedContent(): Promise<Record<string, unknown[]>> {
 }
 
 beforeAll(async () => {
-  ({ databaseUrl, natsUrl } = await resolveTestServices());
-  ({ process: simulator, url: simulatorUrl } = await spawnSimulator('samsara', { SAMSARA_API_TOKENS: apiToken, SIM_VEHICLES: '3', SIM_SEED: 'collector-pipeline', SIM_CLOCK_FACTOR: '0' }));
-
-  const sink = new PassThrough();
-  sink.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
-  const common = { databaseUrl, environment: 'sandbox' as const, allServiceSchemas: Object.values(schemas) };
-  const logger = (service: string) => createLogger({ service, level: 'debug', destination: sink });
-  gateway = await startGateway({
-    ...common,
-    bus: await bus('gateway-test'),
-    schema: schemas.gateway,
-    logger: logger('gateway'),
-    http: { port: 0 },
-    gatewaySettings: { masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: 10_000 },
-  });
-  services.push(gateway);
-  directory = await startDirectory({ ...common, bus: await bus('directory-test'), schema: schemas.directory, logger: logger('directory') });
-  services.push(directory);
-  orchestrator = await startSyncOrchestrator({
-    ...common,
-    bus: await bus('sync-orchestrator-test'),
-    schema: schemas['sync-orchestrator'],
-    logger: logger('sync-orchestrator'),
-    providerBaseUrls: { samsara: simulatorUrl },
-    collectors: true,
-    env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' },
-  });
-  services.push(orchestrator);
+  // Fixed clock so the simulator's data does not move during the test.
+  pipeline = await startPipeline({ namespace: 'collector-pipeline', contexts: ['directory'], samsaraSimulator: { SIM_VEHICLES: '3', SIM_CLOCK_FACTOR: '0' } });
+  ({ apiToken, schemas, simulatorUrl, gateway, orchestrator, logLines } = pipeline);
+  directory = pipeline.contexts.directory!;
 
   const fleet = await simulatorGet<{ data: { id: string }[] }>('/fleet/vehicles');
   const ids = fleet.data.map((v) => v.id).sort();
@@ -204,7 +132,7 @@ beforeAll(async () => {
   approved = ids.slice(0, 2);
   unapproved = ids[2]!;
 
-  const connections = new ConnectionsAdmin(gateway.runtime.orm, new SecretBox(masterKey));
+  const { connections, credentials } = pipeline;
   connectionId = (await connections.create({ customerId: 'fleet-collect', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken } })).connectionId;
   const config = await connections.configure(connectionId, {
     status: 'active',
@@ -212,27 +140,14 @@ beforeAll(async () => {
     purposes: { vehicles: true, groupMemberships: true, trips: true },
     approvedVehicleIds: approved,
   });
-  const credentials = new CredentialsAdmin(gateway.runtime.orm);
-  const app = await credentials.createApplication('collector test', 'sandbox');
-  await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
-  const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
-  headers = { authorization: `Bearer ${app.token}`, 'connection-token': token };
+  ({ headers } = await pipeline.syncApplication(connectionId, 'collector test'));
   const reader = await credentials.createConsumerKey('health reader');
   await credentials.grantConsumer(reader.id, connectionId, ['read']);
   readerKey = reader.token;
-  await projected(config.revision);
-  await pollUntil(async () => (await sql(orchestrator, `select 1 from "${schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
-    description: 'application grants in the orchestrator',
-  });
+  await pipeline.projected(connectionId, config.revision);
 }, 60_000);
 
-afterAll(async () => {
-  for (const service of services.reverse()) await service.close().catch(() => undefined);
-  await Promise.allSettled(buses.map((b) => b.close()));
-  await simulator?.kill();
-  if (databaseUrl) await dropSchemas(databaseUrl, Object.values(schemas));
-  if (natsUrl) await deleteNamespaceStreams(natsUrl, namespace);
-});
+afterAll(() => pipeline?.close());
 
 describe('collectors', () => {
   let first: Sync;
@@ -332,7 +247,7 @@ describe('collectors', () => {
       nextRetryAt: null,
       sequence: '999999999',
     };
-    const publisher = await bus('health-test');
+    const publisher = await pipeline!.bus('health-test');
     await publisher.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), older, { msgId: connectionHealthMsgId(older) });
     // Wait until the gateway handled it (its debug line names the sequence), then read.
     await pollUntil(async () => logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });

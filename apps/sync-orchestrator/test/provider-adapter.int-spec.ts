@@ -105,13 +105,17 @@ describe('ProviderAdapterFactory', () => {
     expect(page.items).toHaveLength(4);
     for (const vehicle of page.items) expect(vehicle.sourceId).toEqual(expect.any(String));
 
-    // The request went through the shared budget: its row exists under the hashed account key.
+    // The request went through the shared budget: its row exists under the hashed account key, and
+    // (GET /fleet/vehicles being a Samsara tier) the tier's row under `<account key>/fleet-vehicles`.
     expect(built.budget.accountKey).toMatch(/^samsara:[0-9a-f]{16}$/);
     const rows = await orchestrator!.runtime.orm.em
       .fork()
-      .execute<{ account_key: string; tokens: number; burst: number }[]>(`select account_key, tokens, burst from "${schemas['sync-orchestrator']}".provider_budget`);
-    expect(rows).toEqual([{ account_key: built.budget.accountKey, tokens: expect.any(Number), burst: 10 }]);
-    expect(rows[0]!.tokens).toBeLessThan(10);
+      .execute<{ account_key: string; tokens: number; burst: number }[]>(`select account_key, tokens, burst from "${schemas['sync-orchestrator']}".provider_budget order by account_key`);
+    expect(rows).toEqual([
+      { account_key: built.budget.accountKey, tokens: expect.any(Number), burst: 10 },
+      { account_key: `${built.budget.accountKey}/fleet-vehicles`, tokens: expect.any(Number), burst: 5 },
+    ]);
+    for (const row of rows) expect(row.tokens).toBeLessThan(row.burst);
   });
 
   it('reuses the adapter while the configuration revision stands and rebuilds it after a change', async () => {

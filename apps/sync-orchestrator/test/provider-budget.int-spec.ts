@@ -2,13 +2,14 @@
  * The shared provider request budget on the real PostgreSQL: two PgRequestBudgets on two ORM
  * instances (two connection pools, as two collector processes have) share one account's bucket,
  * so together they never take more than burst + rate · elapsed tokens; a pause announced by one
- * holds the other; an aborted wait rejects with the caller's reason. Timing is asserted as lower
+ * holds the other; an aborted wait rejects with the caller's reason; an endpoint tier is a second
+ * shared row that tiered requests also take from and that a tier 429 pauses alone. Timing is asserted as lower
  * bounds only (a slow machine may take longer, never shorter).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createOrm, type Orm } from '@switchyard/persistence';
-import { startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
 import { PgRequestBudget, startSyncOrchestrator, syncOrchestratorService } from '../src/index.js';
 
 let h: ServiceUnderTest;
@@ -98,6 +99,30 @@ describe('PgRequestBudget', () => {
     await budget.acquire();
     // The next token is due 500 ms after the first take; the abort at ~50 ms consumed nothing.
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
+  it('keeps an endpoint tier in its own shared row: a tiered request takes from both, a 429 on it pauses only the tier', async () => {
+    const accountKey = key();
+    const tiers = [{ name: 'trips-stream', matches: (p: string) => p === '/trips/stream', ratePerSecond: 0.001, burst: 2 }];
+    const a = new PgRequestBudget(ormA, { accountKey, provider: 'samsara', ratePerSecond: 0.001, burst: 10, tiers });
+    const b = new PgRequestBudget(ormB, { accountKey, provider: 'samsara', ratePerSecond: 0.001, burst: 10, tiers });
+    await a.acquire(undefined, '/trips/stream');
+    await b.acquire(undefined, '/trips/stream');
+    await a.acquire(undefined, '/fleet/vehicles');
+    // Both processes drew on one tier row (2 of 2 taken) and on the account row (3 of 10).
+    expect(Math.floor((await row(`${accountKey}/trips-stream`))!.tokens)).toBe(0);
+    expect(Math.floor((await row(accountKey))!.tokens)).toBe(7);
+    // The tier is empty (a token every 1,000 s): a third tiered request waits, an untiered one does not.
+    const controller = new AbortController();
+    const waiting = a.acquire(controller.signal, '/trips/stream');
+    await b.acquire(undefined, '/tags');
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    // A 429 on the tiered path pauses the tier row, not the account.
+    a.pauseUntil(Date.now() + 60_000, '/trips/stream');
+    await pollUntil(async () => (await row(`${accountKey}/trips-stream`))!.paused_until !== null, { description: 'tier pause written' });
+    await a.acquire(undefined, '/tags');
+    expect((await row(accountKey))!.paused_until).toBeNull();
   });
 
   it('costs one database round trip per acquire (measured; printed, not asserted)', async () => {

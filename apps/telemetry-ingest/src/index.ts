@@ -18,3 +18,7 @@ export const telemetryIngestService: ServiceDefinition = {
 export function startTelemetryIngest(options: StartOptions): Promise<RunningService> {
   return startService(telemetryIngestService, options);
 }
+
+/** The history row mapping and COPY text encoding (the ingest benchmark COPYs the very rows the consumer writes). */
+export { numericValue } from './services/telemetry-ingest.service.js';
+export { copyLine } from './db/repositories/observation.repository.js';

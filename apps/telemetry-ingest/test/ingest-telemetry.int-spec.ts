@@ -2,12 +2,16 @@
  * The telemetry ingest consumer on real PostgreSQL and NATS: observation batches land in monthly
  * partitions created on demand (across a month boundary), latest_readings moves only forward,
  * re-ingest is a no-op with the same receipt, and two processes share the durable without
- * committing a batch twice.
+ * committing a batch twice. The repository's COPY-into-staging path: text that needs COPY escaping
+ * round-trips exactly, a rolled-back write leaves nothing behind for the next one on the same
+ * pool, and a write outside a transaction is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
 import { INGEST_EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import { inTransaction } from '@switchyard/persistence';
+import { ObservationRepository, type ObservationRow } from '../src/db/repositories/observation.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
 
 let counter = 0;
@@ -130,4 +134,44 @@ describe('telemetry ingest', () => {
     expect(pub?.publication).toBe('12');
     for (const b of batches) expect(x.receipts.filter((r) => r.batchId === b.batchId)).toHaveLength(1);
   }, 60_000);
+
+  it('COPY staging: escaped text round-trips, a rolled-back write leaves nothing, no write outside a transaction', async () => {
+    const { connectionId } = await x.connect();
+    await x.h.service.runtime.orm.em.fork().execute(
+      `create table if not exists ${x.t('observations_y2028m03')} partition of ${x.t('observations')} for values from ('2028-03-01T00:00:00Z') to ('2028-04-01T00:00:00Z')`,
+    );
+    const repository = new ObservationRepository();
+    const row = (source: string, minute: number): ObservationRow => ({
+      connection_id: connectionId,
+      vehicle_id: vehicleId({ connectionId, provider: 'samsara', sourceId: 'v\\9' }),
+      metric: 'odometer',
+      observed_at: `2028-03-01T00:${String(minute).padStart(2, '0')}:00.000Z`,
+      source,
+      provider: 'samsara',
+      vehicle_source_id: 'v\\9',
+      value: { meters: minute, note: 'tab\there\nline \\ back' },
+      value_num: minute,
+      units: null,
+      fetched_at: FETCHED,
+      batch_id: 'b_copy',
+    });
+    const orm = x.h.service.runtime.orm;
+    await expect(
+      inTransaction(orm, async (em) => {
+        await repository.write(em, [row('s\tone', 1), row('s\tone', 2)]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    // Every pooled connection sees an empty stage: the rolled-back rows never reach history.
+    const written = await Promise.all([0, 1, 2].map((i) => inTransaction(orm, (em) => repository.write(em, [row('s\tone', 10 + i)]))));
+    expect(written).toEqual([1, 1, 1]);
+    expect(await inTransaction(orm, (em) => repository.write(em, [row('s\tone', 10), row('s\tone', 13)]))).toBe(1);
+    const stored = await x.sql<{ source: string; vehicle_source_id: string; value: unknown; value_num: number }>(
+      `select source, vehicle_source_id, value, value_num from ${x.t('observations')} where connection_id = ? order by observed_at`,
+      [connectionId],
+    );
+    expect(stored.map((r) => r.value_num)).toEqual([10, 11, 12, 13]);
+    expect(stored[0]).toEqual({ source: 's\tone', vehicle_source_id: 'v\\9', value: { meters: 10, note: 'tab\there\nline \\ back' }, value_num: 10 });
+    await expect(repository.write(orm.em.fork(), [row('s', 30)])).rejects.toThrow(/inside the batch transaction/);
+  });
 });

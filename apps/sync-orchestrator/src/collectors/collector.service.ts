@@ -2,7 +2,8 @@
  * The collector loop of one orchestrator process: lease admitted units (`leaseUnits`, FOR UPDATE
  * SKIP LOCKED, so several processes share the work), group them into jobs (collector-jobs.ts), run
  * up to COLLECTOR_CONCURRENCY jobs at once through the connection's adapter (adapter-factory.ts,
- * with the account's shared request budget), and publish each page to `ingest.directory.<connectionId>`.
+ * with the account's shared request budget), and publish each page to `ingest.<directory|telemetry|faults>.<connectionId>`
+ * by the batch's kind (observations → telemetry, fault snapshots/records → faults, the rest → directory).
  *
  * Invariants:
  * - a batch accepted by JetStream is NOT completion: each batch is recorded in the unit's batch
@@ -12,33 +13,55 @@
  * - every held unit is heartbeated every LEASE_MS / 3 while queued or worked; a refused heartbeat
  *   (lease lost, sync retried) stops all work for that unit; nothing ever ends a lease early —
  *   a cancelled sync's job stops at the next page boundary and its leases run out on their own;
- * - failures: `provider_throttled` / `provider_unavailable` (and unexpected errors, recorded as
- *   `collector_error`) store the code on the unit and leave it to be re-leased when its lease
- *   expires, at most COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
+ * - a job that ends normally marks every unit whose final batch it published as awaiting its
+ *   receipts (`awaitReceipts`, RECEIPT_WAIT_MS): the unit is not leased again while its receipts
+ *   can still come, even when the owning context commits slower than the lease; after that bound
+ *   it is collected again (the receipts are presumed lost);
+ * - throttling is pacing, not failure: a job that ends in `provider_throttled` (the HTTP client
+ *   spent its retries on 429s) puts its units back, leasable again after the provider's
+ *   Retry-After (at least THROTTLE_MIN_DELAY_MS), WITHOUT counting an error attempt — up to
+ *   COLLECTOR_MAX_THROTTLE_REQUEUES times per unit and attempt, after which it counts like
+ *   `provider_unavailable`;
+ * - failures: `provider_unavailable` (and unexpected errors, recorded as `collector_error`) store
+ *   the code on the unit and leave it to be re-leased when its lease expires, at most
+ *   COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
  *   ProviderError code (auth, scope, config, response changed) and a gateway `provider_config_invalid`
- *   (no usable credentials) fail the sync at once with the code as `failureReason`;
+ *   (no usable credentials) fail the sync at once with the code as `failureReason` — but only
+ *   when the job still held one of its units (its fencing token took the error): a stale job of an
+ *   earlier lease or attempt never fails the sync (e.g. a retried one);
  * - connection health (connection-health.publisher.ts): a job that published at least one page and
  *   ended without error reports `success`; a job that ended in a ProviderError reports `failure`
  *   with its code (nextRetryAt = when the lease runs out, for retryable codes). Other errors
- *   (collector bugs, no credentials) are not provider observations and report nothing.
+ *   (collector bugs, no credentials) are not provider observations and report nothing. Telemetry
+ *   work that asks for an extended metric reports under both scopes, `core` and `extended`
+ *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { INGEST_EVENTS, RpcError, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { INGEST_EVENTS, RpcError, subjectFor, type IngestBatchV1, type MessageBus } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
-import { RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
+import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from '../config.js';
-import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { isOpen } from '../domain/sync-state.js';
+import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
 import { ConnectionHealthPublisher } from './connection-health.publisher.js';
-import { groupIntoJobs, type CollectorJob } from './collector-jobs.js';
+import { groupIntoJobs, healthScopes, jobUnits, type CollectorJob } from './collector-jobs.js';
 import { runJob } from './purpose-fetchers.js';
 
 /** Codes after which the unit is re-leased (bounded); any other provider code fails the sync at once. */
 export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['provider_throttled', 'provider_unavailable', 'collector_error']);
+
+/** Shortest wait before a throttled unit is leased again (a 429 without a usable Retry-After). */
+export const THROTTLE_MIN_DELAY_MS = 1_000;
+
+/** How long a throttled unit waits: the provider's Retry-After when it sent one, never under THROTTLE_MIN_DELAY_MS. */
+export function throttleDelayMs(error: unknown): number {
+  const retryAfter = error instanceof ProviderError ? error.detail.retryAfterMs : undefined;
+  return Math.max(THROTTLE_MIN_DELAY_MS, retryAfter ?? 0);
+}
 
 /** The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid, else collector_error. */
 export function failureCode(error: unknown): string {
@@ -47,7 +70,21 @@ export function failureCode(error: unknown): string {
   return 'collector_error';
 }
 
-const jobUnits = (job: CollectorJob): readonly LeasedUnit[] => (job.kind === 'trips' ? [job.unit] : job.units);
+/** Publishes one ingest batch on its context's subject (msgId = batchId, deduplicated by JetStream). */
+export async function publishIngestBatch(bus: MessageBus, batch: IngestBatchV1): Promise<void> {
+  const options = { msgId: batch.batchId };
+  switch (batch.kind) {
+    case 'observations':
+      await bus.publish(INGEST_EVENTS.telemetryBatch, subjectFor(INGEST_EVENTS.telemetryBatch.subject, batch.connectionId), batch, options);
+      return;
+    case 'fault_snapshots':
+    case 'fault_records':
+      await bus.publish(INGEST_EVENTS.faultBatch, subjectFor(INGEST_EVENTS.faultBatch.subject, batch.connectionId), batch, options);
+      return;
+    default:
+      await bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, options);
+  }
+}
 
 @Injectable()
 export class CollectorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -137,14 +174,19 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
 
   private async work(job: CollectorJob): Promise<void> {
     const units = jobUnits(job);
-    const log = this.runtime.logger.child({ syncId: job.syncId, connectionId: job.connectionId, units: units.length, purpose: job.kind === 'trips' ? 'trips' : job.purpose });
+    const log = this.runtime.logger.child({ syncId: job.syncId, connectionId: job.connectionId, units: units.length, purpose: job.purpose });
+    let support: Readonly<Record<string, string>> | undefined;
     try {
       if (!isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed')) return;
       const built = await this.adapters.adapterFor({ connectionId: job.connectionId });
+      support = built.adapter.capabilities.fields;
       let published = false;
-      const publish = async (batch: DirectoryBatchV1) => {
+      /** Units whose final batch was recorded (and then published) by this job. */
+      const finals = new Set<LeasedUnit>();
+      const publish = async (batch: IngestBatchV1) => {
         published = true;
-        await this.runtime.bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
+        await publishIngestBatch(this.runtime.bus, batch);
+        crashPoint('after-publish');
       };
       await runJob(job, {
         adapter: built.adapter,
@@ -152,8 +194,10 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         proceed: async () => !this.stopping && isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed'),
         held: (unit) => !this.lost.has(unit.unitId),
         record: async (unit, batches) => {
+          crashPoint('after-fetch'); // record runs once per fetched page and unit, before anything is published
           const recorded = await this.units.recordBatches(unit.unitId, unit.fencingToken, batches.map((b) => ({ batchId: b.batchId, final: b.final })));
           if (!recorded) this.lost.add(unit.unitId);
+          else if (batches.some((b) => b.final)) finals.add(unit);
           return recorded;
         },
         publish,
@@ -162,28 +206,51 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         },
       });
       log.debug('collector job published its pages');
-      if (published) await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null });
+      for (const unit of finals) {
+        if (!this.lost.has(unit.unitId)) await this.units.awaitReceipts(unit.unitId, unit.fencingToken, this.settings.receiptWaitMs);
+      }
+      if (published) {
+        for (const scope of healthScopes(job, built.adapter.capabilities.fields)) {
+          await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null, scope });
+        }
+      }
     } catch (error) {
-      await this.fail(job, error, log);
+      await this.fail(job, error, log, support ?? {});
     }
   }
 
-  private async fail(job: CollectorJob, error: unknown, log: ServiceRuntime['logger']): Promise<void> {
+  /** `support`: the provider's capability fields (empty when no adapter was built: then only `core` is reported). */
+  private async fail(job: CollectorJob, error: unknown, log: ServiceRuntime['logger'], support: Readonly<Record<string, string>>): Promise<void> {
     const code = failureCode(error);
     const retryable = RETRYABLE_CODES.has(code);
     log.warn({ err: error, code, retryable }, 'collector job failed');
     if (code === 'provider_auth_required') this.adapters.invalidate(job.connectionId);
     if (error instanceof ProviderError) {
-      const nextRetryAt = retryable ? new Date(Date.now() + this.settings.leaseMs).toISOString() : null;
-      await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt });
+      const nextRetryAt = retryable ? new Date(Date.now() + (code === 'provider_throttled' ? throttleDelayMs(error) : this.settings.leaseMs)).toISOString() : null;
+      for (const scope of healthScopes(job, support)) {
+        await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt, scope });
+      }
     }
     try {
       let attempts = 0;
+      /** Whether this job still held any of its units (a current fencing token took the error). */
+      let current = false;
       for (const unit of jobUnits(job)) {
         if (this.lost.has(unit.unitId)) continue;
-        attempts = Math.max(attempts, (await this.units.recordUnitError(unit.unitId, unit.fencingToken, code, retryable)) ?? 0);
+        if (code === 'provider_throttled') {
+          // No more heartbeats: they would push the lease past the Retry-After again.
+          this.lost.add(unit.unitId);
+          const requeues = await this.units.requeueThrottled(unit.unitId, unit.fencingToken, throttleDelayMs(error));
+          if (requeues === undefined || requeues <= this.settings.maxThrottleRequeues) continue;
+        }
+        const unitAttempts = await this.units.recordUnitError(unit.unitId, unit.fencingToken, code, retryable);
+        if (unitAttempts === undefined) continue;
+        current = true;
+        attempts = Math.max(attempts, unitAttempts);
       }
-      if (!retryable || attempts >= this.settings.maxAttempts) await this.units.failSync(job.syncId, code);
+      // A stale job (every unit re-leased, or the sync retried since: new tokens) changes nothing,
+      // so a failure of an earlier attempt never fails the retried sync.
+      if (current && (!retryable || attempts >= this.settings.maxAttempts)) await this.units.failSync(job.syncId, code);
       // Otherwise the units stay leased until their lease expires (no early release), then any
       // collector re-leases them and resumes from the saved provider cursor.
     } catch (bookkeeping) {

@@ -12,21 +12,45 @@
  * batches is uncommitted. A unit whose lease was lost (heartbeat refused, refused record) is skipped
  * from then on.
  *
- * Purposes:
- * - `vehicles`: `adapter.vehicles()` pages, each unit gets the records whose sourceId is its vehicle;
+ * Purposes (grouped ones: one listing for the job's units, each unit gets its vehicle's records):
+ * - `vehicles`: `adapter.vehicles()` pages;
  * - `groupMemberships`: lane `groups` (every group page, carried by the job's first unit: groups
  *   are not per vehicle) then lane `vehicles` (each unit gets its vehicle, whose record carries the
  *   memberships the adapter reads); the units' final batches are on the last vehicle page;
- * - `trips`: `adapter.trips({from, to, vehicleSourceIds: [vehicle]})` for the unit's slice; trips of
- *   another vehicle (should the provider return any) are dropped, never attributed.
- * A vehicle absent from the listing gets an empty final batch: nothing is written for it (never
- * zeros), and the unit completes because the provider answered.
+ * - `telemetryLatest`: `adapter.latestTelemetry({metrics, vehicleSourceIds: job's vehicles})` →
+ *   `observations` batches (ingest.telemetry);
+ * - `faults`: complete-snapshot providers → `adapter.faults({vehicleSourceIds})`, the CURRENT
+ *   snapshot (`fault_snapshots`); explicit-records providers → `adapter.faults({from, to,
+ *   vehicleSourceIds})` over the unit's window (`fault_records`) — both on ingest.faults;
+ * Per-unit jobs:
+ * - `trips` / `telemetryHistory`: `adapter.trips` / `adapter.telemetryHistory` for the unit's
+ *   vehicle and slice; records of another vehicle (should the provider return any) are dropped,
+ *   never attributed;
+ * - `drivers` / `groups`: the connection's whole listing (`adapter.drivers()` / `adapter.groups()`)
+ *   on the connection-level unit.
+ * What may be collected is decided at lease time from the connection's current signals
+ * (collection-scope.ts): telemetry asks only for the selected collectable metrics, faults only when
+ * `faults` is selected. Nothing to ask, or an empty fault window, asks the provider nothing.
+ * A vehicle absent from a listing, or a unit with nothing to ask, gets an empty final batch: nothing
+ * is written for it (never zeros), and the unit completes because the answer is known.
  */
-import type { Provider, TripRecord, VehicleRecord } from '@switchyard/domain';
-import type { DirectoryBatchV1 } from '@switchyard/messaging';
+import type { FaultRecord, FaultSnapshot, Provider, TelemetryMetric } from '@switchyard/domain';
+import type { IngestBatchV1, IngestKind } from '@switchyard/messaging';
 import type { Page, ProviderAdapter } from '@switchyard/providers';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
-import { decodeMembershipCursor, encodeMembershipCursor, pageBatches, sharedCursor, type CollectorJob, type MembershipCursor } from './collector-jobs.js';
+import { faultsSelected, telemetryMetricsFor } from '../domain/collection-scope.js';
+import {
+  decodeFleetCursor,
+  decodeMembershipCursor,
+  encodeFleetCursor,
+  encodeMembershipCursor,
+  groupVehicles,
+  pageBatches,
+  sharedCursor,
+  type CollectorJob,
+  type MembershipCursor,
+  type RecordOf,
+} from './collector-jobs.js';
 
 export interface FetchContext {
   readonly adapter: ProviderAdapter;
@@ -36,41 +60,99 @@ export interface FetchContext {
   /** False once the unit's lease was lost. */
   held(unit: LeasedUnit): boolean;
   /** Records the unit's batches before they are published; false when the lease was lost (then nothing is published). */
-  record(unit: LeasedUnit, batches: readonly DirectoryBatchV1[]): Promise<boolean>;
-  publish(batch: DirectoryBatchV1): Promise<void>;
+  record(unit: LeasedUnit, batches: readonly IngestBatchV1[]): Promise<boolean>;
+  publish(batch: IngestBatchV1): Promise<void>;
   saveCursor(unit: LeasedUnit, cursor: string | null): Promise<void>;
 }
 
 const now = () => new Date().toISOString();
+const NOTHING: Page<never> = { items: [], next: null };
+
+/** Records carrying a vehicle (observations, trips, fault snapshots and records). */
+type VehicleKind = 'vehicles' | 'trips' | 'observations' | 'fault_snapshots' | 'fault_records';
+const vehicleOf = (record: RecordOf<VehicleKind>): string => ('vehicleSourceId' in record ? record.vehicleSourceId : record.sourceId);
 
 export async function runJob(job: CollectorJob, ctx: FetchContext): Promise<void> {
-  if (job.kind === 'trips') return runTrips(job.unit, ctx);
-  if (job.purpose === 'vehicles') return runVehicles(job.units, ctx);
-  return runMemberships(job.units, ctx);
+  if (job.kind === 'unit') return runUnitJob(job.purpose, job.unit, ctx);
+  const { units } = job;
+  const vehicles = groupVehicles(units);
+  switch (job.purpose) {
+    case 'vehicles':
+      return runFleet(units, ctx, 'vehicles', null, (cursor) => ctx.adapter.vehicles(cursor));
+    case 'groupMemberships':
+      return runMemberships(units, ctx);
+    case 'telemetryLatest': {
+      const metrics = metricsOf(units[0], ctx);
+      return runFleet(units, ctx, 'observations', vehicles, (cursor) => (metrics.length === 0 ? Promise.resolve(NOTHING) : ctx.adapter.latestTelemetry({ metrics, vehicleSourceIds: vehicles, cursor })));
+    }
+    case 'faults':
+      return runFaults(units, vehicles, ctx);
+  }
 }
 
-async function publishAll(ctx: FetchContext, unit: LeasedUnit, batches: readonly DirectoryBatchV1[]): Promise<void> {
+function metricsOf(unit: LeasedUnit | undefined, ctx: FetchContext): TelemetryMetric[] {
+  if (!unit) return [];
+  return telemetryMetricsFor({ signals: unit.signals, extendedTelemetry: unit.extendedTelemetry, support: ctx.adapter.capabilities.fields });
+}
+
+async function publishAll(ctx: FetchContext, unit: LeasedUnit, batches: readonly IngestBatchV1[]): Promise<void> {
   if (!(await ctx.record(unit, batches))) return;
   for (const batch of batches) await ctx.publish(batch);
 }
 
-async function runVehicles(units: readonly LeasedUnit[], ctx: FetchContext): Promise<void> {
-  let cursor = sharedCursor(units);
+/**
+ * One listing for a group of per-vehicle units. `scope`: the vehicle set the listing was asked for
+ * (its cursors are stored bound to it), or null for a listing of the whole fleet.
+ */
+async function runFleet<K extends VehicleKind>(
+  units: readonly LeasedUnit[],
+  ctx: FetchContext,
+  kind: K,
+  scope: readonly string[] | null,
+  fetch: (cursor: string | null) => Promise<Page<RecordOf<K>>>,
+): Promise<void> {
+  const stored = sharedCursor(units);
+  let cursor = scope ? decodeFleetCursor(stored, scope) : stored;
   for (;;) {
     if (!(await ctx.proceed())) return;
-    const page: Page<VehicleRecord> = await ctx.adapter.vehicles(cursor);
+    const page = await fetch(cursor);
     const fetchedAt = now();
     const last = page.next === null;
+    const providerCursor = page.next !== null && scope ? encodeFleetCursor(scope, page.next) : page.next;
     const live = units.filter((u) => ctx.held(u));
     for (const unit of live) {
-      const records = page.items.filter((v) => v.sourceId === unit.vehicleSourceId);
+      const records = page.items.filter((r) => vehicleOf(r) === unit.vehicleSourceId);
       if (records.length === 0 && !last) continue;
-      await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind: 'vehicles', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt }));
+      await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind, records, pageKey: cursor ?? 'start', providerCursor, last, fetchedAt }));
     }
-    for (const unit of live) await ctx.saveCursor(unit, page.next);
+    for (const unit of live) await ctx.saveCursor(unit, providerCursor);
     if (last) return;
     cursor = page.next;
   }
+}
+
+async function runFaults(units: readonly LeasedUnit[], vehicles: readonly string[], ctx: FetchContext): Promise<void> {
+  const first = units[0];
+  const selected = first !== undefined && faultsSelected({ signals: first.signals, extendedTelemetry: first.extendedTelemetry, support: ctx.adapter.capabilities.fields });
+  if (ctx.adapter.capabilities.faultModel === 'complete_snapshot') {
+    return runFleet(units, ctx, 'fault_snapshots', vehicles, async (cursor) =>
+      selected ? onlyModel(await ctx.adapter.faults({ vehicleSourceIds: vehicles, cursor }), 'complete_snapshot') : NOTHING,
+    );
+  }
+  // Every unit of one sync and purpose shares the sync's interval.
+  const from = first?.windowStart ?? null;
+  const to = first?.windowEnd ?? null;
+  const empty = from === null || to === null || Date.parse(from) >= Date.parse(to);
+  return runFleet(units, ctx, 'fault_records', vehicles, async (cursor) =>
+    selected && !empty ? onlyModel(await ctx.adapter.faults({ from, to, vehicleSourceIds: vehicles, cursor }), 'explicit_records') : NOTHING,
+  );
+}
+
+/** The page's items of the provider's fault model (an adapter returns one model; anything else is dropped, never mislabelled). */
+function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: 'complete_snapshot'): Page<FaultSnapshot>;
+function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: 'explicit_records'): Page<FaultRecord>;
+function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: FaultSnapshot['model'] | FaultRecord['model']): Page<FaultSnapshot | FaultRecord> {
+  return { items: page.items.filter((i) => i.model === model), next: page.next };
 }
 
 async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): Promise<void> {
@@ -106,15 +188,38 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
   }
 }
 
-async function runTrips(unit: LeasedUnit, ctx: FetchContext): Promise<void> {
-  if (unit.windowStart === null || unit.windowEnd === null) throw new Error(`trips unit ${unit.unitId} has no window`);
+function runUnitJob(purpose: Extract<CollectorJob, { kind: 'unit' }>['purpose'], unit: LeasedUnit, ctx: FetchContext): Promise<void> {
+  switch (purpose) {
+    case 'drivers':
+      return runUnit(unit, ctx, 'drivers', (cursor) => ctx.adapter.drivers(cursor));
+    case 'groups':
+      return runUnit(unit, ctx, 'groups', (cursor) => ctx.adapter.groups(cursor));
+    case 'trips': {
+      const { from, to, vehicle } = windowOf(unit);
+      return runUnit(unit, ctx, 'trips', (cursor) => ctx.adapter.trips({ from, to, vehicleSourceIds: [vehicle], cursor }), vehicle);
+    }
+    case 'telemetryHistory': {
+      const { from, to, vehicle } = windowOf(unit);
+      const metrics = metricsOf(unit, ctx);
+      return runUnit(unit, ctx, 'observations', (cursor) => (metrics.length === 0 ? Promise.resolve(NOTHING) : ctx.adapter.telemetryHistory({ from, to, metrics, vehicleSourceIds: [vehicle], cursor })), vehicle);
+    }
+  }
+}
+
+function windowOf(unit: LeasedUnit): { from: string; to: string; vehicle: string } {
+  if (unit.windowStart === null || unit.windowEnd === null || unit.vehicleSourceId === null) throw new Error(`${unit.purpose} unit ${unit.unitId} has no vehicle or window`);
+  return { from: unit.windowStart, to: unit.windowEnd, vehicle: unit.vehicleSourceId };
+}
+
+/** One unit's own listing, resumed from its cursor; `vehicle` keeps only that vehicle's records. */
+async function runUnit<K extends IngestKind>(unit: LeasedUnit, ctx: FetchContext, kind: K, fetch: (cursor: string | null) => Promise<Page<RecordOf<K>>>, vehicle?: string): Promise<void> {
   let cursor = unit.providerCursor;
   for (;;) {
     if (!(await ctx.proceed()) || !ctx.held(unit)) return;
-    const page: Page<TripRecord> = await ctx.adapter.trips({ from: unit.windowStart, to: unit.windowEnd, vehicleSourceIds: [unit.vehicleSourceId], cursor });
+    const page = await fetch(cursor);
     const last = page.next === null;
-    const records = page.items.filter((t) => t.vehicleSourceId === unit.vehicleSourceId);
-    await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind: 'trips', records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));
+    const records = vehicle === undefined ? page.items : page.items.filter((r) => vehicleOf(r as RecordOf<VehicleKind>) === vehicle);
+    await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind, records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));
     await ctx.saveCursor(unit, page.next);
     if (last) return;
     cursor = page.next;

@@ -76,3 +76,53 @@ describe('planSync', () => {
     expect(sliceCount(new Date(end.getTime() - TRIP_SLICE_MS - 1), end)).toBe(2);
   });
 });
+
+describe('planSync with internal purposes', () => {
+  const support = { ...ALL_SUPPORTED, 'driver.status': 'supported', 'group.name': 'supported', 'faults.open': 'supported' };
+  const internal: PlanInput = { ...base, purposes: ['drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults'], support };
+
+  it('plans one connection-level unit for drivers and groups, per-vehicle latest and faults units, and history per vehicle per slice', () => {
+    const plan = planSync(internal);
+    if (!plan.ok) throw new Error(plan.detail);
+    expect(plan.units.map((u) => [u.purpose, u.vehicleSourceId])).toEqual([
+      ['drivers', null],
+      ['groups', null],
+      ['telemetryLatest', 'v1'],
+      ['telemetryLatest', 'v2'],
+      ['faults', 'v1'],
+      ['faults', 'v2'],
+      ...[0, 1, 2].flatMap(() => [
+        ['telemetryHistory', 'v1'],
+        ['telemetryHistory', 'v2'],
+      ]),
+    ]);
+    expect(plan.units.filter((u) => u.purpose === 'drivers' || u.purpose === 'groups' || u.purpose === 'telemetryLatest').every((u) => u.windowStart === null && u.windowEnd === null)).toBe(true);
+    // Faults carry the whole interval: records inside it, or the snapshot at its end.
+    expect(plan.units.find((u) => u.purpose === 'faults')).toMatchObject({ windowStart: base.startFrom.toISOString(), windowEnd: end.toISOString() });
+    const history = plan.units.filter((u) => u.purpose === 'telemetryHistory');
+    expect(history[0]).toMatchObject({ windowStart: '2026-11-20T00:00:00.000Z', windowEnd: '2026-11-21T00:00:00.000Z' });
+    expect(history.at(-1)).toMatchObject({ windowStart: '2026-11-22T00:00:00.000Z', windowEnd: '2026-11-22T12:00:00.000Z' });
+  });
+
+  it('plans connection-level purposes without approved vehicles, but refuses per-vehicle ones', () => {
+    const plan = planSync({ ...internal, purposes: ['drivers', 'groups'], vehicleSourceIds: [] });
+    expect(plan.ok && plan.units.map((u) => u.purpose)).toEqual(['drivers', 'groups']);
+    expect(planSync({ ...internal, vehicleSourceIds: [] })).toMatchObject({ ok: false, error: 'empty_selection' });
+  });
+
+  it('treats telemetry history like trips on an empty interval', () => {
+    expect(planSync({ ...internal, purposes: ['telemetryHistory'], startFrom: end })).toMatchObject({ ok: false, error: 'empty_interval' });
+    const plan = planSync({ ...internal, purposes: ['telemetryLatest', 'telemetryHistory'], startFrom: end });
+    expect(plan.ok && plan.units.map((u) => u.purpose)).toEqual(['telemetryLatest', 'telemetryLatest']);
+  });
+
+  it('rejects an internal purpose the provider cannot serve', () => {
+    expect(planSync({ ...internal, support: { ...support, 'faults.open': 'unsupported' } })).toMatchObject({ ok: false, error: 'unsupported_purpose', detail: 'faults needs faults.open' });
+  });
+
+  it('counts connection-level and windowed units against the limit', () => {
+    const vehicles = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    const over = planSync({ ...internal, purposes: ['drivers', 'telemetryHistory'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 100 * TRIP_SLICE_MS) });
+    expect(over).toEqual({ ok: false, error: 'sync_plan_too_large', detail: '10001 units > 10000' });
+  });
+});

@@ -21,7 +21,7 @@ import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type Pr
 import { ConnectionConfigStore, currentCorrelation, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
 import { PgRequestBudget } from './pg-request-budget.js';
-import { budgetAccountKey, PROVIDER_RATES } from './provider-rates.js';
+import { budgetAccountKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rates.js';
 
 // The bus schema and the adapters' credential type must stay one shape: this fails to compile if not.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -114,6 +114,7 @@ export class ProviderAdapterFactory {
         accountKey,
         provider: access.provider,
         ...PROVIDER_RATES[access.provider],
+        tiers: PROVIDER_TIERS[access.provider],
         onError: (error) => logger.warn({ err: error, accountKey }, 'provider pause could not be shared; it holds in this process only'),
       });
       this.budgets.set(accountKey, budget);

@@ -13,6 +13,13 @@
  * caller's signal. Cost: one round trip per granted acquire (0.6-0.75 ms measured on localhost; see
  * the repository header).
  *
+ * Endpoint tiers (`tiers`, provider-rates.ts PROVIDER_TIERS): a request whose path matches a tier
+ * first takes a token of the tier's own shared row (`<accountKey>/<tier>`, same table, same
+ * statement), then one of the account's. The tier is waited for in its own queue, so requests to
+ * untiered endpoints never queue behind a slow tier; a 429 on a tiered path pauses only that tier
+ * (Samsara's trips stream at 5 req/s must not stop the vehicle listing). Without tiers, a tier-rate
+ * endpoint served by several concurrent collectors spent the HTTP client's retries on 429s.
+ *
  * Failure: a database error rejects the acquire (the request is not sent; the collector's unit
  * fails and is retried after its lease). A failed pause write is reported to `onError` and the
  * pause still holds in this process.
@@ -21,7 +28,7 @@ import type { Provider } from '@switchyard/domain';
 import type { Orm } from '@switchyard/persistence';
 import { systemClock, type Clock, type RequestBudget } from '@switchyard/providers';
 import { ProviderBudgetRepository } from '../db/repositories/provider-budget.repository.js';
-import type { BudgetRate } from './provider-rates.js';
+import type { BudgetRate, EndpointTier } from './provider-rates.js';
 
 export interface PgRequestBudgetOptions extends BudgetRate {
   /** `provider-rates.ts` budgetAccountKey(): `<provider>:<hash>`, never a credential. */
@@ -31,6 +38,8 @@ export interface PgRequestBudgetOptions extends BudgetRate {
   /** Longest single sleep before the row is read again (default 1,000 ms). */
   maxSleepMs?: number;
   onError?: (error: unknown) => void;
+  /** Per-endpoint tiers of the account (see the header). */
+  tiers?: readonly EndpointTier[];
 }
 
 export class PgRequestBudget implements RequestBudget {
@@ -43,6 +52,8 @@ export class PgRequestBudget implements RequestBudget {
   /** This process's own view of the pause (applies at once, before the row is written). */
   private localPauseUntil = 0;
   private pauseWrites: Promise<void> = Promise.resolve();
+  /** One budget per endpoint tier, keyed `<accountKey>/<tier name>`. */
+  private readonly tiers: readonly { tier: EndpointTier; budget: PgRequestBudget }[];
 
   constructor(
     orm: Orm,
@@ -53,15 +64,26 @@ export class PgRequestBudget implements RequestBudget {
     this.repository = new ProviderBudgetRepository(orm);
     this.clock = options.clock ?? systemClock;
     this.maxSleepMs = options.maxSleepMs ?? 1_000;
+    this.tiers = (options.tiers ?? []).map((tier) => ({
+      tier,
+      budget: new PgRequestBudget(orm, { ...options, ...tier, tiers: [], accountKey: `${options.accountKey}/${tier.name}` }),
+    }));
   }
 
-  acquire(signal?: AbortSignal): Promise<void> {
+  private tierOf(path: string | undefined): PgRequestBudget | undefined {
+    return path === undefined ? undefined : this.tiers.find((t) => t.tier.matches(path))?.budget;
+  }
+
+  async acquire(signal?: AbortSignal, path?: string): Promise<void> {
+    await this.tierOf(path)?.acquire(signal);
     const turn = this.queue.then(() => this.take(signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
 
-  pauseUntil(untilMs: number): void {
+  pauseUntil(untilMs: number, path?: string): void {
+    const tier = this.tierOf(path);
+    if (tier) return tier.pauseUntil(untilMs);
     this.localPauseUntil = Math.max(this.localPauseUntil, untilMs);
     // Relative to now, so the row's pause is on the database clock like its refills.
     const delayMs = Math.ceil(untilMs - this.clock.now());

@@ -6,9 +6,11 @@
  *
  * - Samsara: 150 req/s per API token and 200 req/s per organization (samsara.md "Rate limits") —
  *   the lower, 150, binds one token: 140/s + burst 10 = 150 in any second. Per-endpoint tiers
- *   (vehicles 25/s, trips stream 5/s, drivers 100/min) are lower still and enforced by Samsara;
- *   their 429s pause the whole account through Retry-After. Two tokens of one organization can
- *   together exceed the 200/s org limit (we cannot see the org from a token): 429s handle it.
+ *   (vehicles 25/s, trips stream 5/s, drivers 100/min) are lower still: each is its own shared
+ *   bucket (PROVIDER_TIERS) taken before the account's, by the same r + b rule (trips 4/s + 1,
+ *   vehicles 20/s + 5, drivers 1.5/s + 10 = 100 in any minute), and a 429 on a tiered path pauses
+ *   only that tier. Two tokens of one organization can together exceed the 200/s org limit (we
+ *   cannot see the org from a token): 429s handle it.
  * - Geotab: limits are per (method, type, user, database) — Get 900/min, GetFeed 60/min per type,
  *   Authenticate 10/min (geotab.md §1.4) — and enforced by Geotab with OverLimitException +
  *   Retry-After. One overall budget cannot encode per-method limits, so it is a conservative
@@ -34,6 +36,30 @@ export const PROVIDER_RATES: Readonly<Record<Provider, BudgetRate>> = {
   samsara: { ratePerSecond: 140, burst: 10 },
   geotab: { ratePerSecond: 8, burst: 2 },
   motive: { ratePerSecond: 16, burst: 4 },
+};
+
+/** A per-endpoint limit below the account's: requests whose URL path `matches` also take a token of the tier. */
+export interface EndpointTier extends BudgetRate {
+  /** Stable name, part of the tier's budget key (never a credential). */
+  name: string;
+  matches(path: string): boolean;
+}
+
+/** Matches `endpoint` at the end of the path (a base URL may carry a prefix). */
+const endpoint =
+  (suffix: string) =>
+  (path: string): boolean =>
+    path === suffix || path.endsWith(suffix);
+
+export const PROVIDER_TIERS: Readonly<Record<Provider, readonly EndpointTier[]>> = {
+  samsara: [
+    { name: 'trips-stream', matches: endpoint('/trips/stream'), ratePerSecond: 4, burst: 1 },
+    { name: 'fleet-vehicles', matches: endpoint('/fleet/vehicles'), ratePerSecond: 20, burst: 5 },
+    { name: 'fleet-drivers', matches: (p) => endpoint('/fleet/drivers')(p) || /\/fleet\/drivers\/[^/]+$/.test(p), ratePerSecond: 1.5, burst: 10 },
+  ],
+  // Geotab's per-method limits are not visible in the path (every call POSTs to /apiv1); Motive publishes none.
+  geotab: [],
+  motive: [],
 };
 
 /** What identifies the rate-limited account: the token for Samsara and Motive, database + user for Geotab. */

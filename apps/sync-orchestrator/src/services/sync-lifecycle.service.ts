@@ -8,6 +8,18 @@
  * purpose of the sync enabled — at create the sync's purposes are the purposes enabled on the
  * connection (none → `gate_disabled`); at retry each purpose the sync was created with must still
  * be enabled. Reads and cancel ignore the gates.
+ *
+ * Internal runs (`createInternal`, `getInternal`, `latestInternal`, and `createScheduledRun`, the
+ * scheduler's port): the scheduled collection's runs, with the internal purposes (drivers, groups,
+ * telemetryLatest, telemetryHistory, faults) beside the public ones. No application asks for them,
+ * so there is no grant recheck; they are stored with `origin` ≠ `api` (the scheduler's:
+ * SCHEDULED_ORIGIN) and no application, which keeps them out of every public read and out of the
+ * public default startFrom. Both entry points go through one `planInternal` (gates, then
+ * `internalPurposes`, then the planner, then one insert); each asked purpose is kept only when there
+ * is something to collect, and a run with nothing left, or whose gates are closed, is not created
+ * and says why (`created: false`), so a scheduler calling every few minutes needs no error
+ * handling for ordinary states. `createScheduledRun` writes on the scheduler's transaction, so the
+ * run and the claimed schedule row commit together.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { newSyncId } from '@switchyard/domain';
@@ -16,8 +28,10 @@ import { inTransaction, type Em, type Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
 import { ORM } from '@switchyard/service-kit';
 import { SyncRepository, type SyncOwner, type SyncRow } from '../db/repositories/sync.repository.js';
-import { planSync, SYNC_PURPOSES, type SyncPurpose } from '../domain/sync-planner.js';
+import { internalPurposes, SCHEDULED_ORIGIN } from '../domain/collection-scope.js';
+import { ALL_SYNC_PURPOSES, isPublicPurpose, planSync, SYNC_PURPOSES, type PlanFailure, type SyncPurpose } from '../domain/sync-planner.js';
 import { CANCELLED_FAILURE_REASON, nextStatus } from '../domain/sync-state.js';
+import type { ScheduledRunCreator, ScheduledRunRequest, ScheduledRunResult } from '../scheduler/scheduled-run.port.js';
 import { recheckGrant } from './grant-recheck.js';
 import { toSyncRecord } from './sync-record.js';
 
@@ -29,12 +43,40 @@ function enabledPurposes(config: ConnectionConfigV1): SyncPurpose[] {
   return SYNC_PURPOSES.filter((p) => config.purposes[p]);
 }
 
+/** What the scheduled collection (or any internal caller) asks for. */
+export interface CreateInternalRunInput {
+  readonly connectionId: string;
+  /** Purposes to collect; any of ALL_SYNC_PURPOSES. */
+  readonly purposes: readonly SyncPurpose[];
+  /** Start of the interval; default: the intervalEnd of the connection's previous run of this origin, else intervalEnd (an empty interval). */
+  readonly startFrom?: Date;
+  /** Exclusive end of the interval; default now. */
+  readonly intervalEnd?: Date;
+  /** Who creates the run, stored as `sync.origin` (`^[a-z][a-z_]{0,31}$`, never `api`); scheduled collection is SCHEDULED_ORIGIN. */
+  readonly origin: string;
+}
+
+/** An internal run as its creator sees it: the stored sync without application and attempts. */
+export type InternalRun = Readonly<Omit<SyncRow, 'applicationId' | 'attempts'>>;
+
+export type CreateInternalRunResult =
+  | { readonly created: true; readonly run: InternalRun }
+  /** `gate_disabled`: paused/disconnected, unified collection off, or nothing to collect; `service_unavailable`: configuration not projected yet; else the plan's failure. */
+  | { readonly created: false; readonly reason: PlanFailure | 'service_unavailable'; readonly detail: string };
+
+function toInternalRun(row: SyncRow): InternalRun {
+  const { applicationId: _application, attempts: _attempts, ...run } = row;
+  return run;
+}
+
+const ORIGIN = /^[a-z][a-z_]{0,31}$/;
+
 function gateOpen(config: ConnectionConfigV1): boolean {
   return config.status === 'active' && config.unifiedCollection;
 }
 
 @Injectable()
-export class SyncLifecycleService {
+export class SyncLifecycleService implements ScheduledRunCreator {
   private readonly syncs = new SyncRepository();
 
   constructor(@Inject(ORM) private readonly orm: Orm) {}
@@ -55,18 +97,9 @@ export class SyncLifecycleService {
 
       const purposes = enabledPurposes(config);
       if (!gateOpen(config) || purposes.length === 0) throw new RpcError('gate_disabled');
-      const plan = planSync({
-        purposes,
-        vehicleSourceIds: config.approvedVehicleIds,
-        startFrom,
-        intervalEnd: requestedAt,
-        support: capabilitiesFor(config.provider).fields,
-      });
+      const plan = await this.planAndInsert(em, { owner: ownerOf(request.caller), origin: 'api', config, purposes, startFrom, intervalEnd: requestedAt, requestedAt });
       if (!plan.ok) throw new RpcError(plan.error, plan.detail);
-
-      const id = newSyncId(requestedAt);
-      await this.syncs.insert(em, { id, owner: ownerOf(request.caller), requestedAt, startFrom, purposes }, plan.units);
-      return toSyncRecord(await this.load(em, request.caller, id));
+      return toSyncRecord(await this.load(em, request.caller, plan.id));
     });
   }
 
@@ -93,7 +126,7 @@ export class SyncLifecycleService {
       const sync = await this.load(em, caller, syncId, true);
       if (!nextStatus(sync.status, 'retry')) throw new RpcError('sync_state_conflict');
       const config = await this.config(em, caller.connectionId, false);
-      if (!gateOpen(config) || sync.purposes.some((p) => !config.purposes[p])) throw new RpcError('gate_disabled');
+      if (!gateOpen(config) || sync.purposes.some((p) => !isPublicPurpose(p) || !config.purposes[p])) throw new RpcError('gate_disabled');
       await this.syncs.resetForRetry(em, syncId);
       return toSyncRecord(await this.load(em, caller, syncId));
     });
@@ -107,6 +140,92 @@ export class SyncLifecycleService {
       await this.syncs.markCancelled(em, syncId, CANCELLED_FAILURE_REASON);
       return toSyncRecord(await this.load(em, caller, syncId));
     });
+  }
+
+  /**
+   * Creates an internal run (see the header) in one transaction that holds the connection's
+   * configuration row lock, so concurrent calls for one connection queue and each continues from
+   * the previous run's intervalEnd. Throws only for a malformed input or a database error.
+   */
+  async createInternal(input: CreateInternalRunInput): Promise<CreateInternalRunResult> {
+    if (!ORIGIN.test(input.origin) || input.origin === 'api') throw new Error(`invalid internal origin ${JSON.stringify(input.origin)}`);
+    const unknown = input.purposes.filter((p) => !(ALL_SYNC_PURPOSES as readonly string[]).includes(p));
+    if (unknown.length > 0) throw new Error(`unknown purposes ${unknown.join(', ')}`);
+    return inTransaction(this.orm, async (em): Promise<CreateInternalRunResult> => {
+      const config = await this.syncs.lockConnectionConfig(em, input.connectionId);
+      if (!config) return { created: false, reason: 'service_unavailable', detail: 'connection configuration not projected yet' };
+      const requestedAt = new Date();
+      const intervalEnd = input.intervalEnd ?? requestedAt;
+      const previous = input.startFrom ? undefined : await this.syncs.latestInternal(em, input.connectionId, input.origin);
+      const startFrom = input.startFrom ?? (previous ? new Date(previous.intervalEnd) : intervalEnd);
+      const planned = await this.planInternal(em, { config, origin: input.origin, purposes: input.purposes, startFrom, intervalEnd, requestedAt });
+      if (!planned.created) return planned;
+      const row = await this.syncs.findInternal(em, planned.id);
+      if (!row) throw new Error(`internal run ${planned.id} vanished in its own transaction`);
+      return { created: true, run: toInternalRun(row) };
+    });
+  }
+
+  /**
+   * The scheduler's run of one window (scheduled-run.port.ts), on the scheduler's transaction `em`
+   * (the one holding the claimed schedule row), with origin SCHEDULED_ORIGIN; requestedAt is the
+   * interval's end (the database clock of the claim).
+   */
+  async createScheduledRun(em: Em, request: ScheduledRunRequest): Promise<ScheduledRunResult> {
+    const planned = await this.planInternal(em, { ...request, origin: SCHEDULED_ORIGIN, requestedAt: request.intervalEnd });
+    return planned.created ? { created: true, syncId: planned.id } : planned;
+  }
+
+  /** The connection's newest internal run of `origin` (e.g. to skip a tick while it is still open); undefined: none yet. */
+  async latestInternal(connectionId: string, origin: string): Promise<InternalRun | undefined> {
+    return inTransaction(this.orm, async (em) => {
+      const row = await this.syncs.latestInternal(em, connectionId, origin);
+      return row && toInternalRun(row);
+    });
+  }
+
+  /** An internal run's state (undefined: no such internal run). */
+  async getInternal(syncId: string): Promise<InternalRun | undefined> {
+    return inTransaction(this.orm, async (em) => {
+      const row = await this.syncs.findInternal(em, syncId);
+      return row && toInternalRun(row);
+    });
+  }
+
+  /**
+   * The one planning path of internal runs (createInternal, createScheduledRun): the gates, the
+   * purposes left with something to collect (`internalPurposes`), then `planAndInsert`.
+   */
+  private async planInternal(
+    em: Em,
+    p: { config: ConnectionConfigV1; origin: string; purposes: readonly SyncPurpose[]; startFrom: Date; intervalEnd: Date; requestedAt: Date },
+  ): Promise<{ created: true; id: string } | { created: false; reason: PlanFailure; detail: string }> {
+    const { config } = p;
+    if (!gateOpen(config)) return { created: false, reason: 'gate_disabled', detail: `connection ${config.status}, unified collection ${config.unifiedCollection ? 'on' : 'off'}` };
+    const purposes = internalPurposes(p.purposes, config, capabilitiesFor(config.provider).fields, p.startFrom >= p.intervalEnd);
+    if (purposes.length === 0) return { created: false, reason: 'gate_disabled', detail: 'nothing to collect for the asked purposes' };
+    const plan = await this.planAndInsert(em, { ...p, owner: { applicationId: null, connectionId: config.connectionId }, purposes });
+    return plan.ok ? { created: true, id: plan.id } : { created: false, reason: plan.error, detail: plan.detail };
+  }
+
+  /** Plans [startFrom, intervalEnd) over the approved vehicles and stores the sync and its units when the plan is accepted (public syncs and internal runs). */
+  private async planAndInsert(
+    em: Em,
+    p: {
+      owner: { applicationId: string | null; connectionId: string };
+      origin: string;
+      config: ConnectionConfigV1;
+      purposes: readonly SyncPurpose[];
+      startFrom: Date;
+      intervalEnd: Date;
+      requestedAt: Date;
+    },
+  ): Promise<{ ok: true; id: string } | { ok: false; error: PlanFailure; detail: string }> {
+    const plan = planSync({ purposes: p.purposes, vehicleSourceIds: p.config.approvedVehicleIds, startFrom: p.startFrom, intervalEnd: p.intervalEnd, support: capabilitiesFor(p.config.provider).fields });
+    if (!plan.ok) return plan;
+    const id = newSyncId(p.requestedAt);
+    await this.syncs.insert(em, { id, owner: p.owner, origin: p.origin, requestedAt: p.requestedAt, startFrom: p.startFrom, intervalEnd: p.intervalEnd, purposes: p.purposes }, plan.units);
+    return { ok: true, id };
   }
 
   private async load(em: Em, caller: SyncCallerV1, syncId: string, lock = false): Promise<SyncRow> {

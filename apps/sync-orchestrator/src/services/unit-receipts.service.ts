@@ -120,23 +120,38 @@ export class UnitReceiptService {
     return inTransaction(this.orm, (em) => this.units.syncStatus(em, syncId));
   }
 
+  /** The unit's final batch is published under `fencingToken`: no re-lease for `waitMs` while its receipts can come (UnitLeaseRepository.awaitReceipts). */
+  awaitReceipts(unitId: string, fencingToken: string, waitMs: number): Promise<boolean> {
+    return inTransaction(this.orm, (em) => this.units.awaitReceipts(em, unitId, fencingToken, waitMs));
+  }
+
+  /** A throttled unit is leasable again after `delayMs`, no error attempt counted (UnitLeaseRepository.requeueThrottled). */
+  requeueThrottled(unitId: string, fencingToken: string, delayMs: number): Promise<number | undefined> {
+    return inTransaction(this.orm, (em) => this.units.requeueThrottled(em, unitId, fencingToken, delayMs));
+  }
+
   /** Stores a provider failure code on a held unit; see UnitLeaseRepository.recordUnitError. */
   recordUnitError(unitId: string, fencingToken: string, code: string, retryable: boolean): Promise<number | undefined> {
     return inTransaction(this.orm, (em) => this.units.recordUnitError(em, unitId, fencingToken, code, retryable));
   }
 
   /**
-   * A context rejected a batch of the unit: fails the unit's sync with `reason`, but only while the
-   * receipt's fencing token is the unit's current one and the unit is not receipted — a rejection
-   * from an earlier lease or attempt must not fail a retried sync. True when the sync failed here.
+   * A context rejected a batch of the unit: stores `reason` as the unit's `last_error_code` and
+   * fails the unit's sync with it, but only while the receipt's fencing token is the unit's current
+   * one and the unit is not receipted — a rejection from an earlier lease or attempt must not fail
+   * a retried sync. The rejected batch stays pending in the ledger, so the unit never completes
+   * under that token (nothing was written); a retry starts a new token. True when the sync failed here.
    */
   failSyncForUnit(unitId: string, fencingToken: string, reason: string): Promise<boolean> {
     if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return Promise.resolve(false);
     return inTransaction(this.orm, async (em) => {
       const sync = await this.units.lockSyncOfUnit(em, unitId);
-      if (!sync || !nextStatus(sync.status, 'collection_failed')) return false;
+      if (!sync) return false;
       const unit = await this.units.lockUnit(em, unitId);
       if (!unit || unit.fencingToken !== fencingToken || unit.state === 'receipted') return false;
+      // The unit says why it cannot complete (also when another unit already failed the sync).
+      await this.units.recordUnitError(em, unitId, fencingToken, reason, false);
+      if (!nextStatus(sync.status, 'collection_failed')) return false;
       await this.units.failSync(em, sync.syncId, reason);
       return true;
     });

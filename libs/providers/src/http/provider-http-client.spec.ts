@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderError } from '../errors.js';
 import { ProviderHttpClient } from './provider-http-client.js';
-import type { Clock } from './request-budget.js';
+import type { Clock, RequestBudget } from './request-budget.js';
 import { TokenBucketBudget } from './request-budget.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -97,6 +97,19 @@ describe('ProviderHttpClient', () => {
     budget.pauseUntil(before + 1500);
     await budget.acquire();
     expect(clock.now()).toBeGreaterThanOrEqual(before + 1500);
+  });
+
+  it("gives the budget each request's URL path, for acquiring and for a 429's pause (per-endpoint tiers)", async () => {
+    const clock = fakeClock();
+    const calls: string[] = [];
+    const budget: RequestBudget = {
+      acquire: async (_signal, path) => void calls.push(`acquire ${path}`),
+      pauseUntil: (untilMs, path) => void calls.push(`pause ${untilMs - clock.now()} ${path}`),
+    };
+    script.set('/trips/stream', [{ status: 429, headers: { 'retry-after': '2' } }, { status: 200, body: '[]' }]);
+    const client = new ProviderHttpClient({ baseUrl: `${baseUrl}/`, clock, budget, random: () => 0 });
+    await client.request({ path: 'trips/stream', query: { ids: ['a', 'b'] } });
+    expect(calls).toEqual(['acquire /trips/stream', 'pause 2000 /trips/stream', 'acquire /trips/stream']);
   });
 });
 

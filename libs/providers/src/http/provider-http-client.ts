@@ -2,7 +2,8 @@
  * The one HTTP client every adapter uses to reach a provider (real, or our simulator: only the
  * base URL differs). Per request: take a token from the account's request budget, send with a
  * timeout, and retry what is retryable —
- * - 429: wait at least `Retry-After` (always honoured; also pauses the whole account's budget), then
+ * - 429: wait at least `Retry-After` (always honoured; also pauses the account's budget, or only
+ *   the endpoint's tier when the budget keeps one for the path — the budget gets the path), then
  *   back off exponentially with full jitter on repeats;
  * - 5xx, timeouts and network errors: exponential backoff with full jitter;
  * - anything else is final.
@@ -69,16 +70,17 @@ export class ProviderHttpClient {
   /** Sends with retries; resolves only with a 2xx JSON response. */
   async request(req: ProviderRequest): Promise<ProviderResponse> {
     const url = this.url(req);
+    const path = new URL(url).pathname;
     let lastError: ProviderError | undefined;
     for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
-      await this.budget.acquire(req.signal);
+      await this.budget.acquire(req.signal, path);
       const outcome = await this.once(url, req);
       if (outcome.kind === 'ok') return { ...outcome.response, attempts: attempt };
       lastError = outcome.error;
       if (!outcome.retryable || attempt === this.retry.maxAttempts) break;
       const backoff = this.backoff(attempt);
       const retryAfter = outcome.error.detail.retryAfterMs;
-      if (retryAfter !== undefined) this.budget.pauseUntil(this.clock.now() + retryAfter);
+      if (retryAfter !== undefined) this.budget.pauseUntil(this.clock.now() + retryAfter, path);
       await this.clock.sleep(Math.max(backoff, retryAfter ?? 0), req.signal);
     }
     throw lastError ?? new ProviderError('provider_unavailable');

@@ -5,10 +5,17 @@
  * processes (PostgreSQL-backed) through the same interface.
  */
 export interface RequestBudget {
-  /** Resolves when a request may be sent; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<void>;
-  /** Called when the provider answered 429: nobody on this account sends before `untilMs`. */
-  pauseUntil(untilMs: number): void;
+  /**
+   * Resolves when a request may be sent; rejects if `signal` aborts first. `path` is the request's
+   * URL path, for budgets that also keep per-endpoint tiers (e.g. Samsara's 5 req/s trips stream);
+   * budgets without tiers ignore it.
+   */
+  acquire(signal?: AbortSignal, path?: string): Promise<void>;
+  /**
+   * Called when the provider answered 429 to a request for `path`: nobody on this account (or,
+   * when `path` belongs to a tier the budget keeps, on that tier) sends before `untilMs`.
+   */
+  pauseUntil(untilMs: number, path?: string): void;
 }
 
 export interface Clock {

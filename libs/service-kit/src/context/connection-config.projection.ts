@@ -14,7 +14,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type ConnectionConfigV1, type Subscription } from '@switchyard/messaging';
-import { SchemaMigration, type Orm } from '@switchyard/persistence';
+import { SchemaMigration, type Em, type Orm } from '@switchyard/persistence';
 import { whenMigrated } from '../health.js';
 import { RUNTIME, type ServiceRuntime } from '../runtime.js';
 
@@ -61,8 +61,11 @@ export class ConnectionConfigStore {
     return rows.length > 0;
   }
 
-  async get(connectionId: string): Promise<ConnectionConfigV1 | undefined> {
-    const rows = await this.orm.em.getConnection().execute<{ config: ConnectionConfigV1 }[]>(`select config from ${this.table} where connection_id = ?::uuid`, [connectionId]);
+  /** With `em`, reads on its transaction (a caller holding locks must not wait for a second pool connection). */
+  async get(connectionId: string, em?: Em): Promise<ConnectionConfigV1 | undefined> {
+    const rows = await (em ?? this.orm.em)
+      .getConnection()
+      .execute<{ config: ConnectionConfigV1 }[]>(`select config from ${this.table} where connection_id = ?::uuid`, [connectionId], 'all', em?.getTransactionContext());
     return rows[0]?.config;
   }
 }

@@ -17,6 +17,7 @@ import { INGEST_EVENTS, PoisonMessage, RetryLater, receiptMsgId, subjectFor, typ
 import { inTransaction, type Em } from '@switchyard/persistence';
 import type { ConnectionConfigStore } from '../context/connection-config.projection.js';
 import type { ServiceRuntime } from '../runtime.js';
+import { crashPoint } from '../crash-points.js';
 import { IngestLedgerRepository } from './db/ingest-ledger.repository.js';
 
 /** Deliveries that wait for an unknown connection's config before rejecting: 5 × 2 s ≈ 10 s of grace. */
@@ -81,8 +82,10 @@ export async function handleIngestDelivery<B extends IngestBatchV1>(delivery: De
           }
         : null;
     await ledger.complete(em, batch.batchId, { status, records, committedAt, receipt });
+    crashPoint('in-commit');
     return { duplicate: false, receipt };
   });
+  crashPoint('after-commit-before-ack');
   await options.afterCommit?.();
   if (outcome.receipt) {
     const r = outcome.receipt;

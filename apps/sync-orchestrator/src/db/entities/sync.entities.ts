@@ -11,7 +11,8 @@ export const SyncEntity = defineEntity({
   tableName: 'sync',
   properties: {
     id: p.text().primary(),
-    applicationId: p.uuid(),
+    /** Null exactly for internal runs (migration 0007). */
+    applicationId: p.uuid().nullable(),
     connectionId: p.uuid(),
     status: p.text(),
     requestedAt: p.datetime(),
@@ -25,16 +26,22 @@ export const SyncEntity = defineEntity({
     failureReason: p.text().nullable(),
     createdXid: p.bigint(),
     updatedAt: p.datetime().defaultRaw('now()'),
+    /** Migration 0007: `api` (POST /v1/syncs) or the internal origin of a run. */
+    origin: p.text().default('api'),
   },
   indexes: [
     // Ascending on disk; the newest-first keyset pages scan it backwards.
     { name: 'sync_list_idx', properties: ['applicationId', 'connectionId', 'requestedAt', 'id'] },
     { name: 'sync_connection_latest_idx', properties: ['connectionId', 'requestedAt'] },
+    { name: 'sync_connection_origin_idx', properties: ['connectionId', 'origin', 'requestedAt'] },
+    { name: 'sync_scheduled_open_idx', properties: ['connectionId'], where: "origin = 'scheduled' and status in ('requested', 'in_progress')" },
   ],
   checks: [
     { name: 'sync_status_check', expression: "status in ('requested', 'in_progress', 'completed', 'failed')" },
     { name: 'sync_attempts_check', expression: 'attempts >= 1' },
     { name: 'sync_receipted_check', expression: 'receipted_units >= 0 and receipted_units <= admitted_units' },
+    { name: 'sync_origin_check', expression: "origin ~ '^[a-z][a-z_]{0,31}$'" },
+    { name: 'sync_origin_application_check', expression: "(origin = 'api') = (application_id is not null)" },
   ],
 });
 
@@ -46,7 +53,8 @@ export const SyncUnitEntity = defineEntity({
     syncId: p.text(),
     seq: p.integer(),
     purpose: p.text(),
-    vehicleSourceId: p.text(),
+    /** Null for connection-level units (drivers, groups; migration 0007). */
+    vehicleSourceId: p.text().nullable(),
     windowStart: p.datetime().nullable(),
     windowEnd: p.datetime().nullable(),
     state: p.text().default('admitted'),
@@ -60,6 +68,12 @@ export const SyncUnitEntity = defineEntity({
     lastErrorCode: p.text().nullable(),
     /** Migration 0004: leases of the current attempt that ended in a retryable provider failure. */
     errorAttempts: p.integer().default(0),
+    /** Migration 0009: the unit's final batch is published under this token; not re-leased before awaitingReceiptsUntil. */
+    awaitingToken: p.bigint().nullable(),
+    awaitingReceiptsUntil: p.datetime().nullable(),
+    /** Migration 0009: provider_throttled re-queues of attempt `throttleAttempt` (not error attempts). */
+    throttleRequeues: p.integer().default(0),
+    throttleAttempt: p.integer().default(0),
   },
   uniques: [{ name: 'sync_unit_sync_seq_unique', properties: ['syncId', 'seq'] }],
   indexes: [{ name: 'sync_unit_leasable_idx', properties: ['leaseExpiresAt', 'id'] }],

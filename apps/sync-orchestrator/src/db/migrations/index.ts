@@ -4,6 +4,19 @@ import { Migration0003ProviderBudget } from './migration-0003-provider-budget.js
 import { Migration0004UnitErrors } from './migration-0004-unit-errors.js';
 import { Migration0005ConnectionHealth } from './migration-0005-connection-health.js';
 import { Migration0006UnitBatches } from './migration-0006-unit-batches.js';
+import { Migration0007InternalRuns } from './migration-0007-internal-runs.js';
+import { Migration0008ScheduledCollection } from './migration-0008-scheduled-collection.js';
+import { Migration0009UnitWaits } from './migration-0009-unit-waits.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const syncOrchestratorMigrations = [Migration0001ConnectionConfigProjection, Migration0002Syncs, Migration0003ProviderBudget, Migration0004UnitErrors, Migration0005ConnectionHealth, Migration0006UnitBatches];
+export const syncOrchestratorMigrations = [
+  Migration0001ConnectionConfigProjection,
+  Migration0002Syncs,
+  Migration0003ProviderBudget,
+  Migration0004UnitErrors,
+  Migration0005ConnectionHealth,
+  Migration0006UnitBatches,
+  Migration0007InternalRuns,
+  Migration0008ScheduledCollection,
+  Migration0009UnitWaits,
+];

@@ -4,8 +4,11 @@
  * since `em.execute` would expand an array parameter into a list), keyset pages newest first, and
  * the cancel and retry writes. Every method runs on the caller's transaction.
  * Invariants: a sync is only ever read or changed through (application, connection, id), so one
- * application never sees another's syncs; retry bumps every unit's fencing token and never touches
- * its lease columns (an in-flight lease ends when it expires, spec 3 rule 2).
+ * application never sees another's syncs; public reads (find, page) and the public default
+ * startFrom also keep to `origin = 'api'`, so internal runs (the scheduler's, origin `scheduled`,
+ * application_id null, migration 0007) are never listed or found through the public API; retry
+ * bumps every unit's fencing token and never touches its lease columns (an in-flight lease ends
+ * when it expires, spec 3 rule 2).
  */
 import type { ConnectionConfigV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
@@ -15,7 +18,11 @@ import { isoSql, query, tableNamer } from './sql.js';
 
 export interface SyncRow {
   id: string;
-  applicationId: string;
+  /** Null for internal runs. */
+  applicationId: string | null;
+  /** `api`, or the internal origin of the run (migration 0007). */
+  origin: string;
+  intervalEnd: string;
   connectionId: string;
   status: SyncStatus;
   requestedAt: string;
@@ -35,7 +42,9 @@ export interface SyncOwner {
 
 interface RawSyncRow {
   id: string;
-  application_id: string;
+  application_id: string | null;
+  origin: string;
+  interval_end: string;
   connection_id: string;
   status: SyncStatus;
   requested_at: string;
@@ -48,13 +57,15 @@ interface RawSyncRow {
   purposes: SyncPurpose[];
 }
 
-const COLUMNS = `id, application_id, connection_id, status, ${isoSql('requested_at')} as requested_at, ${isoSql('start_from')} as start_from,
+const COLUMNS = `id, application_id, origin, ${isoSql('interval_end')} as interval_end, connection_id, status, ${isoSql('requested_at')} as requested_at, ${isoSql('start_from')} as start_from,
   ${isoSql('completed_at')} as completed_at, attempts, admitted_units, receipted_units, failure_reason, purposes`;
 
 function toRow(r: RawSyncRow): SyncRow {
   return {
     id: r.id,
     applicationId: r.application_id,
+    origin: r.origin,
+    intervalEnd: r.interval_end,
     connectionId: r.connection_id,
     status: r.status,
     requestedAt: r.requested_at,
@@ -84,29 +95,46 @@ export class SyncRepository {
     return rows[0]?.config;
   }
 
-  /** requestedAt of the connection's newest sync (any application), for the default startFrom (spec 3 rule 5). */
-  async latestRequestedAt(em: Em, connectionId: string): Promise<string | undefined> {
+  /**
+   * requestedAt of the connection's newest sync of `origin` (any application), for the default
+   * startFrom (spec 3 rule 5: public syncs only, `api`); internal runs pass their own origin.
+   */
+  async latestRequestedAt(em: Em, connectionId: string, origin = 'api'): Promise<string | undefined> {
     const rows = await query<{ requested_at: string }>(
       em,
-      `select ${isoSql('requested_at')} as requested_at from ${tableNamer(em)('sync')} where connection_id = ?::uuid order by requested_at desc limit 1`,
-      [connectionId],
+      `select ${isoSql('requested_at')} as requested_at from ${tableNamer(em)('sync')} where connection_id = ?::uuid and origin = ? order by requested_at desc limit 1`,
+      [connectionId, origin],
     );
     return rows[0]?.requested_at;
   }
 
+  /**
+   * A public sync (`origin` api, owned by an application) or an internal run (`owner.applicationId`
+   * null, origin its creator's), with its admitted units. `intervalEnd` defaults to requestedAt.
+   */
   async insert(
     em: Em,
-    sync: { id: string; owner: SyncOwner; requestedAt: Date; startFrom: Date; purposes: readonly SyncPurpose[] },
+    sync: { id: string; owner: { applicationId: string | null; connectionId: string }; origin?: string; requestedAt: Date; startFrom: Date; intervalEnd?: Date; purposes: readonly SyncPurpose[] },
     units: readonly PlannedUnit[],
   ): Promise<void> {
     const t = tableNamer(em);
     // Purposes travel as JSON too: an array parameter would be expanded into a list.
     await query(
       em,
-      `insert into ${t('sync')} (id, application_id, connection_id, status, requested_at, start_from, interval_end, purposes, attempts, admitted_units, created_xid)
-       values (?, ?::uuid, ?::uuid, 'requested', ?::timestamptz, ?::timestamptz, ?::timestamptz, array(select json_array_elements_text(?::json)), 1, ?,
+      `insert into ${t('sync')} (id, application_id, connection_id, origin, status, requested_at, start_from, interval_end, purposes, attempts, admitted_units, created_xid)
+       values (?, ?::uuid, ?::uuid, ?, 'requested', ?::timestamptz, ?::timestamptz, ?::timestamptz, array(select json_array_elements_text(?::json)), 1, ?,
                pg_current_xact_id()::text::bigint)`,
-      [sync.id, sync.owner.applicationId, sync.owner.connectionId, sync.requestedAt.toISOString(), sync.startFrom.toISOString(), sync.requestedAt.toISOString(), JSON.stringify(sync.purposes), units.length],
+      [
+        sync.id,
+        sync.owner.applicationId,
+        sync.owner.connectionId,
+        sync.origin ?? 'api',
+        sync.requestedAt.toISOString(),
+        sync.startFrom.toISOString(),
+        (sync.intervalEnd ?? sync.requestedAt).toISOString(),
+        JSON.stringify(sync.purposes),
+        units.length,
+      ],
     );
     await query(
       em,
@@ -121,8 +149,24 @@ export class SyncRepository {
   async find(em: Em, owner: SyncOwner, id: string, lock = false): Promise<SyncRow | undefined> {
     const rows = await query<RawSyncRow>(
       em,
-      `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ? and application_id = ?::uuid and connection_id = ?::uuid${lock ? ' for update' : ''}`,
+      `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ? and application_id = ?::uuid and connection_id = ?::uuid and origin = 'api'${lock ? ' for update' : ''}`,
       [id, owner.applicationId, owner.connectionId],
+    );
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** An internal run by id (never a public sync). */
+  async findInternal(em: Em, id: string): Promise<SyncRow | undefined> {
+    const rows = await query<RawSyncRow>(em, `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ? and origin <> 'api'`, [id]);
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** The connection's newest internal run of `origin` (the next run continues at its interval_end). */
+  async latestInternal(em: Em, connectionId: string, origin: string): Promise<SyncRow | undefined> {
+    const rows = await query<RawSyncRow>(
+      em,
+      `select ${COLUMNS} from ${tableNamer(em)('sync')} where connection_id = ?::uuid and origin = ? and origin <> 'api' order by requested_at desc, id desc limit 1`,
+      [connectionId, origin],
     );
     return rows[0] && toRow(rows[0]);
   }
@@ -139,7 +183,7 @@ export class SyncRepository {
    * horizon snapshot (committed when the walk began) and after the keyset position.
    */
   async page(em: Em, owner: SyncOwner, p: { limit: number; status?: SyncStatus; horizon: string; after?: { requestedAt: string; id: string } }): Promise<SyncRow[]> {
-    const where = ['application_id = ?::uuid', 'connection_id = ?::uuid', 'pg_visible_in_snapshot(created_xid::text::xid8, ?::pg_snapshot)'];
+    const where = ['application_id = ?::uuid', 'connection_id = ?::uuid', "origin = 'api'", 'pg_visible_in_snapshot(created_xid::text::xid8, ?::pg_snapshot)'];
     const params: unknown[] = [owner.applicationId, owner.connectionId, p.horizon];
     if (p.status) {
       where.push('status = ?');

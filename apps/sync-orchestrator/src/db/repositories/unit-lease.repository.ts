@@ -8,6 +8,11 @@
  * that stalled past its lease (SIGSTOP, GC pause) and came back, or a receipt redelivered from an
  * earlier lease or attempt, therefore changes nothing.
  *
+ * Waits that are not failures (migration 0009): a unit whose final batch is published waits for
+ * its receipts (`awaitReceipts`: not leased again while its token is current and the deadline has
+ * not passed, even after its lease ran out); a throttled unit is put back with its lease ending at
+ * the provider's Retry-After (`requeueThrottled`) without counting an error attempt.
+ *
  * Lock order is sync row, then unit rows, everywhere a transaction takes both (receipts, retry);
  * `lease` takes only unit rows, and the requested → in_progress move runs after it in its own
  * statement, so the two can never wait on each other in a cycle.
@@ -22,13 +27,18 @@ export interface LeasedUnit {
   syncId: string;
   connectionId: string;
   purpose: SyncPurpose;
-  vehicleSourceId: string;
+  /** Null for connection-level units (drivers, groups). */
+  vehicleSourceId: string | null;
   windowStart: string | null;
   windowEnd: string | null;
   attempt: number;
   fencingToken: string;
   providerCursor: string | null;
   leaseExpiresAt: string;
+  /** The connection's `selectedSignals` when the unit was leased (collection-scope.ts decides what they allow). */
+  signals: readonly string[];
+  /** The connection's `optIns.extendedTelemetry` when the unit was leased. */
+  extendedTelemetry: boolean;
 }
 
 export type ReceiptOutcome = 'receipted' | 'already_receipted' | 'stale_fencing_token' | 'sync_not_open' | 'unknown_unit';
@@ -54,13 +64,15 @@ export class UnitLeaseRepository {
       sync_id: string;
       connection_id: string;
       purpose: SyncPurpose;
-      vehicle_source_id: string;
+      vehicle_source_id: string | null;
       window_start: string | null;
       window_end: string | null;
       attempt: number;
       fencing_token: string;
       provider_cursor: string | null;
       lease_expires_at: string;
+      signals: string[] | null;
+      extended_telemetry: boolean | null;
     }>(
       em,
       `with picked as (
@@ -68,6 +80,7 @@ export class UnitLeaseRepository {
            join ${t('sync')} s on s.id = u.sync_id
            join ${t('connection_config')} c on c.connection_id = s.connection_id
           where u.state = 'admitted' and (u.lease_expires_at is null or u.lease_expires_at <= now())
+            and not (u.awaiting_token is not distinct from u.fencing_token and u.awaiting_receipts_until > now())
             and s.status in ('requested', 'in_progress')
             and c.config->>'status' = 'active' and (c.config->>'unifiedCollection')::boolean
             and (?::uuid is null or s.connection_id = ?::uuid)
@@ -76,11 +89,13 @@ export class UnitLeaseRepository {
           for update of u skip locked)
        update ${t('sync_unit')} u
           set fencing_token = u.fencing_token + 1, lease_owner = ?, lease_expires_at = now() + (? * interval '1 millisecond'), heartbeat_at = now()
-         from picked, ${t('sync')} s
-        where u.id = picked.id and s.id = u.sync_id
+         from picked, ${t('sync')} s, ${t('connection_config')} c
+        where u.id = picked.id and s.id = u.sync_id and c.connection_id = s.connection_id
        returning u.id::text as id, u.sync_id, s.connection_id, u.purpose, u.vehicle_source_id, ${isoSql('u.window_start')} as window_start,
                  ${isoSql('u.window_end')} as window_end, u.attempt, u.fencing_token::text as fencing_token, u.provider_cursor,
-                 ${isoSql('u.lease_expires_at')} as lease_expires_at`,
+                 ${isoSql('u.lease_expires_at')} as lease_expires_at,
+                 array(select jsonb_array_elements_text(coalesce(c.config->'selectedSignals', '[]'::jsonb))) as signals,
+                 (c.config->'optIns'->>'extendedTelemetry')::boolean as extended_telemetry`,
       [connectionId ?? null, connectionId ?? null, limit, owner, leaseMs],
     );
     if (rows.length > 0) {
@@ -101,6 +116,8 @@ export class UnitLeaseRepository {
       fencingToken: r.fencing_token,
       providerCursor: r.provider_cursor,
       leaseExpiresAt: r.lease_expires_at,
+      signals: r.signals ?? [],
+      extendedTelemetry: r.extended_telemetry === true,
     }));
   }
 
@@ -198,6 +215,41 @@ export class UnitLeaseRepository {
       [code, retryable ? 1 : 0, unitId, fencingToken],
     );
     return rows[0]?.error_attempts;
+  }
+
+  /**
+   * The unit's final batch is published under `fencingToken`: until `waitMs` from now the unit is
+   * not leased again while the token is current (its receipts can still come; a context slower
+   * than the lease must not make it be collected twice). After that it is re-leasable: the
+   * receipts are presumed lost and the unit is collected again under a new token. False when the
+   * token is stale or the unit is already receipted (nothing to wait for).
+   */
+  async awaitReceipts(em: Em, unitId: string, fencingToken: string, waitMs: number): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      em,
+      `update ${tableNamer(em)('sync_unit')} set awaiting_token = fencing_token, awaiting_receipts_until = now() + (? * interval '1 millisecond')
+        where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning id`,
+      [waitMs, unitId, fencingToken],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * A held unit's job was throttled by the provider: the unit becomes leasable again `delayMs`
+   * from now (the provider's Retry-After), the code is stored, and no error attempt is counted —
+   * throttling is pacing, not failure. Returns the unit's throttle re-queues of its current attempt
+   * (the caller bounds them), or undefined when the token is no longer current.
+   */
+  async requeueThrottled(em: Em, unitId: string, fencingToken: string, delayMs: number): Promise<number | undefined> {
+    const rows = await query<{ throttle_requeues: number }>(
+      em,
+      `update ${tableNamer(em)('sync_unit')}
+          set last_error_code = 'provider_throttled', lease_expires_at = now() + (? * interval '1 millisecond'),
+              throttle_requeues = case when throttle_attempt = attempt then throttle_requeues + 1 else 1 end, throttle_attempt = attempt
+        where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning throttle_requeues`,
+      [delayMs, unitId, fencingToken],
+    );
+    return rows[0]?.throttle_requeues;
   }
 
   async failSync(em: Em, syncId: string, reason: string): Promise<void> {

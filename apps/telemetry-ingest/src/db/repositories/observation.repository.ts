@@ -1,24 +1,39 @@
 /**
  * Writes observation batches: history into the partitioned `observations` and the forward-only
- * `latest_readings`, in ONE statement on the batch's transaction (a data-modifying CTE; the JSON
- * is parsed once), plus on-demand monthly partitions.
+ * `latest_readings`, on the batch's transaction: the rows are COPYed into a session temp table
+ * (`observation_stage`, ON COMMIT DELETE ROWS) on the transaction's own connection, then ONE
+ * statement inserts history (ON CONFLICT DO NOTHING) and moves latest readings forward from it.
+ * Plus on-demand monthly partitions.
  *
- * Why json_to_recordset and not COPY into staging: COPY needs `pg-copy-streams`, which is not
- * installed, and a COPY on the native pool could not share the ORM transaction that also holds the
- * ledger row and the cursor. Measured on this machine (PostgreSQL 15, 2 cores, raw `pg`, 100k
- * odometer rows into a monthly partition in 2,000-row batches, one transaction per batch):
- * history only ~51.8k rows/s; history + latest in this one statement ~49.1k rows/s (the latest
- * upsert costs ~5%); re-ingesting the same rows ~63.6k rows/s; JSON → staging table → INSERT
- * SELECT ~48.9k rows/s (a staging hop buys nothing when the rows arrive as JSON anyway). COPY
- * was 157k-222k rows/s in notes/performance.md: with pg-copy-streams, a COPY into a temp table on
- * the transaction's own connection then this INSERT … SELECT is the next step (~3x headroom).
+ * Why COPY into staging (decision 0012): the previous single statement over
+ * `json_to_recordset(?::json)` sent the batch as one JSON literal that MikroORM escapes and inlines;
+ * COPY text streams the rows and the server parses them line by line. The staging hop keeps the
+ * write idempotent (a COPY straight into `observations` would fail on a re-ingested reading) and
+ * lets one statement serve history and latest. Measured with `npm run bench -- ingest-observations`
+ * (bench/README.md, "Results").
+ *
+ * The transaction's connection: MikroORM runs queries through Kysely, which does not expose the
+ * `pg` client of a transaction. The client is found in MikroORM's `pg` pool by the backend pid the
+ * transaction reports (`pg_backend_pid()` = the client's `processID`); `pg-copy-streams` then runs
+ * COPY on it between the ORM's statements, so the COPY commits or rolls back with the ledger row,
+ * the cursor and the receipt state. If that lookup ever fails (a `pg`/`pg-pool` upgrade renaming
+ * `_clients`/`processID`) the write throws: the batch is retried and dead-lettered loudly, never
+ * written outside its transaction. The integration tests exercise this path on every run.
  *
  * Invariants: re-ingesting a reading is a no-op (primary key, DO NOTHING); a latest row moves only
- * to a later (observed_at, source); rows go in key order so concurrent batches lock alike.
+ * to a later (observed_at, source); rows go in key order so concurrent batches lock alike; the
+ * staging table is empty outside a write (emptied at commit, and before each COPY).
  */
+import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Em, Orm } from '@switchyard/persistence';
 import { inTransaction, ormSchema } from '@switchyard/persistence';
 import { query, tableNamer } from '@switchyard/service-kit';
+
+// pg-copy-streams 7 ships no types; its one function used here is typed at the require (no
+// ambient declaration, which every project compiling this file would have to include).
+const { from: copyFrom } = createRequire(import.meta.url)('pg-copy-streams') as { from(sql: string): NodeJS.WritableStream };
 
 export interface ObservationRow {
   connection_id: string;
@@ -35,9 +50,46 @@ export interface ObservationRow {
   batch_id: string;
 }
 
-const COLUMNS =
-  'connection_id uuid, vehicle_id text, metric text, observed_at timestamptz, source text, provider text, vehicle_source_id text, value jsonb, value_num double precision, units jsonb, fetched_at timestamptz, batch_id text';
-const NAMES = 'connection_id, vehicle_id, metric, observed_at, source, provider, vehicle_source_id, value, value_num, units, fetched_at, batch_id';
+const COLUMNS = ['connection_id', 'vehicle_id', 'metric', 'observed_at', 'source', 'provider', 'vehicle_source_id', 'value', 'value_num', 'units', 'fetched_at', 'batch_id'] as const;
+const NAMES = COLUMNS.join(', ');
+/** Rows per chunk handed to the COPY stream (bounds the string built at once). */
+const COPY_CHUNK_ROWS = 500;
+
+/** One value as a field of PostgreSQL's COPY text format: NULL as `\N`, objects as JSON, `\`, tab, LF, CR escaped. */
+export function copyField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
+  return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+/** One row as a COPY text line (tab-separated fields, newline included). */
+export function copyLine(values: readonly unknown[]): string {
+  return `${values.map(copyField).join('\t')}\n`;
+}
+
+/** The observation columns of `row` in COLUMNS order, as one COPY text line. */
+export function observationCopyLine(row: ObservationRow): string {
+  return copyLine(COLUMNS.map((c) => row[c]));
+}
+
+/** The part of a `pg` Client and Pool this file relies on (`pg` ships no types here). */
+interface PgClient {
+  processID?: number | null;
+  query(submittable: NodeJS.WritableStream): NodeJS.WritableStream;
+}
+interface PgPool {
+  _clients?: PgClient[];
+}
+
+/** The `pg` client running `em`'s transaction (see the header). */
+async function transactionClient(em: Em): Promise<PgClient> {
+  if (!em.isInTransaction()) throw new Error('observation writes must run inside the batch transaction');
+  const [row] = await query<{ pid: number }>(em, 'select pg_backend_pid() as pid');
+  const pool = (await em.getConnection().getNativeClient()) as PgPool;
+  const client = pool._clients?.find((c) => c.processID === row?.pid);
+  if (!client) throw new Error(`the pg client of backend ${row?.pid} was not found in the ORM pool; COPY cannot join the transaction`);
+  return client;
+}
 
 // Advisory lock namespace for partition DDL ("SWTP"), second key hashtext(schema).
 const PARTITION_LOCK = 0x53575450;
@@ -81,16 +133,26 @@ export class ObservationRepository {
   async write(em: Em, rows: readonly ObservationRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const t = tableNamer(em);
+    const client = await transactionClient(em);
+    // Session-local, created once per connection; ON COMMIT DELETE ROWS empties it at every commit
+    // (a rolled-back write leaves nothing visible either); the delete covers a second write in one transaction.
+    await query(em, `create temp table if not exists observation_stage (like ${t('observations')}) on commit delete rows`);
+    await query(em, 'delete from pg_temp.observation_stage');
+    const lines = Readable.from(
+      (function* chunks() {
+        for (let i = 0; i < rows.length; i += COPY_CHUNK_ROWS) yield rows.slice(i, i + COPY_CHUNK_ROWS).map(observationCopyLine).join('');
+      })(),
+    );
+    await pipeline(lines, client.query(copyFrom(`copy pg_temp.observation_stage (${NAMES}) from stdin`)));
     const [result] = await query<{ inserted: string }>(
       em,
-      `with r as (select * from json_to_recordset(?::json) as r(${COLUMNS})),
-       history as (
+      `with history as (
          insert into ${t('observations')} (${NAMES})
-         select ${NAMES} from r order by vehicle_id, metric, observed_at, source
+         select ${NAMES} from pg_temp.observation_stage order by vehicle_id, metric, observed_at, source
          on conflict do nothing returning 1),
        latest as (
          insert into ${t('latest_readings')} as t (${NAMES}, updated_at)
-         select distinct on (vehicle_id, metric) ${NAMES}, now() from r order by vehicle_id, metric, observed_at desc, source desc
+         select distinct on (vehicle_id, metric) ${NAMES}, now() from pg_temp.observation_stage order by vehicle_id, metric, observed_at desc, source desc
          on conflict (connection_id, vehicle_id, metric) do update set
            observed_at = excluded.observed_at, source = excluded.source, provider = excluded.provider,
            vehicle_source_id = excluded.vehicle_source_id, value = excluded.value, value_num = excluded.value_num,
@@ -98,7 +160,6 @@ export class ObservationRepository {
          where (excluded.observed_at, excluded.source) > (t.observed_at, t.source)
          returning 1)
        select (select count(*) from history) as inserted, (select count(*) from latest) as moved`,
-      [JSON.stringify(rows)],
     );
     return Number(result?.inserted ?? 0);
   }

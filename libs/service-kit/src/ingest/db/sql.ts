@@ -15,3 +15,12 @@ export function tableNamer(em: Em): (table: string) => string {
 export function query<T>(em: Em, sql: string, params: readonly unknown[] = []): Promise<T[]> {
   return em.getConnection().execute<T[]>(sql, [...params], 'all', em.getTransactionContext());
 }
+
+/**
+ * `to_char` producing RFC 3339 UTC with milliseconds (2026-11-22T12:00:00.000Z) for stored reads:
+ * returning timestamps as text skips Date parsing, the largest single cost of a 100-row page in
+ * performance.md (~950 → ~2,060 req/s with text).
+ */
+export function isoSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

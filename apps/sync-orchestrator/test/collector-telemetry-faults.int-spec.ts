@@ -1,0 +1,390 @@
+/**
+ * Internal collection runs end to end on the real PostgreSQL and NATS: gateway, sync-orchestrator
+ * (collectors, receipt consumer), directory, telemetry-ingest and fault-feed, with the Samsara
+ * (complete fault snapshots) and Geotab (explicit fault records) simulators as their own processes
+ * on a fixed simulated clock, so every provider answer is the same in every call.
+ *
+ * An internal run (`SyncLifecycleService.createInternal`, what the scheduled collection calls) with
+ * drivers, groups, telemetryLatest, telemetryHistory and faults completes only through the owning
+ * contexts' receipts; directory then holds the provider's drivers and groups, telemetry-ingest
+ * exactly the observations (history and latest) the provider reports for the approved vehicles and
+ * the SELECTED signals (Geotab selects odometer only: no location, no engine hours; Samsara's
+ * engine hours need and have the extended-telemetry opt-in), fault-feed the fault occurrences of
+ * the approved vehicles. Running the same window again changes no stored row. Internal runs are
+ * invisible to `GET /v1/syncs` and `GET /v1/syncs/{id}`, do not move the public default startFrom,
+ * and the public API refuses an internal purpose. Telemetry with an extended metric sets the
+ * connection's `extended_last_success_at`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import type { Observation, Provider, TelemetryMetric } from '@switchyard/domain';
+import { collectPages, createGeotabAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
+import type { RunningService } from '@switchyard/service-kit';
+import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { INTERNAL_SYNC_PURPOSES, SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '../src/index.js';
+import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
+
+const samsaraToken = `samsara_api_${randomBytes(20).toString('hex')}`;
+const geotab = { database: 'switchyard_demo', userName: 'sandbox@switchyard.example', password: randomBytes(16).toString('hex') };
+const openApi = createResponseValidator(loadOpenApi());
+
+/** The simulators' fixed clock: a weekday afternoon, so the day before holds driving. */
+const SIM_NOW = '2026-06-10T15:00:00.000Z';
+const WINDOW = { startFrom: new Date(Date.parse(SIM_NOW) - 86_400_000), intervalEnd: new Date(SIM_NOW) };
+
+const simulators: NodeProcess[] = [];
+let pipeline: Pipeline | undefined;
+let schemas: Record<string, string>;
+let gateway: RunningService;
+let orchestrator: RunningService;
+let directory: RunningService;
+let telemetry: RunningService;
+let faults: RunningService;
+let readerKey: string;
+let headers: Record<string, string>;
+
+interface Fleet {
+  provider: Provider;
+  connectionId: string;
+  adapter: ProviderAdapter;
+  approved: string[];
+  unapproved: string;
+  metrics: TelemetryMetric[];
+}
+const fleets: Record<'samsara' | 'geotab', Fleet> = {} as Record<'samsara' | 'geotab', Fleet>;
+
+let samsaraUrl: string;
+
+async function runInternal(fleet: Fleet): Promise<InternalRun> {
+  const lifecycle = orchestrator.app.get(SyncLifecycleService);
+  const result = await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: [...INTERNAL_SYNC_PURPOSES], ...WINDOW, origin: SCHEDULED_ORIGIN });
+  if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
+  let last: InternalRun | undefined;
+  await pollUntil(
+    async () => {
+      last = await lifecycle.getInternal(result.run.id);
+      return last?.status === 'completed' || last?.status === 'failed';
+    },
+    { timeoutMs: 90_000, intervalMs: 250, description: `internal run ${result.run.id} settled` },
+  );
+  return last!;
+}
+
+const obsKey = (vehicle: string, metric: string, observedAtMs: number, source: string) => `${vehicle}|${metric}|${observedAtMs}|${source}`;
+
+/** What the provider reports for the approved vehicles: history of the window plus the latest readings. */
+async function expectedObservations(fleet: Fleet): Promise<Observation[]> {
+  const history = await collectPages(
+    (cursor) => fleet.adapter.telemetryHistory({ from: WINDOW.startFrom.toISOString(), to: WINDOW.intervalEnd.toISOString(), metrics: fleet.metrics, vehicleSourceIds: fleet.approved, cursor }),
+    10_000,
+  );
+  const latest = await collectPages((cursor) => fleet.adapter.latestTelemetry({ metrics: fleet.metrics, vehicleSourceIds: fleet.approved, cursor }), 1_000);
+  return [...history.items, ...latest.items].filter((o) => fleet.approved.includes(o.vehicleSourceId));
+}
+
+async function storedObservations(fleet: Fleet): Promise<{ vehicle_source_id: string; metric: string; at: string; source: string }[]> {
+  return sql(
+    telemetry,
+    `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at, source from "${schemas['telemetry-ingest']}".observations where connection_id = ?::uuid`,
+    [fleet.connectionId],
+  );
+}
+
+/** Every stored content column of every context for the connection (fetch bookkeeping excluded). */
+async function storedContent(fleet: Fleet): Promise<Record<string, unknown[]>> {
+  const t = schemas['telemetry-ingest'];
+  const f = schemas['fault-feed'];
+  const d = schemas.directory;
+  const id = [fleet.connectionId];
+  return {
+    observations: await sql(telemetry, `select vehicle_id, metric, observed_at, source, value, value_num, units from "${t}".observations where connection_id = ?::uuid order by 1, 2, 3, 4`, id),
+    latest: await sql(telemetry, `select vehicle_id, metric, observed_at, source, value from "${t}".latest_readings where connection_id = ?::uuid order by 1, 2`, id),
+    occurrences: await sql(faults, `select id, vehicle_source_id, fault_key, code, opened_at, last_observed_at, cleared_at, cleared_by from "${f}".fault_occurrence where connection_id = ?::uuid order by id`, id),
+    transitions: await sql(faults, `select sequence, occurrence_id, kind, observed_at from "${f}".fault_transition where connection_id = ?::uuid order by sequence`, id),
+    drivers: await sql(directory, `select id, source_id, status, display_name, fields, group_ids, modified_at from "${d}".driver where connection_id = ?::uuid order by id`, id),
+    groups: await sql(directory, `select id, source_id, name, parent_source_id, modified_at from "${d}"."group" where connection_id = ?::uuid order by id`, id),
+  };
+}
+
+async function readConnection(connectionId: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${gateway.url}/v1/connections/${connectionId}`, { headers: { authorization: `Bearer ${readerKey}` } });
+  const body: unknown = await res.json();
+  expectValidResponse(openApi, { method: 'GET', path: `/v1/connections/${connectionId}`, status: res.status, body, contentType: res.headers.get('content-type') ?? '' });
+  expect(res.status).toBe(200);
+  return body as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  const simEnv = { SIM_VEHICLES: '3', SIM_SEED: 'telemetry-faults', SIM_CLOCK_FACTOR: '0', SIM_START: SIM_NOW };
+  const samsaraSim = await spawnSimulator('samsara', { ...simEnv, SAMSARA_API_TOKENS: samsaraToken });
+  simulators.push(samsaraSim.process);
+  samsaraUrl = samsaraSim.url;
+  const geotabSim = await spawnSimulator('geotab', { ...simEnv, GEOTAB_DATABASE: geotab.database, GEOTAB_USERNAME: geotab.userName, GEOTAB_PASSWORD: geotab.password });
+  simulators.push(geotabSim.process);
+  pipeline = await startPipeline({ namespace: 'telfault', contexts: ['directory', 'telemetry-ingest', 'fault-feed'], providerBaseUrls: { samsara: samsaraSim.url, geotab: geotabSim.url } });
+  ({ schemas, gateway, orchestrator } = pipeline);
+  directory = pipeline.contexts.directory!;
+  telemetry = pipeline.contexts['telemetry-ingest']!;
+  faults = pipeline.contexts['fault-feed']!;
+
+  const { connections, credentials } = pipeline;
+  const reader = await credentials.createConsumerKey('health reader');
+  readerKey = reader.token;
+  const setups = [
+    {
+      provider: 'samsara' as const,
+      adapter: createSamsaraAdapter({ provider: 'samsara', baseUrl: samsaraSim.url, credentials: { apiToken: samsaraToken } }),
+      providerCredentials: { apiToken: samsaraToken },
+      // Four signals, engine hours with the extended-telemetry opt-in.
+      signals: ['odometer', 'location', 'engineHours', 'faults'] as const,
+      extendedTelemetry: true,
+      metrics: ['odometer', 'location', 'engineHours'] as TelemetryMetric[],
+    },
+    {
+      provider: 'geotab' as const,
+      adapter: createGeotabAdapter({ provider: 'geotab', baseUrl: geotabSim.url, credentials: geotab }),
+      providerCredentials: geotab,
+      // Location and engine hours are not selected: they must not be collected.
+      signals: ['odometer', 'faults'] as const,
+      extendedTelemetry: false,
+      metrics: ['odometer'] as TelemetryMetric[],
+    },
+  ];
+  for (const setup of setups) {
+    const listed = await collectPages((cursor) => setup.adapter.vehicles(cursor), 100);
+    const ids = listed.items.map((v) => v.sourceId).sort();
+    expect(ids).toHaveLength(3);
+    const { connectionId } = await connections.create({ customerId: `fleet-${setup.provider}`, provider: setup.provider, environment: 'sandbox', providerCredentials: setup.providerCredentials });
+    const config = await connections.configure(connectionId, {
+      status: 'active',
+      unifiedCollection: true,
+      purposes: { vehicles: true, groupMemberships: false, trips: false },
+      approvedVehicleIds: ids.slice(0, 2),
+      selectedSignals: [...setup.signals],
+      optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: setup.extendedTelemetry },
+    });
+    await credentials.grantConsumer(reader.id, connectionId, ['read']);
+    await pipeline.projected(connectionId, config.revision);
+    fleets[setup.provider] = { provider: setup.provider, connectionId, adapter: setup.adapter, approved: ids.slice(0, 2), unapproved: ids[2]!, metrics: setup.metrics };
+  }
+
+  const app = await credentials.createApplication('internal runs test', 'sandbox');
+  await credentials.grantApplication(app.id, fleets.samsara.connectionId, ['sync.create', 'sync.read'], true);
+  headers = { authorization: `Bearer ${app.token}`, 'connection-token': (await credentials.issueConnectionToken(app.id, fleets.samsara.connectionId)).token };
+  await pollUntil(async () => (await sql(orchestrator, `select 1 from "${schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
+    description: 'application grants in the orchestrator',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await pipeline?.close();
+  for (const sim of simulators) await sim.kill();
+});
+
+describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) => {
+  let run: InternalRun;
+  let content: Record<string, unknown[]>;
+
+  it('completes only through the owning contexts’ receipts', async () => {
+    const fleet = fleets[name];
+    run = await runInternal(fleet);
+    expect(run).toMatchObject({ status: 'completed', origin: SCHEDULED_ORIGIN, failureReason: null, startFrom: WINDOW.startFrom.toISOString(), intervalEnd: WINDOW.intervalEnd.toISOString() });
+    expect(run.receiptedUnits).toBe(run.admittedUnits);
+    const units = await sql<{ purpose: string; vehicle_source_id: string | null; state: string; context: string | null }>(
+      orchestrator,
+      `select u.purpose, u.vehicle_source_id, u.state, (select string_agg(r.context, ',') from "${schemas['sync-orchestrator']}".sync_receipt r where r.unit_id = u.id) as context
+         from "${schemas['sync-orchestrator']}".sync_unit u where u.sync_id = ? order by u.seq`,
+      [run.id],
+    );
+    const [a, b] = fleet.approved;
+    // One connection-level unit each for drivers and groups; one slice of history (the window is one day).
+    expect(units.map((u) => [u.purpose, u.vehicle_source_id])).toEqual([
+      ['drivers', null],
+      ['groups', null],
+      ['telemetryLatest', a],
+      ['telemetryLatest', b],
+      ['faults', a],
+      ['faults', b],
+      ['telemetryHistory', a],
+      ['telemetryHistory', b],
+    ]);
+    const contextOf: Record<string, string> = { drivers: 'directory', groups: 'directory', telemetryLatest: 'telemetry-ingest', telemetryHistory: 'telemetry-ingest', faults: 'fault-feed' };
+    for (const u of units) expect(u).toMatchObject({ state: 'receipted', context: contextOf[u.purpose] });
+  }, 120_000);
+
+  it('stores the provider’s drivers and groups in directory', async () => {
+    const fleet = fleets[name];
+    const drivers = await collectPages((cursor) => fleet.adapter.drivers(cursor), 100);
+    const groups = await collectPages((cursor) => fleet.adapter.groups(cursor), 100);
+    expect(drivers.items.length).toBeGreaterThan(0);
+    const storedDrivers = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}".driver where connection_id = ?::uuid`, [fleet.connectionId]);
+    expect(storedDrivers.map((d) => d.source_id).sort()).toEqual([...new Set(drivers.items.map((d) => d.sourceId))].sort());
+    const storedGroups = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}"."group" where connection_id = ?::uuid`, [fleet.connectionId]);
+    expect(storedGroups.map((g) => g.source_id).sort()).toEqual([...new Set(groups.items.map((g) => g.sourceId))].sort());
+  });
+
+  it('stores exactly the selected signals’ observations of the approved vehicles, history and latest', async () => {
+    const fleet = fleets[name];
+    const expected = await expectedObservations(fleet);
+    expect(expected.length).toBeGreaterThan(0);
+    const stored = await storedObservations(fleet);
+    expect(stored.map((o) => obsKey(o.vehicle_source_id, o.metric, Number(o.at), o.source)).sort()).toEqual(
+      [...new Set(expected.map((o) => obsKey(o.vehicleSourceId, o.metric, Date.parse(o.observedAt), o.source)))].sort(),
+    );
+    // Only selected metrics (Geotab: odometer only), never the unapproved vehicle.
+    expect([...new Set(stored.map((o) => o.metric))].sort()).toEqual([...fleet.metrics].sort());
+    expect(stored.some((o) => o.vehicle_source_id === fleet.unapproved)).toBe(false);
+
+    // The latest table holds the newest reading per vehicle and metric.
+    const newest = new Map<string, number>();
+    for (const o of expected) {
+      const key = `${o.vehicleSourceId}|${o.metric}`;
+      newest.set(key, Math.max(newest.get(key) ?? 0, Date.parse(o.observedAt)));
+    }
+    const latest = await sql<{ vehicle_source_id: string; metric: string; at: string }>(
+      telemetry,
+      `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at from "${schemas['telemetry-ingest']}".latest_readings where connection_id = ?::uuid`,
+      [fleet.connectionId],
+    );
+    expect(Object.fromEntries(latest.map((l) => [`${l.vehicle_source_id}|${l.metric}`, Number(l.at)]))).toEqual(Object.fromEntries(newest));
+  });
+
+  it('stores the approved vehicles’ faults in fault-feed (snapshots or records, by the provider’s model)', async () => {
+    const fleet = fleets[name];
+    const occurrences = await sql<{ vehicle_source_id: string; fault_key: string; model: string; cleared_at: string | null }>(
+      faults,
+      `select vehicle_source_id, fault_key, model, cleared_at from "${schemas['fault-feed']}".fault_occurrence where connection_id = ?::uuid`,
+      [fleet.connectionId],
+    );
+    expect(occurrences.every((o) => o.model === fleet.adapter.capabilities.faultModel)).toBe(true);
+    expect(occurrences.some((o) => o.vehicle_source_id === fleet.unapproved)).toBe(false);
+    const key = (vehicle: string, faultKey: string) => `${vehicle}|${faultKey}`;
+    if (fleet.adapter.capabilities.faultModel === 'complete_snapshot') {
+      // The current snapshot's active codes are exactly the open occurrences.
+      const page = await collectPages((cursor) => fleet.adapter.faults({ vehicleSourceIds: fleet.approved, cursor }), 100);
+      const active = page.items.flatMap((s) => (s.model === 'complete_snapshot' ? s.active.map((c) => key(s.vehicleSourceId, c.faultKey)) : []));
+      expect(active.length).toBeGreaterThan(0);
+      expect(occurrences.filter((o) => o.cleared_at === null).map((o) => key(o.vehicle_source_id, o.fault_key)).sort()).toEqual([...new Set(active)].sort());
+    } else {
+      // Every fault key recorded inside the window opened an occurrence.
+      const records = await collectPages(
+        (cursor) => fleet.adapter.faults({ from: WINDOW.startFrom.toISOString(), to: WINDOW.intervalEnd.toISOString(), vehicleSourceIds: fleet.approved, cursor }),
+        1_000,
+      );
+      const keys = records.items.flatMap((r) => (r.model === 'explicit_records' ? [key(r.vehicleSourceId, r.faultKey)] : []));
+      expect(keys.length).toBeGreaterThan(0);
+      expect([...new Set(occurrences.map((o) => key(o.vehicle_source_id, o.fault_key)))].sort()).toEqual([...new Set(keys)].sort());
+    }
+  });
+
+  it('changes no stored row when the same window runs again', async () => {
+    const fleet = fleets[name];
+    content = await storedContent(fleet);
+    // Something of every kind is stored, so an equal second read means something.
+    for (const table of ['observations', 'latest', 'occurrences', 'transitions', 'drivers', 'groups']) expect(content[table]!.length).toBeGreaterThan(0);
+    const again = await runInternal(fleet);
+    expect(again).toMatchObject({ status: 'completed' });
+    expect(again.id).not.toBe(run.id);
+    expect(await storedContent(fleet)).toEqual(content);
+  }, 120_000);
+});
+
+describe('internal runs and the public API', () => {
+  it('hides internal runs from GET /v1/syncs and GET /v1/syncs/{id}', async () => {
+    const [internal] = await sql<{ id: string }>(orchestrator, `select id from "${schemas['sync-orchestrator']}".sync where connection_id = ?::uuid and origin = ? limit 1`, [
+      fleets.samsara.connectionId,
+      SCHEDULED_ORIGIN,
+    ]);
+    expect(internal).toBeDefined();
+    const list = await fetch(`${gateway.url}/v1/syncs`, { headers });
+    const body = (await list.json()) as { syncs: { id: string }[] };
+    expectValidResponse(openApi, { method: 'GET', path: '/v1/syncs', status: list.status, body, contentType: list.headers.get('content-type') ?? '' });
+    expect(list.status).toBe(200);
+    expect(body.syncs).toEqual([]);
+    const one = await fetch(`${gateway.url}/v1/syncs/${internal!.id}`, { headers });
+    expect(one.status).toBe(404);
+    expect(await one.json()).toEqual({ error: 'not_found' });
+  });
+
+  it('refuses an internal purpose on POST /v1/syncs', async () => {
+    const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ purposes: ['telemetryLatest'] }) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_body' });
+  });
+
+  it('leaves the public default startFrom alone: the first public sync still starts now', async () => {
+    const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    const sync = (await res.json()) as { id: string; startFrom: string; requestedAt: string };
+    expect(res.status).toBe(201);
+    expect(sync.startFrom).toBe(sync.requestedAt);
+    // Let it finish, so its health observation lands before the tests below read health.
+    await pollUntil(async () => ((await (await fetch(`${gateway.url}/v1/syncs/${sync.id}`, { headers })).json()) as { status: string }).status === 'completed', {
+      timeoutMs: 60_000,
+      description: 'public sync completed',
+    });
+  });
+
+  it('counts telemetry with an extended metric for the extended health fields', async () => {
+    await pollUntil(async () => typeof (await readConnection(fleets.samsara.connectionId)).extended_last_success_at === 'string', { timeoutMs: 20_000, description: 'extended success' });
+    const samsara = await readConnection(fleets.samsara.connectionId);
+    expect(samsara).toMatchObject({ last_error_code: null, extended_last_error_code: null });
+    expect(typeof samsara.last_success_at).toBe('string');
+    // Geotab collects odometer only (core): no extended observation.
+    const geotabRow = await readConnection(fleets.geotab.connectionId);
+    expect(typeof geotabRow.last_success_at).toBe('string');
+    expect(geotabRow.extended_last_success_at ?? null).toBeNull();
+  });
+
+  it('fails a run with the provider’s code on revoked credentials, reports it for both health scopes and erases nothing', async () => {
+    const fleet = fleets.samsara;
+    const scenarios = `${samsaraUrl}/_sim/accounts/${samsaraToken}/scenarios`;
+    const revoke = await fetch(scenarios, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ kind: 'revoke_credential', afterRequests: 0 }]) });
+    expect(revoke.status).toBe(200);
+    const before = await storedContent(fleet);
+    const healthBefore = await readConnection(fleet.connectionId);
+    try {
+      const failed = await runInternal(fleet);
+      expect(failed).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
+      await pollUntil(
+        async () => {
+          const c = await readConnection(fleet.connectionId);
+          return c.last_error_code === 'provider_auth_required' && c.extended_last_error_code === 'provider_auth_required';
+        },
+        { timeoutMs: 20_000, description: 'provider_auth_required in core and extended health' },
+      );
+      const after = await readConnection(fleet.connectionId);
+      expect(after.last_success_at).toBe(healthBefore.last_success_at);
+      expect(after.extended_last_success_at).toBe(healthBefore.extended_last_success_at);
+      expect(await storedContent(fleet)).toEqual(before);
+    } finally {
+      await fetch(scenarios, { method: 'DELETE' });
+    }
+  }, 120_000);
+
+  it('continues an internal run from the previous one, and creates none while the connection is paused', async () => {
+    const fleet = fleets.geotab;
+    const lifecycle = orchestrator.app.get(SyncLifecycleService);
+    const previous = await lifecycle.latestInternal(fleet.connectionId, SCHEDULED_ORIGIN);
+    expect(previous?.intervalEnd).toBe(WINDOW.intervalEnd.toISOString());
+    const next = await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: ['drivers', 'faults'], origin: SCHEDULED_ORIGIN });
+    if (!next.created) throw new Error(next.detail);
+    expect(next.run).toMatchObject({ startFrom: previous!.intervalEnd, purposes: ['drivers', 'faults'], admittedUnits: 1 + fleet.approved.length });
+    expect((await lifecycle.latestInternal(fleet.connectionId, SCHEDULED_ORIGIN))?.id).toBe(next.run.id);
+    await pollUntil(async () => (await lifecycle.getInternal(next.run.id))?.status === 'completed', { timeoutMs: 60_000, description: 'continued run completed' });
+
+    const { connections } = pipeline!;
+    const paused = await connections.configure(fleet.connectionId, { status: 'paused' });
+    await pipeline!.projected(fleet.connectionId, paused.revision);
+    expect(await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: [...INTERNAL_SYNC_PURPOSES], origin: SCHEDULED_ORIGIN })).toMatchObject({ created: false, reason: 'gate_disabled' });
+    // Nothing to collect for the asked purposes is no run either.
+    const active = await connections.configure(fleet.connectionId, { status: 'active', selectedSignals: ['odometer'] });
+    await pipeline!.projected(fleet.connectionId, active.revision);
+    expect(await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: ['faults'], origin: SCHEDULED_ORIGIN })).toMatchObject({ created: false, reason: 'gate_disabled' });
+  }, 120_000);
+
+  it('logs no provider credential', () => {
+    const logs = pipeline!.logLines.join('');
+    expect(logs).not.toContain(samsaraToken);
+    expect(logs).not.toContain(geotab.password);
+  });
+});

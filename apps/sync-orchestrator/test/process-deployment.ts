@@ -1,0 +1,276 @@
+/**
+ * One isolated Switchyard deployment whose contexts run as real processes (the built
+ * `apps/<app>/dist/main.js`), for the crash and scale-out tests: its own schemas and NATS
+ * namespace, an in-process gateway (HTTP API, operator admin, provider-access RPC), and any number
+ * of sync-orchestrator / directory / telemetry-ingest / fault-feed processes the test spawns, kills
+ * and restarts. Several deployments share one simulator and one connection id (SharedFleet), so
+ * their canonical dumps are comparable byte for byte (public ids are minted from the connection id).
+ *
+ * Decisions: the gateway stays in the test process (it is not under test here and gives direct
+ * access to the admin services); orchestrator processes run without the collection scheduler
+ * (SCHEDULER_ENABLED=false, which main.ts would otherwise turn on); contexts log at debug so a test can attribute committed batches
+ * to the process that committed them ("ingest batch handled" lines); teardown SIGKILLs whatever is
+ * left (SIGCONT first, so a stopped process can die) and drops the schemas and streams it created.
+ * Internal runs (telemetry, faults) are created the way the scheduler does, through
+ * SyncLifecycleService.createInternal, on the test's own ORM over the orchestrator's schema: no
+ * in-process orchestrator competes with the processes for units or receipts.
+ */
+import { randomBytes } from 'node:crypto';
+// The orchestrator never imports other apps; this test drives the gateway beside it, as the launcher does.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
+import { createBus, type MessageBus } from '@switchyard/messaging';
+import { createOrm, type Orm } from '@switchyard/persistence';
+import { createLogger, type RunningService } from '@switchyard/service-kit';
+import {
+  canonicalDump,
+  deleteNamespaceStreams,
+  dropSchemas,
+  isolatedSchemas,
+  pollUntil,
+  serviceStarted,
+  spawnService,
+  uniqueNamespace,
+  type ContextApp,
+  type NodeProcess,
+} from '@switchyard/testing';
+import { SCHEDULED_ORIGIN, SyncLifecycleService, syncOrchestratorService, type InternalRun, type InternalSyncPurpose } from '../src/index.js';
+
+/** What every deployment of one test shares: the servers, the simulator account and the connection. */
+export interface SharedFleet {
+  readonly databaseUrl: string;
+  readonly natsUrl: string;
+  readonly simulatorUrl: string;
+  readonly apiToken: string;
+  readonly masterKey: string;
+  readonly connectionId: string;
+  readonly approvedVehicleIds: readonly string[];
+  /** The fixed start of every sync's interval (before the simulator's frozen clock). */
+  readonly startFrom: string;
+  /** The fixed window of every internal run (telemetry history, faults): inside the simulated past. */
+  readonly internalWindow: { readonly startFrom: string; readonly intervalEnd: string };
+}
+
+/** What every internal run collects: the selected signals' history and latest readings, and faults. */
+export const INTERNAL_PURPOSES: readonly InternalSyncPurpose[] = ['telemetryLatest', 'telemetryHistory', 'faults'];
+
+export interface Sync {
+  id: string;
+  status: string;
+  progress: number;
+  failureReason?: string;
+}
+
+const APPS = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'] as const;
+/** The contexts whose stored data the dump compares; one more context = one more entry. */
+export const DUMPED = { directory: 'directory', telemetry: 'telemetry-ingest', faults: 'fault-feed' } as const;
+export const INGEST_APPS = ['directory', 'telemetry-ingest', 'fault-feed'] as const satisfies readonly ContextApp[];
+
+export class ProcessDeployment {
+  readonly schemas = isolatedSchemas(APPS);
+  readonly namespace: string;
+  /** Every process ever spawned here, in order. */
+  readonly processes: { app: ContextApp; process: NodeProcess }[] = [];
+  private gateway: RunningService | undefined;
+  private bus: MessageBus | undefined;
+  private headers: Record<string, string> = {};
+  private orchestratorOrm: Orm | undefined;
+
+  constructor(
+    readonly fleet: SharedFleet,
+    name: string,
+    /** Extra environment of every orchestrator process (lease, poll, concurrency). */
+    private readonly orchestratorEnv: Record<string, string> = {},
+  ) {
+    this.namespace = uniqueNamespace(name);
+  }
+
+  async startGateway(): Promise<void> {
+    this.bus = await createBus({ kind: 'jetstream', servers: this.fleet.natsUrl, name: `${this.namespace}-gateway`, namespace: this.namespace });
+    this.gateway = await startGateway({
+      databaseUrl: this.fleet.databaseUrl,
+      environment: 'sandbox',
+      allServiceSchemas: Object.values(this.schemas),
+      bus: this.bus,
+      schema: this.schemas.gateway,
+      logger: createLogger({ service: 'gateway', level: 'warn' }),
+      http: { port: 0 },
+      gatewaySettings: { masterKey: this.fleet.masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: 10_000 },
+    });
+  }
+
+  /** Starts a context process (not waiting for it); `extra` adds e.g. SWITCHYARD_CRASH_AT. */
+  spawn(app: ContextApp, extra: Record<string, string> = {}): NodeProcess {
+    const child = spawnService(app, {
+      DATABASE_URL: this.fleet.databaseUrl,
+      NATS_URL: this.fleet.natsUrl,
+      NATS_NAMESPACE: this.namespace,
+      DB_SCHEMA: this.schemas[app],
+      HEALTH_PORT: '0',
+      HOST: '127.0.0.1',
+      SWITCHYARD_ENV: 'sandbox',
+      LOG_LEVEL: 'debug',
+      SAMSARA_BASE_URL: this.fleet.simulatorUrl,
+      // No scheduler: its runs (drivers, groups, telemetry…) would land at their own time and make
+      // the dumps of two deployments differ; these tests compare what one public sync stores.
+      ...(app === 'sync-orchestrator' ? { SCHEDULER_ENABLED: 'false', ...this.orchestratorEnv } : {}),
+      ...extra,
+    });
+    this.processes.push({ app, process: child });
+    return child;
+  }
+
+  /** Waits until every spawned process that is still alive has logged `<app> started`. */
+  async started(): Promise<void> {
+    await Promise.all(this.processes.filter((p) => p.process.child.exitCode === null && p.process.child.signalCode === null).map((p) => serviceStarted(p.app, p.process)));
+  }
+
+  /** PostgreSQL as the test sees it (through the gateway's pool; every name schema-qualified). */
+  async sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.running().runtime.orm.em.fork().execute<T[]>(text, params);
+  }
+
+  /**
+   * Creates the shared connection (same id in every deployment), active with vehicles, group
+   * memberships and trips for the approved vehicles, and an application allowed to create syncs
+   * over history; waits until every context process projected the configuration and the grant.
+   */
+  async connect(): Promise<void> {
+    const gateway = this.running();
+    const connections = new ConnectionsAdmin(gateway.runtime.orm, new SecretBox(this.fleet.masterKey));
+    const { connectionId } = this.fleet;
+    await connections.create({ id: connectionId, customerId: 'fleet-crash', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: this.fleet.apiToken } });
+    const config = await connections.configure(connectionId, {
+      status: 'active',
+      unifiedCollection: true,
+      purposes: { vehicles: true, groupMemberships: true, trips: true },
+      approvedVehicleIds: [...this.fleet.approvedVehicleIds],
+      // Odometer and faults: what the internal runs collect (telemetry-ingest, fault-feed).
+      selectedSignals: ['odometer', 'faults'],
+    });
+    const credentials = new CredentialsAdmin(gateway.runtime.orm);
+    const app = await credentials.createApplication('crash test', 'sandbox');
+    await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read'], true);
+    const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
+    this.headers = { authorization: `Bearer ${app.token}`, 'connection-token': token, 'content-type': 'application/json' };
+    await gateway.app.get(OutboxRelay).flush();
+    for (const app of ['sync-orchestrator', ...INGEST_APPS] as const) {
+      const schema = this.schemas[app];
+      await pollUntil(async () => (await this.sql<{ revision: number }>(`select revision from "${schema}".connection_config where connection_id = ?::uuid`, [connectionId]))[0]?.revision === config.revision, {
+        timeoutMs: 120_000,
+        description: `config revision ${config.revision} in ${schema}`,
+      });
+    }
+    await pollUntil(async () => (await this.sql(`select 1 from "${this.schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
+      timeoutMs: 120_000,
+      description: 'application grant in the orchestrator',
+    });
+  }
+
+  async createSync(): Promise<string> {
+    const res = await fetch(`${this.running().url}/v1/syncs`, { method: 'POST', headers: this.headers, body: JSON.stringify({ startFrom: this.fleet.startFrom }) });
+    const body = (await res.json()) as Sync;
+    if (res.status !== 201) throw new Error(`POST /v1/syncs answered ${res.status}: ${JSON.stringify(body)}`);
+    return body.id;
+  }
+
+  /** Polls GET /v1/syncs/{id} until completed or failed (503 while no orchestrator answers is waited out). */
+  async settled(id: string, timeoutMs: number): Promise<Sync> {
+    return pollUntil(
+      async () => {
+        const res = await fetch(`${this.running().url}/v1/syncs/${id}`, { headers: this.headers });
+        if (res.status !== 200) return undefined;
+        const sync = (await res.json()) as Sync;
+        return sync.status === 'completed' || sync.status === 'failed' ? sync : undefined;
+      },
+      { timeoutMs, intervalMs: 250, description: `sync ${id} completed or failed` },
+    );
+  }
+
+  /** Creates the internal run of INTERNAL_PURPOSES over the fleet's internal window (as the scheduler would); returns its id. */
+  async createInternalRun(): Promise<string> {
+    const { startFrom, intervalEnd } = this.fleet.internalWindow;
+    const result = await (await this.lifecycle()).createInternal({
+      connectionId: this.fleet.connectionId,
+      purposes: [...INTERNAL_PURPOSES],
+      startFrom: new Date(startFrom),
+      intervalEnd: new Date(intervalEnd),
+      origin: SCHEDULED_ORIGIN,
+    });
+    if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
+    return result.run.id;
+  }
+
+  /** Polls the internal run until completed or failed. */
+  async settledInternal(id: string, timeoutMs: number): Promise<InternalRun> {
+    const lifecycle = await this.lifecycle();
+    return pollUntil(
+      async () => {
+        const run = await lifecycle.getInternal(id);
+        return run?.status === 'completed' || run?.status === 'failed' ? run : undefined;
+      },
+      { timeoutMs, intervalMs: 250, description: `internal run ${id} completed or failed` },
+    );
+  }
+
+  /** The canonical dump of every ingesting context's data for the shared connection. */
+  dump(): Promise<string> {
+    return canonicalDump({
+      clientUrl: this.fleet.databaseUrl,
+      schemas: Object.fromEntries(Object.entries(DUMPED).map(([context, app]) => [context, this.schemas[app]])),
+      connectionIds: [this.fleet.connectionId],
+    });
+  }
+
+  /** SIGTERM to every live process (each must drain and exit 0), then the gateway. */
+  async stop(): Promise<void> {
+    const live = this.processes.filter((p) => p.process.child.exitCode === null && p.process.child.signalCode === null);
+    for (const p of live) p.process.child.kill('SIGTERM');
+    const exits = await Promise.all(live.map((p) => p.process.waitForExit(90_000)));
+    const unclean = exits.map((exit, i) => ({ exit, app: live[i]!.app })).filter(({ exit }) => exit.code !== 0);
+    if (unclean.length > 0) throw new Error(`processes did not stop cleanly: ${JSON.stringify(unclean)}`);
+  }
+
+  /** Teardown: kill what is left, close the gateway, drop the schemas and the namespace's streams. */
+  async close(): Promise<void> {
+    for (const p of this.processes) p.process.child.kill('SIGCONT');
+    await Promise.all(this.processes.map((p) => p.process.kill()));
+    await this.orchestratorOrm?.close(true).catch(() => undefined);
+    await this.gateway?.close().catch(() => undefined);
+    await this.bus?.close().catch(() => undefined);
+    await dropSchemas(this.fleet.databaseUrl, Object.values(this.schemas));
+    await deleteNamespaceStreams(this.fleet.natsUrl, this.namespace);
+  }
+
+  private async lifecycle(): Promise<SyncLifecycleService> {
+    this.orchestratorOrm ??= await createOrm({
+      clientUrl: this.fleet.databaseUrl,
+      schema: this.schemas['sync-orchestrator'],
+      entities: syncOrchestratorService.entities,
+      migrations: syncOrchestratorService.migrations,
+      allServiceSchemas: Object.values(this.schemas),
+      poolMax: 2,
+      logger: () => undefined,
+    });
+    return new SyncLifecycleService(this.orchestratorOrm);
+  }
+
+  private running(): RunningService {
+    if (!this.gateway) throw new Error('startGateway() first');
+    return this.gateway;
+  }
+}
+
+/** The process's stdout log lines (pino JSON) with the given message. */
+export function logEntries(child: NodeProcess, msg: string): Record<string, unknown>[] {
+  return child
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}"`))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The owner string a collector leases under (`host:pid:random`, collector.service.ts) belongs to `child`. */
+export function ownedBy(owner: string | null, child: NodeProcess): boolean {
+  return owner !== null && owner.split(':').at(-2) === String(child.child.pid);
+}

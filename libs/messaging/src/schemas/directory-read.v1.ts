@@ -1,0 +1,99 @@
+/**
+ * What every `directory.read.<resource>` request/reply endpoint shares (v1): the dataset status
+ * block, the page request and reply frame, and the public vehicle shape used inside other
+ * resources (ExpandedVehicle, spec 2.6). One file per resource (`directory-read-<resource>.v1.ts`)
+ * builds on these and declares its RPCs.
+ *
+ * Decisions kept here:
+ * - the directory answers with the PUBLIC shapes of spec 2 (strict zod mirrors, no extra
+ *   properties), so the gateway adds only what it owns (the signed `next` cursor) and returns the rest;
+ * - the page horizon is a PostgreSQL snapshot (`xmin:xmax:xip,…`) taken by the first page; later
+ *   pages see only rows whose inserting transaction is visible in it, so rows written after the
+ *   first page never shift a walk. Opaque to the gateway, which signs it into the cursor (same text
+ *   format as the sync list horizon, so the same schema);
+ * - `maxBytes` is the byte budget of the page's `results` as the directory serializes them; the
+ *   gateway derives it from the 4,194,304-byte response limit minus its envelope reserve.
+ */
+import { RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
+import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, VEHICLE_VISIBILITIES } from '@switchyard/domain';
+import { z } from 'zod';
+import { syncListHorizonV1 } from './sync-api.v1.js';
+
+export const isoDateTimeV1 = z.iso.datetime({ offset: true });
+
+/** Stored datasets of the directory, as the ingest ledger names them. */
+export const DIRECTORY_DATASETS = ['vehicles', 'drivers', 'groups', 'trips'] as const;
+export type DirectoryDataset = (typeof DIRECTORY_DATASETS)[number];
+
+export const DATASET_STATUSES = ['pending', 'available', 'stale', 'degraded'] as const;
+export type DatasetStatus = (typeof DATASET_STATUSES)[number];
+
+/** Status of one dataset of one connection (apps/directory dataset-status.service.ts says how each is derived). */
+export const datasetStatusV1 = z
+  .object({
+    status: z.enum(DATASET_STATUSES),
+    /** Provider fetch time of the newest committed batch of the dataset. */
+    fetchedAt: isoDateTimeV1.nullable(),
+    /** Provider fetch time of the last final page, i.e. of the last complete pass over the dataset. */
+    capturedAt: isoDateTimeV1.nullable(),
+    /** When the directory committed the dataset's newest batch (made it readable). */
+    publishedAt: isoDateTimeV1.nullable(),
+    /** Provider reason code of the failure that degrades the dataset; null otherwise. */
+    errorCode: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .nullable(),
+  })
+  .strict();
+export type DatasetStatusV1 = z.output<typeof datasetStatusV1>;
+
+export const readHorizonV1 = syncListHorizonV1;
+
+/** The frame of every page request: connection, size, byte budget and (after the first page) the horizon. */
+export const readPageRequestFields = {
+  connectionId: z.uuid(),
+  limit: z.number().int().min(1).max(100),
+  maxBytes: z.number().int().min(1024).max(RESPONSE_BYTE_LIMIT),
+  horizon: readHorizonV1.optional(),
+};
+
+/** The frame of every page reply: the dataset status, the horizon the page used, and whether more rows follow. */
+export const readPageReplyFields = {
+  dataset: datasetStatusV1,
+  horizon: readHorizonV1,
+  hasMore: z.boolean(),
+};
+
+const maxText = z.string().max(1024);
+
+/** ExpandedVehicle (spec 2.6): VehicleEntity with `groups` as group ids only. VehicleEntity extends it. */
+export const expandedVehicleV1 = z
+  .object({
+    id: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+    sourceId: z.string().min(1),
+    provider: z.enum(PROVIDERS),
+    status: z.enum(['active', 'inactive']),
+    name: maxText.optional(),
+    vin: maxText.optional(),
+    make: maxText.optional(),
+    model: maxText.optional(),
+    year: z.number().int().min(1886).max(2200).optional(),
+    fuelType: z.enum(FUEL_TYPES).optional(),
+    licensePlate: z.object({ number: z.string().optional(), state: z.string().optional() }).strict().optional(),
+    createdAt: isoDateTimeV1.optional(),
+    updatedAt: isoDateTimeV1.optional(),
+    groups: z.array(z.string().regex(new RegExp(ID_PATTERNS.group))).max(1000).optional(),
+    groupMembership: z
+      .object({
+        status: z.enum(['available', 'not_authorized', 'pending', 'missing', 'invalid', 'partial', 'stale', 'degraded']),
+        scope: z.literal('credential_visible_directory'),
+        sourceScope: z.literal('credential_visible_reported_memberships'),
+        capturedAt: isoDateTimeV1.nullable(),
+        directoryFetchedAt: isoDateTimeV1.nullable(),
+      })
+      .strict()
+      .optional(),
+    metadata: z.object({ addedAt: isoDateTimeV1, modifiedAt: isoDateTimeV1, visibility: z.enum(VEHICLE_VISIBILITIES) }).strict(),
+  })
+  .strict();
+export type ExpandedVehicleV1 = z.output<typeof expandedVehicleV1>;
