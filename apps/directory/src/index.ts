@@ -18,3 +18,9 @@ export const directoryService: ServiceDefinition = {
 export function startDirectory(options: StartOptions): Promise<RunningService> {
   return startService(directoryService, options);
 }
+
+// For bench/ (stored-read baselines shape their JSON with the directory's own mappers, so a
+// benchmark compares transport and framework cost, not two renderings of a trip or vehicle).
+export { tripOf } from './services/trip.mapper.js';
+export { expandedVehicle } from './services/vehicle.mapper.js';
+export { deriveDatasetStatus } from './services/dataset-status.service.js';

@@ -51,7 +51,7 @@ describe('directory as its own process', () => {
           const response = await fetch(`http://127.0.0.1:${port}/readyz`);
           return response.status === 200 && ((await response.json()) as { ready: boolean });
         },
-        { timeoutMs: 15_000, intervalMs: 100, description: 'directory /readyz 200' },
+        { timeoutMs: 60_000, intervalMs: 100, description: 'directory /readyz 200' },
       );
       expect(ready).toMatchObject({ ready: true });
       // The namespace and the schema really are the ones passed in.
@@ -59,7 +59,7 @@ describe('directory as its own process', () => {
       const orm = await createOrm({ clientUrl: databaseUrl, schema, entities: [], migrations: [], allServiceSchemas: [schema], logger: () => undefined });
       try {
         const tables = await orm.em.fork().execute<{ table_name: string }[]>('select table_name from information_schema.tables where table_schema = ? order by 1', [schema]);
-        expect(tables.map((t) => t.table_name)).toEqual(['connection_config', 'connection_publication', 'driver', 'group', 'ingest_batch', 'mikro_orm_migrations', 'provider_cursor', 'trip', 'vehicle']);
+        expect(tables.map((t) => t.table_name)).toEqual(['connection_config', 'connection_health', 'connection_publication', 'driver', 'group', 'ingest_batch', 'mikro_orm_migrations', 'provider_cursor', 'trip', 'vehicle', 'vehicle_visibility']);
       } finally {
         await orm.close(true);
       }
@@ -73,12 +73,12 @@ describe('directory as its own process', () => {
       await dropSchemas(databaseUrl, [schema]);
       await deleteNamespaceStreams(natsUrl, namespace);
     }
-  });
+  }, 120_000);
 
   it('refuses a bad environment with one message that names every bad variable', async () => {
     const child = spawnNode(main, { env: { MIGRATE_ON_START: 'maybe', DB_SCHEMA: 'Not-A-Schema', HEALTH_PORT: '0', NATS_URL: 'nats://127.0.0.1:1' } });
     running.push(child);
-    const exit = await child.waitForExit(10_000);
+    const exit = await child.waitForExit(45_000);
     expect(exit.code).not.toBe(0);
     expect(exit.code).not.toBeNull();
     const stderr = child.stderr();
@@ -89,5 +89,5 @@ describe('directory as its own process', () => {
     // One message, not a stack trace.
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(child.stdout()).toBe('');
-  });
+  }, 60_000);
 });

@@ -7,6 +7,10 @@ import { AuthService } from './auth/auth.service.js';
 import { CatalogController } from './controllers/catalog.controller.js';
 import { ConnectionsController } from './controllers/connections.controller.js';
 import { SyncsController } from './controllers/syncs.controller.js';
+import { DriversController } from './controllers/drivers.controller.js';
+import { GroupsController } from './controllers/groups.controller.js';
+import { TripsController } from './controllers/trips.controller.js';
+import { VehiclesController } from './controllers/vehicles.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
@@ -16,7 +20,7 @@ import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ProviderAccessHandler, ConnectionHealthHandler],
   exports: [ContextClient, AuthService],
 })

@@ -29,5 +29,9 @@ export interface GatewaySettings {
   rpcTimeoutMs: number;
   masterKey: string;
   cursorSecret: string;
+  /** Byte limit of trip, vehicle-profile and group-directory responses: spec 8's 4,194,304; tests lower it to split pages. */
+  responseByteLimit: number;
+  /** Group directory rows / references / projected bytes (spec 8's 50,000 / 100,000 / 67,108,864); tests lower them to hit each limit with a few rows. */
+  groupDirectoryLimits: { maxRows: number; maxReferences: number; projectedByteLimit: number };
 }
 export const GATEWAY_SETTINGS = Symbol('gateway.settings');

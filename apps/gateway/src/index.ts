@@ -2,6 +2,7 @@
  * The gateway service: its definition (schema, entities, migrations, module) and `startGateway`,
  * used by main.ts (one service per process) and by the sandbox launcher (all in one process).
  */
+import { GROUP_DIRECTORY, RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
 import { loadConfig, startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
 import { GATEWAY_SETTINGS, gatewayEnvSchema, type GatewaySettings } from './config.js';
 import { loadKeyMaterial } from './services/key-material.js';
@@ -40,6 +41,8 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     rpcTimeoutMs: gatewaySettings?.rpcTimeoutMs ?? env.RPC_TIMEOUT_MS,
     masterKey: keys.masterKey,
     cursorSecret: keys.cursorSecret,
+    responseByteLimit: gatewaySettings?.responseByteLimit ?? RESPONSE_BYTE_LIMIT,
+    groupDirectoryLimits: gatewaySettings?.groupDirectoryLimits ?? { ...GROUP_DIRECTORY },
   };
   return {
     ...options,

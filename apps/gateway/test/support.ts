@@ -3,7 +3,8 @@
  * NATS (isolated namespace), an HTTP client whose every response is validated against the
  * committed OpenAPI document, captured log lines, and seeding through the same admin services the
  * operator CLI uses. With `syncOrchestrator: true` a real sync-orchestrator runs beside it (its own
- * isolated schema and bus connection, the same NATS namespace), so the sync routes work end to end.
+ * isolated schema and bus connection, the same NATS namespace), so the sync routes work end to end;
+ * with `directory: true` a real directory does, so the stored reads do.
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -26,7 +27,10 @@ import {
 // The gateway never imports another app; this harness starts one beside it, as the launcher does.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startDirectory } from '@switchyard/directory';
 import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, OutboxRelay, SecretBox } from '../src/index.js';
+import type { GatewaySettings } from '../src/config.js';
 
 export interface TestGateway {
   url: string;
@@ -40,6 +44,8 @@ export interface TestGateway {
   connections: ConnectionsAdmin;
   /** The sync-orchestrator started beside the gateway (`syncOrchestrator: true`). */
   orchestrator?: RunningService;
+  /** The directory started beside the gateway (`directory: true`). */
+  directory?: RunningService;
   /** Publishes the gateway outbox now instead of waiting for the relay's next poll. */
   flushOutbox(): Promise<number>;
   /** Every log line written so far, raw. */
@@ -52,7 +58,7 @@ export interface TestGateway {
 const validator = createResponseValidator(loadOpenApi());
 
 export async function startTestGateway(
-  options: { extraModules?: (Type | DynamicModule)[]; rpcTimeoutMs?: number; bodyLimit?: number; syncOrchestrator?: boolean } = {},
+  options: { extraModules?: (Type | DynamicModule)[]; rpcTimeoutMs?: number; bodyLimit?: number; syncOrchestrator?: boolean; directory?: boolean; responseByteLimit?: number; collectors?: { providerBaseUrls: Record<string, string> }; groupDirectoryLimits?: GatewaySettings['groupDirectoryLimits'] } = {},
 ): Promise<TestGateway> {
   const { databaseUrl, natsUrl } = await resolveTestServices();
   const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
@@ -77,7 +83,13 @@ export async function startTestGateway(
       allServiceSchemas: Object.values(schemas),
       logger,
       http: { port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) },
-      gatewaySettings: { masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: options.rpcTimeoutMs ?? 1000 },
+      gatewaySettings: {
+        masterKey,
+        cursorSecret: randomBytes(32).toString('base64url'),
+        rpcTimeoutMs: options.rpcTimeoutMs ?? 1000,
+        ...(options.responseByteLimit ? { responseByteLimit: options.responseByteLimit } : {}),
+        ...(options.groupDirectoryLimits ? { groupDirectoryLimits: options.groupDirectoryLimits } : {}),
+      },
     }),
   ).catch(async (error: unknown) => {
     await bus.close();
@@ -85,26 +97,42 @@ export async function startTestGateway(
     await deleteNamespaceStreams(natsUrl, namespace);
     throw error;
   });
-  let orchestratorBus: MessageBus | undefined;
-  let orchestrator: RunningService | undefined;
-  if (options.syncOrchestrator) {
-    try {
-      orchestratorBus = await createBus({ kind: 'jetstream', servers: natsUrl, name: 'sync-orchestrator-test', namespace });
-      orchestrator = await startSyncOrchestrator({
-        databaseUrl,
-        bus: orchestratorBus,
-        environment: 'sandbox',
-        schema: schemas['sync-orchestrator'],
-        allServiceSchemas: Object.values(schemas),
-        logger: createLogger({ service: 'sync-orchestrator', level: 'debug', destination: sink }),
-      });
-    } catch (error) {
-      await service.close();
-      await Promise.allSettled([bus.close(), orchestratorBus?.close()]);
-      await dropSchemas(databaseUrl, Object.values(schemas));
-      await deleteNamespaceStreams(natsUrl, namespace);
-      throw error;
+  const beside: { bus: MessageBus; service?: RunningService }[] = [];
+  /** Starts another app on its own bus connection in the same namespace (as the launcher runs them). */
+  const startBeside = async <O extends object>(name: 'sync-orchestrator' | 'directory', start: (o: Parameters<typeof startDirectory>[0] & O) => Promise<RunningService>, extra: O): Promise<RunningService> => {
+    const entry: { bus: MessageBus; service?: RunningService } = { bus: await createBus({ kind: 'jetstream', servers: natsUrl, name: `${name}-test`, namespace }) };
+    beside.push(entry);
+    entry.service = await start({
+      databaseUrl,
+      bus: entry.bus,
+      environment: 'sandbox',
+      schema: schemas[name],
+      allServiceSchemas: Object.values(schemas),
+      logger: createLogger({ service: name, level: 'debug', destination: sink }),
+      ...extra,
+    });
+    return entry.service;
+  };
+  const closeBeside = async () => {
+    for (const entry of beside.reverse()) {
+      await entry.service?.close();
+      await entry.bus.close();
     }
+  };
+  let orchestrator: RunningService | undefined;
+  let directory: RunningService | undefined;
+  try {
+    // With `collectors`, the orchestrator also collects (from the given provider base URLs, e.g. a simulator).
+    const collect = options.collectors ? { collectors: true, providerBaseUrls: options.collectors.providerBaseUrls, env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' } } : {};
+    if (options.syncOrchestrator) orchestrator = await startBeside('sync-orchestrator', startSyncOrchestrator, collect);
+    if (options.directory) directory = await startBeside('directory', startDirectory, {});
+  } catch (error) {
+    await closeBeside().catch(() => undefined);
+    await service.close();
+    await bus.close();
+    await dropSchemas(databaseUrl, Object.values(schemas));
+    await deleteNamespaceStreams(natsUrl, namespace);
+    throw error;
   }
   const url = service.url!;
   const orm = service.runtime.orm;
@@ -119,6 +147,7 @@ export async function startTestGateway(
     credentials: new CredentialsAdmin(orm),
     connections: new ConnectionsAdmin(orm, new SecretBox(masterKey)),
     orchestrator,
+    directory,
     flushOutbox: () => service.app.get(OutboxRelay).flush(),
     logText: () => lines.join(''),
     async call(method, path, init = {}) {
@@ -130,8 +159,7 @@ export async function startTestGateway(
       return { status: response.status, headers: response.headers, body, text };
     },
     async close() {
-      await orchestrator?.close();
-      await orchestratorBus?.close();
+      await closeBeside();
       await service.close();
       await bus.close();
       await dropSchemas(databaseUrl, Object.values(schemas));

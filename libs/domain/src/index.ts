@@ -5,5 +5,6 @@ export * from './units.js';
 export * from './reason-codes.js';
 export * from './date-time.js';
 export * from './connection-config.js';
+export * from './vehicle-visibility.js';
 export * from './telemetry-metrics.js';
 export * from './records/index.js';

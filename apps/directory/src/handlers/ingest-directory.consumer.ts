@@ -6,12 +6,16 @@
  * fetched-at guards make their order irrelevant. ackWait 60 s covers a 1,000-row batch with
  * margin (a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start after migrations,
  * drain on shutdown) is service-kit's IngestBatchConsumer.
+ * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
+ * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { INGEST_DURABLES, INGEST_EVENTS, type DirectoryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { IngestBatchConsumer, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
+import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
+import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
 
 @Injectable()
 export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_EVENTS.directoryBatch.schema> {
@@ -19,12 +23,28 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   protected readonly context = 'directory';
   protected readonly label = 'directory ingest consumer';
   private readonly ingest = new DirectoryIngestService();
+  private readonly visibility: VehicleVisibilityService;
+  /** A committed batch changed a visibility set; racy across concurrent batches by design: a missed flush is the relay's 1 s poll. */
+  private visibilityChanged = false;
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
+  constructor(
+    @Inject(RUNTIME) runtime: ServiceRuntime,
+    private readonly relay: VehicleVisibilityRelay,
+  ) {
     super(runtime);
+    this.visibility = new VehicleVisibilityService(runtime.orm);
   }
 
-  protected apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
-    return this.ingest.apply(em, batch);
+  protected async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
+    const records = await this.ingest.apply(em, batch);
+    if (batch.kind === 'vehicles' && (await this.visibility.recompute(em, batch.connectionId))) this.visibilityChanged = true;
+    return records;
+  }
+
+  /** Publishes a changed set now; a failure is left to the relay's poll (it must not nak a committed batch). */
+  protected override async afterCommit(): Promise<void> {
+    if (!this.visibilityChanged) return;
+    this.visibilityChanged = false;
+    await this.relay.flush().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'vehicle visibility flush failed; the relay poll retries'));
   }
 }

@@ -34,3 +34,9 @@ export interface AuthenticatedRequest {
   params: Record<string, string | undefined>;
   principal?: Principal;
 }
+
+/** The consumer principal of a route guarded by `@ConsumerAuth` (the guard always sets it). */
+export function consumerPrincipalOf(req: AuthenticatedRequest): ConsumerPrincipal {
+  if (req.principal?.kind !== 'consumer') throw new Error('read route without a consumer principal');
+  return req.principal;
+}

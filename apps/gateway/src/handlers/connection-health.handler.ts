@@ -10,7 +10,7 @@
  * Starts once the schema is migrated, like the other consumers.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { CONNECTION_HEALTH_EVENT, type ConnectionHealthV1, type ConsumerDefinition, type Subscription } from '@switchyard/messaging';
+import { connectionHealthConsumer, type ConnectionHealthV1, type Subscription } from '@switchyard/messaging';
 import { RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { ConnectionRepository } from '../db/repositories/connection.repository.js';
 
@@ -18,14 +18,8 @@ export const CONNECTION_HEALTH_DURABLE = 'gateway-connection-health';
 
 @Injectable()
 export class ConnectionHealthHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  /** ackWait 30 s (one UPDATE per message); maxAckPending 64: the conditional update makes order irrelevant. */
-  static readonly consumer: ConsumerDefinition<typeof CONNECTION_HEALTH_EVENT.schema> = {
-    durable: CONNECTION_HEALTH_DURABLE,
-    event: CONNECTION_HEALTH_EVENT,
-    ackWaitMs: 30_000,
-    maxDeliver: 10,
-    maxAckPending: 64,
-  };
+  /** One UPDATE per message; the conditional update makes order irrelevant. */
+  static readonly consumer = connectionHealthConsumer(CONNECTION_HEALTH_DURABLE);
 
   private subscription: Subscription | undefined;
   private waiting: Promise<void> | undefined;

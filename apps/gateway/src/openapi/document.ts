@@ -13,11 +13,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../dto/error.dto.js';
+import { closedSchemaNames } from './closed.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const DESCRIPTION_VERSION = '1.16.0';
 
-/** DTOs whose spec shape allows no extra properties. */
+/** DTOs whose spec shape allows no extra properties (newer DTOs say it with `@Closed()`, openapi/closed.ts). */
 const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto', 'SyncDto', 'SyncControlDto', 'SyncPageDto', 'CreateSyncDto']);
 
 export function buildOpenApiDocument(app: INestApplication, options: { strict?: boolean } = {}): OpenAPIObject {
@@ -45,7 +46,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
 
 function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
   for (const [name, schema] of Object.entries(raw.components?.schemas ?? {})) {
-    if (CLOSED_SCHEMAS.has(name) && 'properties' in schema) (schema as { additionalProperties?: boolean }).additionalProperties = false;
+    if ((CLOSED_SCHEMAS.has(name) || closedSchemaNames().has(name)) && 'properties' in schema) (schema as { additionalProperties?: boolean }).additionalProperties = false;
   }
   const document = withoutDtoSuffix(raw);
   const errorRef = { $ref: '#/components/schemas/ErrorBody' };

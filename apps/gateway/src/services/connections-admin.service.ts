@@ -21,8 +21,9 @@ export class ConnectionsAdmin {
     private readonly secrets: SecretBox,
   ) {}
 
-  async create(input: { customerId: string; provider: Provider; environment: Environment; providerCredentials?: Record<string, string> }): Promise<ConnectionConfig> {
-    const id = randomUUID();
+  /** `id` is for tests that compare two deployments holding the same connection (public ids derive from it); default a fresh UUID. */
+  async create(input: { customerId: string; provider: Provider; environment: Environment; providerCredentials?: Record<string, string>; id?: string }): Promise<ConnectionConfig> {
+    const id = input.id ?? randomUUID();
     const config = defaultConnectionConfig(id, input.provider, input.environment);
     await this.orm.em.fork().transactional(async (em) => {
       await em.insert(Connection, {

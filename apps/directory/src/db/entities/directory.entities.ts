@@ -1,7 +1,8 @@
 /**
  * The tables of migration 0002 as the ORM sees them. DirectoryUpsertRepository writes them with
  * set-based SQL; these definitions exist so the schema-drift check compares the migration with a
- * declaration, column for column and index for index, and must change with the next migration.
+ * declaration, column for column and index for index, and must change with the next migration
+ * (0003 adds `created_xid` and the `connection_health` projection).
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
@@ -12,6 +13,8 @@ const seen = () => ({
   modifiedAt: p.datetime(),
   publication: p.bigint(),
   batchId: p.text(),
+  // Migration 0003: the inserting transaction, for snapshot-bounded page walks.
+  createdXid: p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint'),
 });
 
 export const VehicleEntity = defineEntity({
@@ -109,4 +112,33 @@ export const TripEntity = defineEntity({
   ],
 });
 
-export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity];
+/** Migration 0003: the directory's projection of connection-health events. */
+export const ConnectionHealthEntity = defineEntity({
+  name: 'ConnectionHealth',
+  tableName: 'connection_health',
+  properties: {
+    connectionId: p.uuid().primary(),
+    scope: p.text().primary(),
+    lastSuccessAt: p.datetime().nullable(),
+    lastFailureAt: p.datetime().nullable(),
+    lastErrorCode: p.text().nullable(),
+    updatedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+
+/** Migration 0005: the published vehicle visibility set per connection (and its outbox mark). */
+export const VehicleVisibilityEntity = defineEntity({
+  name: 'VehicleVisibility',
+  tableName: 'vehicle_visibility',
+  properties: {
+    connectionId: p.uuid().primary(),
+    configRevision: p.integer(),
+    rules: p.json(),
+    hidden: p.json(),
+    sequence: p.bigint(),
+    publishedSequence: p.bigint().defaultRaw('0'),
+    computedAt: p.datetime(),
+  },
+});
+
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, ConnectionHealthEntity, VehicleVisibilityEntity];

@@ -1,0 +1,44 @@
+/**
+ * The SQL of the stored driver reads: keyset pages on `driver_connection_idx` (connection_id, id),
+ * ascending, never offset, inside the walk's horizon snapshot (migration 0003 `created_xid`, the
+ * same rule as trips), and one driver by id. Rows carry the stored Field envelopes verbatim
+ * (`fields`, `group_membership`) so the mapper can report per-field availability, and timestamps
+ * as RFC 3339 text.
+ */
+import type { Field } from '@switchyard/domain';
+import type { Em } from '@switchyard/persistence';
+import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import type { DriverReadRow } from './trips-read.repository.js';
+
+/** A stored driver with what the Driver resource needs beyond a trip's driver. */
+export interface DriverDirectoryRow extends DriverReadRow {
+  group_membership: Field<readonly string[]>;
+  /** Minted group_ ids of the reported memberships; null when membership is unknown. */
+  group_ids: string[] | null;
+  /** Provider fetch time of the stored version (when its memberships were captured). */
+  fetched_at: string;
+}
+
+export class DriversReadRepository {
+  private select(em: Em): string {
+    return `select d.id, d.source_id, d.provider, d.status, d.fields, d.group_membership, d.group_ids,
+              ${isoSql('d.fetched_at')} as fetched_at, ${isoSql('d.first_seen_at')} as added_at, ${isoSql('d.modified_at')} as modified_at
+         from ${tableNamer(em)('driver')} d`;
+  }
+
+  async page(em: Em, q: { connectionId: string; horizon: string; after?: string; limit: number }): Promise<DriverDirectoryRow[]> {
+    const where = ['d.connection_id = ?::uuid', 'pg_visible_in_snapshot(d.created_xid::text::xid8, ?::pg_snapshot)'];
+    const params: unknown[] = [q.connectionId, q.horizon];
+    if (q.after !== undefined) {
+      where.push('d.id > ?');
+      params.push(q.after);
+    }
+    params.push(q.limit);
+    return query<DriverDirectoryRow>(em, `${this.select(em)} where ${where.join(' and ')} order by d.id limit ?`, params);
+  }
+
+  async byId(em: Em, connectionId: string, driverId: string): Promise<DriverDirectoryRow | undefined> {
+    const [row] = await query<DriverDirectoryRow>(em, `${this.select(em)} where d.id = ? and d.connection_id = ?::uuid`, [driverId, connectionId]);
+    return row;
+  }
+}

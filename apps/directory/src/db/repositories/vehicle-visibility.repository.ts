@@ -1,0 +1,88 @@
+/**
+ * The SQL of the published vehicle visibility (migration 0005 `vehicle_visibility`): the
+ * per-connection advisory lock every recomputation takes (so two vehicles batches or a batch and a
+ * config change of one connection compute one after the other, each seeing the other's committed
+ * rows), the stored vehicles the rule needs (source id and status only), the stored set, and the
+ * outbox reads and marks of the relay. Rows are claimed with `for update skip locked`, so relays of
+ * several directory processes never publish the same row at once.
+ */
+import type { VehicleVisibilityChangedV1 } from '@switchyard/messaging';
+import { ormSchema, type Em } from '@switchyard/persistence';
+import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+
+// Advisory lock of a connection's visibility ("SWVV"); second key hashtext(schema:connection).
+const VISIBILITY_LOCK = 0x53575656;
+
+export type HiddenVehicle = VehicleVisibilityChangedV1['hidden'][number];
+
+export interface VisibilityStateRow {
+  config_revision: number;
+  rules: unknown;
+  hidden: HiddenVehicle[];
+  sequence: string;
+}
+
+export interface UnpublishedVisibilityRow {
+  connection_id: string;
+  config_revision: number;
+  hidden: HiddenVehicle[];
+  sequence: string;
+  computed_at: string;
+}
+
+export class VehicleVisibilityRepository {
+  async lockConnection(em: Em, connectionId: string): Promise<void> {
+    await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [VISIBILITY_LOCK, `${ormSchema(em)}:${connectionId}`]);
+  }
+
+  async vehicles(em: Em, connectionId: string): Promise<{ id: string; source_id: string; status: string | null; status_cell: string | null }[]> {
+    return query(em, `select id, source_id, status, metadata->'status'->>'status' as status_cell from ${tableNamer(em)('vehicle')} where connection_id = ?::uuid order by id`, [connectionId]);
+  }
+
+  async state(em: Em, connectionId: string): Promise<VisibilityStateRow | undefined> {
+    const [row] = await query<VisibilityStateRow>(
+      em,
+      `select config_revision, rules, hidden, sequence::text as sequence from ${tableNamer(em)('vehicle_visibility')} where connection_id = ?::uuid`,
+      [connectionId],
+    );
+    return row;
+  }
+
+  /** Stores the rules used; when `hidden` is given the set changed: store it and bump the sequence. */
+  async save(em: Em, connectionId: string, revision: number, rules: unknown, hidden: HiddenVehicle[] | undefined): Promise<void> {
+    const t = tableNamer(em)('vehicle_visibility');
+    if (hidden === undefined) {
+      await query(em, `update ${t} set config_revision = ?, rules = ?::jsonb where connection_id = ?::uuid`, [revision, JSON.stringify(rules), connectionId]);
+      return;
+    }
+    await query(
+      em,
+      `insert into ${t} as v (connection_id, config_revision, rules, hidden, sequence, computed_at)
+       values (?::uuid, ?, ?::jsonb, ?::jsonb, 1, now())
+       on conflict (connection_id) do update set config_revision = excluded.config_revision, rules = excluded.rules,
+         hidden = excluded.hidden, sequence = v.sequence + 1, computed_at = now()`,
+      [connectionId, revision, JSON.stringify(rules), JSON.stringify(hidden)],
+    );
+  }
+
+  async unpublished(em: Em, limit: number): Promise<UnpublishedVisibilityRow[]> {
+    return query<UnpublishedVisibilityRow>(
+      em,
+      `select connection_id, config_revision, hidden, sequence::text as sequence, ${isoSql('computed_at')} as computed_at
+         from ${tableNamer(em)('vehicle_visibility')} where published_sequence < sequence
+        order by connection_id limit ? for update skip locked`,
+      [limit],
+    );
+  }
+
+  /** One statement for the whole batch: each row's mark moves to the sequence published (never back). */
+  async markPublished(em: Em, rows: readonly { connection_id: string; sequence: string }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await query(
+      em,
+      `update ${tableNamer(em)('vehicle_visibility')} v set published_sequence = greatest(v.published_sequence, x.s)
+         from unnest(?::uuid[], ?::bigint[]) as x(c, s) where v.connection_id = x.c`,
+      [`{${rows.map((r) => r.connection_id).join(',')}}`, `{${rows.map((r) => r.sequence).join(',')}}`],
+    );
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Stored vehicle row → the public vehicle (spec 2.6): ExpandedVehicle here (trips' `expand=vehicle`);
+ * VehicleEntity is the same with expandable groups and builds on this. Values come from the stored
+ * Field envelopes and appear only when `available` and within the spec's bounds (strings ≤ 1024,
+ * year 1886-2200, fuel enum, RFC 3339 times) — anything else is omitted, never zeroed.
+ * Entity status (required by the spec) = `vehicleStatus`: the provider's status when it reports one;
+ * a stored vehicle whose provider does not report a status at all (its metadata `status` cell is
+ * `unsupported`: Samsara) is in the provider's current roster and counts as `active`; a status the
+ * provider should report but did not (cell `missing` or `invalid`) is unknown — null, never made up —
+ * so that vehicle is no VehicleEntity (status is required) and no expansion. The same value feeds the
+ * visibility rule everywhere (vehicles, trips, the visibility event), so what a vehicle shows and what
+ * hides it never disagree; a vehicle not stored at all has no status (null). Group memberships are the provider group ids of the `groups` cell,
+ * minted into group_ ids of the same connection; more than 1000 are cut to 1000 and marked `partial`.
+ */
+import { FUEL_TYPES, groupId, isProvider, isRfc3339DateTime, VEHICLE_METADATA_BOUNDS, type Field, type FuelType, type GroupRef, type RecordStatus, type VehicleVisibility } from '@switchyard/domain';
+import type { ExpandedVehicleV1 } from '@switchyard/messaging';
+import type { VehicleReadRow } from '../db/repositories/trips-read.repository.js';
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= VEHICLE_METADATA_BOUNDS.stringMax ? v : undefined);
+const cell = (row: VehicleReadRow, key: string): unknown => {
+  const field = row.metadata[key] as Field<unknown> | undefined;
+  return field?.status === 'available' ? field.value : undefined;
+};
+const time = (v: unknown): string | undefined => (isRfc3339DateTime(v) ? v : undefined);
+
+function membership(row: VehicleReadRow, connectionId: string, directoryFetchedAt: string | null): Pick<ExpandedVehicleV1, 'groups' | 'groupMembership'> {
+  const field = row.metadata.groups as Field<readonly GroupRef[]> | undefined;
+  const base = { scope: 'credential_visible_directory', sourceScope: 'credential_visible_reported_memberships', directoryFetchedAt } as const;
+  if (field?.status !== 'available') return { groupMembership: { ...base, status: field?.status === 'invalid' ? 'invalid' : 'missing', capturedAt: null } };
+  const provider = isProvider(row.provider) ? row.provider : undefined;
+  if (!provider) return { groupMembership: { ...base, status: 'invalid', capturedAt: null } };
+  const ids = [...new Set(field.value.map((g) => groupId({ connectionId, provider, sourceId: g.id })))];
+  const cut = ids.length > VEHICLE_METADATA_BOUNDS.groupsMax;
+  return {
+    groups: ids.slice(0, VEHICLE_METADATA_BOUNDS.groupsMax),
+    groupMembership: { ...base, status: cut ? 'partial' : 'available', capturedAt: row.fetched_at },
+  };
+}
+
+/**
+ * The entity status of a stored vehicle (see the header) from its status column and the status of
+ * its metadata `status` cell; null when the vehicle is not stored or its status is unknown.
+ */
+export function vehicleStatus(stored: { status: string | null; statusCell: string | null | undefined } | null): RecordStatus | null {
+  if (!stored) return null;
+  if (stored.status === 'active' || stored.status === 'inactive') return stored.status;
+  return stored.statusCell === 'unsupported' ? 'active' : null;
+}
+
+/** `vehicleStatus` of a stored row: the cell status comes from `status_cell` (selected alone) or the row's metadata. */
+export function storedVehicleStatus(row: { status: string | null; status_cell?: string | null; metadata?: Record<string, Field<unknown>> }): RecordStatus | null {
+  return vehicleStatus({ status: row.status, statusCell: row.status_cell ?? row.metadata?.status?.status });
+}
+
+export function expandedVehicle(row: VehicleReadRow, ctx: { connectionId: string; visibility: VehicleVisibility; directoryFetchedAt: string | null }): ExpandedVehicleV1 | undefined {
+  const status = storedVehicleStatus(row);
+  if (!status || !isProvider(row.provider)) return undefined;
+  const year = cell(row, 'year');
+  const fuelType = cell(row, 'fuelType');
+  const plateNumber = text(cell(row, 'licensePlate'));
+  const plateState = text(cell(row, 'licensePlateRegion'));
+  const vehicle: ExpandedVehicleV1 = {
+    id: row.id,
+    sourceId: row.source_id,
+    provider: row.provider,
+    status,
+    name: text(row.name),
+    vin: text(row.vin),
+    make: text(cell(row, 'make')),
+    model: text(cell(row, 'model')),
+    year: typeof year === 'number' && Number.isInteger(year) && year >= VEHICLE_METADATA_BOUNDS.yearMin && year <= VEHICLE_METADATA_BOUNDS.yearMax ? year : undefined,
+    fuelType: (FUEL_TYPES as readonly unknown[]).includes(fuelType) ? (fuelType as FuelType) : undefined,
+    licensePlate: plateNumber !== undefined || plateState !== undefined ? { number: plateNumber, state: plateState } : undefined,
+    createdAt: time(cell(row, 'createdAt')),
+    updatedAt: time(cell(row, 'updatedAt')),
+    ...membership(row, ctx.connectionId, ctx.directoryFetchedAt),
+    metadata: { addedAt: row.added_at, modifiedAt: row.modified_at, visibility: ctx.visibility },
+  };
+  return withoutUndefined(vehicle);
+}
+
+/** Drops undefined members (one level and nested plain objects), so absent values are absent keys. */
+export function withoutUndefined<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? withoutUndefined(v as object) : v;
+  }
+  return out as T;
+}
