@@ -5,10 +5,12 @@
  * Ctrl-C ends the current round early, marks the result invalid and still tears down; a second
  * Ctrl-C exits at once (children then exit on their own when IPC disconnects).
  * Knobs (environment): BENCH_ROUNDS, BENCH_DURATION_MS, BENCH_WARMUP_MS, BENCH_PRIME_MS,
- * BENCH_CONCURRENCY, BENCH_CLIENT=undici|http.
+ * BENCH_CONCURRENCY, BENCH_CLIENT=undici|http. Job scenarios (`kind: 'job'`, lib/job-runner.mjs)
+ * use only BENCH_ROUNDS (default: the scenario's own) plus their own knobs (e.g. BENCH_OBSERVATIONS).
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { printJobSummary, runJobScenario } from './lib/job-runner.mjs';
 import { DEFAULT_OPTIONS, runScenario } from './lib/runner.mjs';
 import { printSummary, writeResult } from './lib/report.mjs';
 
@@ -57,8 +59,10 @@ let failed = 0;
 const opts = options();
 for (const name of wanted.length ? wanted : available) {
   const { default: scenario } = await import(new URL(`${name}.mjs`, SCENARIO_DIR).href);
-  const result = await runScenario(scenario, { options: opts, signal: controller.signal });
-  printSummary(result);
+  const job = scenario.kind === 'job';
+  const jobRounds = process.env.BENCH_ROUNDS ? opts.rounds : undefined;
+  const result = job ? await runJobScenario(scenario, { options: { rounds: jobRounds }, signal: controller.signal }) : await runScenario(scenario, { options: opts, signal: controller.signal });
+  (job ? printJobSummary : printSummary)(result);
   console.log(`   results: ${writeResult(result)}`);
   if (!result.valid) failed++;
   if (controller.signal.aborted) break;

@@ -25,7 +25,7 @@ function tail(file, lines = 30) {
 /**
  * `module`: URL of a module exporting `start(fixture) → { url, close() }`; `fixture` must be
  * JSON-serializable (it crosses IPC, never argv or env, so secrets in it stay out of `ps`).
- * Resolves `{ label, url, pid, logFile, cpuUsage(), stop() }` once the server listens.
+ * Resolves `{ label, url, pid, logFile, cpuUsage(), resourceUsage(), stop() }` once the server listens.
  */
 export async function startChildServer({ label, module, fixture, logName, startTimeoutMs = 60_000, stopTimeoutMs = 15_000 }) {
   const logFile = join(RESULTS_DIR, 'logs', `${logName ?? label}.log`);
@@ -60,6 +60,24 @@ export async function startChildServer({ label, module, fixture, logName, startT
     child.send({ type: 'start', module: String(module), fixture });
   });
 
+  /** Sends `{ type }` and resolves the child's answer of the same type; bounded to 5 s. */
+  function ask(type) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => done(undefined, new Error(`${label}: no ${type} answer within 5 s`)), 5_000);
+      function done(message, error) {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        if (error) reject(error);
+        else resolve(message);
+      }
+      function onMessage(message) {
+        if (message?.type === type) done(message);
+      }
+      child.on('message', onMessage);
+      child.send({ type });
+    });
+  }
+
   let stopped;
   return {
     label,
@@ -67,21 +85,14 @@ export async function startChildServer({ label, module, fixture, logName, startT
     pid: child.pid,
     logFile,
     /** The child's cumulative CPU time in µs (`user + system`), asked over IPC; bounded to 5 s. */
-    cpuUsage() {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(undefined, new Error(`${label}: no cpu usage within 5 s`)), 5_000);
-        function done(message, error) {
-          clearTimeout(timer);
-          child.off('message', onMessage);
-          if (error) reject(error);
-          else resolve(message.usage.user + message.usage.system);
-        }
-        function onMessage(message) {
-          if (message?.type === 'cpu') done(message);
-        }
-        child.on('message', onMessage);
-        child.send({ type: 'cpu' });
-      });
+    async cpuUsage() {
+      const { usage } = await ask('cpu');
+      return usage.user + usage.system;
+    },
+    /** `{ maxRssKiB, rssBytes, cpuUs }`: the child's peak resident set so far (process.resourceUsage().maxRSS), its current RSS and CPU time. */
+    async resourceUsage() {
+      const { usage, rss } = await ask('usage');
+      return { maxRssKiB: usage.maxRSS, rssBytes: rss, cpuUs: usage.userCPUTime + usage.systemCPUTime };
     },
     stop() {
       stopped ??= (async () => {
@@ -95,4 +106,16 @@ export async function startChildServer({ label, module, fixture, logName, startT
       return stopped;
     },
   };
+}
+
+/**
+ * A scenario's end, shared by both runners: stops `children` in reverse start order, then runs the
+ * scenario's teardown of `fixture` (when setup got that far); every failure is passed to `report`
+ * and none stops the rest.
+ */
+export async function stopAndTearDown(children, scenario, fixture, report) {
+  for (const child of [...children].reverse()) {
+    await child.stop().catch((error) => report(`stop: ${error.message}`));
+  }
+  if (fixture) await scenario.teardown(fixture).catch((error) => report(`teardown: ${error.message}`));
 }

@@ -83,7 +83,7 @@ export async function runLoad({ baseUrl, request, expect, concurrency, warmupMs,
 
   const check = (res, log) => {
     if (res.status !== expect.status) log.add(`status_${res.status}`, res.text);
-    else if (expect.body !== undefined && res.text !== expect.body) log.add('body_mismatch', res.text);
+    else if (expect.body !== undefined && (expect.comparable ? expect.comparable(res.text) : res.text) !== expect.body) log.add('body_mismatch', res.text);
     else return true;
     return false;
   };

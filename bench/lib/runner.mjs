@@ -18,10 +18,19 @@
  *   checks?(fixture)                extra probes [{ label, request, status }] both sides must answer
  *                                   with that status (e.g. 401 for a wrong key)
  *   teardown(fixture)               drop whatever setup created
+ *   hop?                            { label, module }: a third side measured in the same rounds
+ *                                   (B C H B C H …), e.g. a bare client of the owning context's
+ *                                   NATS subject, so a gateway → NATS → context read splits into
+ *                                   gateway cost and NATS-hop-plus-context cost; ratios to baseline
+ *   comparable?(text) → string      what must be identical between the sides and across requests
+ *                                   (default: the whole body); for bodies carrying a per-request
+ *                                   part (a signed cursor over a fresh snapshot), e.g. `results` only
+ * Every support child's CPU is sampled per round too (`supportCpuUsPerRequest`: e.g. the directory's
+ * share of a candidate request; ~0 in a baseline round, which does not call it).
  */
 import os from 'node:os';
 import { createClient, runLoad } from './load.mjs';
-import { startChildServer } from './child-server.mjs';
+import { startChildServer, stopAndTearDown } from './child-server.mjs';
 import { median } from './stats.mjs';
 
 export const DEFAULT_OPTIONS = Object.freeze({
@@ -40,26 +49,40 @@ export const DEFAULT_OPTIONS = Object.freeze({
   timeoutMs: 10_000,
 });
 
+const sideNamesOf = (scenario) => ['baseline', 'candidate', ...(scenario.hop ? ['hop'] : [])];
+
 async function verify(scenario, fixture, sides, timeoutMs) {
+  const comparable = scenario.comparable ?? ((text) => text);
   const clients = await Promise.all(sides.map((s) => createClient(s.url, { connections: 1, timeoutMs })));
   try {
     const send = (request) => Promise.all(clients.map((c) => c.send(request)));
     const main = scenario.request(fixture);
-    const [b, c] = await send(main);
-    if (b.status !== 200 || c.status !== 200) throw new Error(`verification: ${main.method} ${main.path} answered ${b.status} (baseline) and ${c.status} (candidate), want 200 from both`);
-    if (b.text !== c.text) throw new Error(`verification: bodies differ\n  baseline:  ${b.text}\n  candidate: ${c.text}`);
+    const answers = await send(main);
+    const [b] = answers;
+    if (answers.some((a) => a.status !== 200)) throw new Error(`verification: ${main.method} ${main.path} answered ${answers.map((a) => a.status).join(', ')} (baseline, candidate, hop), want 200 from all`);
+    const body = comparable(b.text);
+    for (const [i, a] of answers.entries()) {
+      if (comparable(a.text) !== body) throw new Error(`verification: bodies differ\n  baseline: ${b.text}\n  side ${i}:   ${a.text}`);
+    }
     const checks = [{ label: 'measured request', status: 200 }];
     for (const check of scenario.checks?.(fixture) ?? []) {
-      const [bc, cc] = await send(check.request);
-      if (bc.status !== check.status || cc.status !== check.status) {
-        throw new Error(`verification "${check.label}": baseline ${bc.status}, candidate ${cc.status}, want ${check.status} from both`);
+      const statuses = (await send(check.request)).map((a) => a.status);
+      if (statuses.some((status) => status !== check.status)) {
+        throw new Error(`verification "${check.label}": ${statuses.join(', ')} (baseline, candidate, hop), want ${check.status} from all`);
       }
       checks.push({ label: check.label, status: check.status });
     }
-    return { body: b.text, bytes: Buffer.byteLength(b.text), checks };
+    return { body, bytes: Buffer.byteLength(b.text), checks };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
+}
+
+/** Summed user + system CPU (µs) of the support children (0 without any). */
+async function supportCpu(children) {
+  let total = 0;
+  for (const child of children) total += await child.cpuUsage();
+  return total;
 }
 
 function summarize(rounds, side) {
@@ -69,6 +92,7 @@ function summarize(rounds, side) {
     p50: median(mine.map((r) => r.latencyMs.p50)),
     p99: median(mine.map((r) => r.latencyMs.p99)),
     cpuUsPerRequest: median(mine.map((r) => r.cpuUsPerRequest)),
+    supportCpuUsPerRequest: median(mine.map((r) => r.supportCpuUsPerRequest)),
     requests: mine.reduce((a, r) => a + r.ok, 0),
   };
 }
@@ -78,7 +102,8 @@ export async function runScenario(scenario, { options = DEFAULT_OPTIONS, signal,
   const started = [];
   const rounds = [];
   const invalidReasons = [];
-  const result = { scenario: scenario.name, title: scenario.title, date: new Date().toISOString(), options, labels: { baseline: scenario.baseline.label, candidate: scenario.candidate.label } };
+  const sideNames = sideNamesOf(scenario);
+  const result = { scenario: scenario.name, title: scenario.title, date: new Date().toISOString(), options, labels: Object.fromEntries(sideNames.map((side) => [side, scenario[side].label])) };
   let fixture;
   try {
     print(`\n== ${scenario.name}: ${scenario.title}`);
@@ -92,8 +117,9 @@ export async function runScenario(scenario, { options = DEFAULT_OPTIONS, signal,
       started.push(child);
       fixture.support[s.label] = child.url;
     }
+    const supports = [...started];
     const sides = [];
-    for (const side of ['baseline', 'candidate']) {
+    for (const side of sideNames) {
       const child = await startChildServer({ label: `${scenario.name} ${side}`, module: scenario[side].module, fixture, logName: `${scenario.name}-${side}` });
       started.push(child);
       sides.push(child);
@@ -101,55 +127,57 @@ export async function runScenario(scenario, { options = DEFAULT_OPTIONS, signal,
     const verified = await verify(scenario, fixture, sides, options.timeoutMs);
     result.verification = { bytes: verified.bytes, checks: verified.checks };
     print(`   logs: ${sides.map((s) => s.logFile).join(', ')}`);
-    print(`   verified: identical ${verified.bytes}-byte bodies; ${verified.checks.map((c) => `${c.label} → ${c.status}`).join(', ')}`);
+    print(`   verified: identical ${scenario.comparable ? 'comparable parts of ' : ''}${verified.bytes}-byte bodies; ${verified.checks.map((c) => `${c.label} → ${c.status}`).join(', ')}`);
 
     const request = scenario.request(fixture);
-    const expect = { status: 200, body: verified.body };
+    const expect = { status: 200, body: verified.body, comparable: scenario.comparable };
     const load = (url, warmupMs, durationMs) => runLoad({ baseUrl: url, request, expect, concurrency: options.concurrency, warmupMs, durationMs, maxRequests: options.maxRequests, timeoutMs: options.timeoutMs, signal });
-    for (const [i, side] of ['baseline', 'candidate'].entries()) {
+    for (const [i, side] of sideNames.entries()) {
       const primed = await load(sides[i].url, options.primeMs, 0);
       if (primed.warmupErrors.total) invalidReasons.push(`${side} priming: ${JSON.stringify(primed.warmupErrors.byReason)}`);
     }
 
-    print(`   round  side       req/s     p50 ms   p99 ms   cpu µs/req   errors`);
+    print(`   round  side       req/s     p50 ms   p99 ms   cpu µs/req   support µs/req   errors`);
     for (let round = 1; round <= options.rounds; round++) {
-      for (const [i, side] of ['baseline', 'candidate'].entries()) {
+      for (const [i, side] of sideNames.entries()) {
         if (signal?.aborted) throw new Error('interrupted');
         const cpuBefore = await sides[i].cpuUsage();
+        const supportBefore = await supportCpu(supports);
         const r = await load(sides[i].url, options.warmupMs, options.durationMs);
         // Server CPU per request over the whole round (warm-up included, it served those too):
         // it moves much less than req/s when other processes compete for the cores.
         r.cpuUsPerRequest = ((await sides[i].cpuUsage()) - cpuBefore) / (r.requests + r.warmupRequests);
+        r.supportCpuUsPerRequest = ((await supportCpu(supports)) - supportBefore) / (r.requests + r.warmupRequests);
         const errors = r.errors.total + r.warmupErrors.total;
         if (errors) invalidReasons.push(`round ${round} ${side}: ${JSON.stringify({ ...r.warmupErrors.byReason, ...r.errors.byReason })} e.g. ${JSON.stringify(r.errors.examples[0] ?? r.warmupErrors.examples[0])}`);
         rounds.push({ round, side, ...r });
-        print(`   ${String(round).padEnd(6)} ${side.padEnd(10)} ${r.rps.toFixed(0).padStart(6)}   ${r.latencyMs.p50.toFixed(2).padStart(6)}   ${r.latencyMs.p99.toFixed(2).padStart(6)}   ${r.cpuUsPerRequest.toFixed(0).padStart(10)}   ${errors}`);
+        print(`   ${String(round).padEnd(6)} ${side.padEnd(10)} ${r.rps.toFixed(0).padStart(6)}   ${r.latencyMs.p50.toFixed(2).padStart(6)}   ${r.latencyMs.p99.toFixed(2).padStart(6)}   ${r.cpuUsPerRequest.toFixed(0).padStart(10)}   ${supports.length ? r.supportCpuUsPerRequest.toFixed(0).padStart(10) : '         -'}   ${errors}`);
       }
     }
     const baseline = summarize(rounds, 'baseline');
     const candidate = summarize(rounds, 'candidate');
-    const pairRatios = [];
-    for (let round = 1; round <= options.rounds; round++) {
-      const [b, c] = ['baseline', 'candidate'].map((side) => rounds.find((r) => r.round === round && r.side === side));
-      pairRatios.push(c.rps / b.rps);
-    }
-    result.summary = {
-      baseline,
-      candidate,
-      ratio: { rps: candidate.rps / baseline.rps, rpsMedianOfRounds: median(pairRatios), p50: candidate.p50 / baseline.p50, p99: candidate.p99 / baseline.p99, cpuPerRequest: candidate.cpuUsPerRequest / baseline.cpuUsPerRequest, perRoundRps: pairRatios },
+    const ratioOf = (side, s) => {
+      const perRound = [];
+      for (let round = 1; round <= options.rounds; round++) {
+        const [b, c] = ['baseline', side].map((name) => rounds.find((r) => r.round === round && r.side === name));
+        perRound.push(c.rps / b.rps);
+      }
+      return { rps: s.rps / baseline.rps, rpsMedianOfRounds: median(perRound), p50: s.p50 / baseline.p50, p99: s.p99 / baseline.p99, cpuPerRequest: s.cpuUsPerRequest / baseline.cpuUsPerRequest, perRoundRps: perRound };
     };
+    result.summary = { baseline, candidate, ratio: ratioOf('candidate', candidate) };
+    if (scenario.hop) {
+      result.summary.hop = summarize(rounds, 'hop');
+      result.summary.hopRatio = ratioOf('hop', result.summary.hop);
+    }
     result.client = rounds[0]?.client;
   } catch (error) {
     invalidReasons.push(error instanceof Error ? error.message : String(error));
     result.failed = true;
   } finally {
-    for (const child of started.reverse()) {
-      await child.stop().catch((error) => invalidReasons.push(`stop: ${error.message}`));
-    }
-    if (fixture) await scenario.teardown(fixture).catch((error) => invalidReasons.push(`teardown: ${error.message}`));
+    await stopAndTearDown(started, scenario, fixture, (reason) => invalidReasons.push(reason));
   }
   result.rounds = rounds.map(({ round, side, client: _c, ...r }) => ({ round, side, ...r }));
-  result.valid = invalidReasons.length === 0 && rounds.length === 2 * options.rounds;
+  result.valid = invalidReasons.length === 0 && rounds.length === sideNames.length * options.rounds;
   result.invalidReasons = invalidReasons;
   return result;
 }

@@ -3,7 +3,9 @@
  * `{ type: 'start', module, fixture }` over IPC; this imports `module`, awaits its
  * `start(fixture) → { url, close() }` and answers `{ type: 'ready', url }`. `{ type: 'stop' }`
  * closes the server and exits 0; `{ type: 'cpu' }` is answered with this process's
- * `process.cpuUsage()` (µs of user and system time), which the runner samples around each round.
+ * `process.cpuUsage()` (µs of user and system time), which the runner samples around each round;
+ * `{ type: 'usage' }` with `process.resourceUsage()` (its `maxRSS`, KiB, is the peak resident set
+ * of this process so far: the job runner's per-process peak memory).
  * Invariant: the child never outlives the parent — when the IPC
  * channel disconnects (parent exited or crashed) it closes what it can and exits.
  */
@@ -39,6 +41,8 @@ process.on('message', async (message) => {
     }
   } else if (message?.type === 'cpu') {
     process.send({ type: 'cpu', usage: process.cpuUsage() });
+  } else if (message?.type === 'usage') {
+    process.send({ type: 'usage', usage: process.resourceUsage(), rss: process.memoryUsage.rss() });
   } else if (message?.type === 'stop') {
     await stop(0);
   }

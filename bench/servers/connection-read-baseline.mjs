@@ -12,6 +12,7 @@
  * The pool has 10 connections, MikroORM's default in libs/persistence (createOrm poolMax).
  * The token rules are copied from apps/gateway/src/services/credential-format.ts and the status
  * rules from auth/auth.service.ts; error bodies are simplified (the benchmark checks only their status).
+ * The token parsing, hash check and `send` are exported for the other bare servers (stored-read-baseline.mjs).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -39,7 +40,7 @@ function queries(schema) {
 }
 
 /** `Bearer pt_…` → `{ token, lookupId }`, anything else undefined (→ 401). */
-function consumerKeyFrom(header) {
+export function consumerKeyFrom(header) {
   if (typeof header !== 'string') return undefined;
   const token = /^Bearer ([^\s]+)$/i.exec(header.trim())?.[1];
   if (!token || token.length > 128 || !token.startsWith('pt_')) return undefined;
@@ -47,12 +48,13 @@ function consumerKeyFrom(header) {
   return KEY_BODY.test(body) ? { token, lookupId: body.slice(0, 12) } : undefined;
 }
 
-function matches(token, storedHash) {
+/** SHA-256 of the presented token compared in constant time with the stored hash. */
+export function matches(token, storedHash) {
   const presented = createHash('sha256').update(token, 'utf8').digest();
   return storedHash.length === presented.length && timingSafeEqual(presented, storedHash);
 }
 
-function send(res, status, body) {
+export function send(res, status, body) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -4,32 +4,6 @@
  * `info` writing one access line per request to stdout (a log file here), metrics, request ids —
  * on the fixture's isolated schemas and NATS namespace (lib/gateway-fixture.mjs), listening on
  * 127.0.0.1 at a free port. Migrations were applied by the fixture; the start-up check finds none.
+ * The start-up itself is context-service.mjs's, shared with the other services.
  */
-import { createBus } from '@switchyard/messaging';
-import { startGateway } from '@switchyard/gateway';
-
-export async function start(fixture) {
-  const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-gateway', namespace: fixture.namespace });
-  let service;
-  try {
-    service = await startGateway({
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas.gateway,
-      allServiceSchemas: Object.values(fixture.schemas),
-      http: { port: 0, host: '127.0.0.1' },
-      gatewaySettings: { masterKey: fixture.masterKey, cursorSecret: fixture.cursorSecret },
-    });
-  } catch (error) {
-    await bus.close();
-    throw error;
-  }
-  return {
-    url: service.url,
-    async close() {
-      await service.close();
-      await bus.close();
-    },
-  };
-}
+export { start } from './context-service.mjs?service=gateway';

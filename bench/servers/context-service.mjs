@@ -1,0 +1,64 @@
+/**
+ * One Switchyard service as a benchmark child process (lib/child-server.mjs), chosen by the module
+ * URL's `?service=` (gateway, telemetry-ingest, directory, fault-feed, sync-orchestrator): the built
+ * app's own start function with its production defaults, on the fixture's isolated schema and NATS
+ * namespace (lib/gateway-fixture.mjs), migrating its schema on start, with its health listener on
+ * 127.0.0.1 at a free port and pino at `info` into the child's log file (the gateway's access log
+ * included: it is part of its real cost). The gateway gets the fixture's key material (servers/
+ * gateway.mjs is this module for the gateway, kept under its old name). The orchestrator runs its
+ * collectors against `fixture.support.simulator` (Samsara), with `fixture.orchestratorEnv` on top
+ * of the process environment (POLL_MS, LEASE_MS, COLLECTOR_CONCURRENCY, …).
+ * Invariant: one service per process, as deployed; the bus is closed after the service.
+ */
+import { createBus } from '@switchyard/messaging';
+
+const SERVICE = new URL(import.meta.url).searchParams.get('service');
+
+async function startFor(fixture, common) {
+  switch (SERVICE) {
+    case 'gateway':
+      return (await import('@switchyard/gateway')).startGateway({ ...common, gatewaySettings: { masterKey: fixture.masterKey, cursorSecret: fixture.cursorSecret } });
+    case 'telemetry-ingest':
+      return (await import('@switchyard/telemetry-ingest')).startTelemetryIngest(common);
+    case 'directory':
+      return (await import('@switchyard/directory')).startDirectory(common);
+    case 'fault-feed':
+      return (await import('@switchyard/fault-feed')).startFaultFeed(common);
+    case 'sync-orchestrator':
+      return (await import('@switchyard/sync-orchestrator')).startSyncOrchestrator({
+        ...common,
+        providerBaseUrls: { samsara: fixture.support.simulator },
+        collectors: true,
+        env: { ...process.env, ...fixture.orchestratorEnv },
+      });
+    default:
+      throw new Error(`unknown service "${SERVICE}" (use ?service=gateway|telemetry-ingest|directory|fault-feed|sync-orchestrator)`);
+  }
+}
+
+export async function start(fixture) {
+  const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: `bench-${SERVICE}`, namespace: fixture.namespace });
+  let service;
+  try {
+    service = await startFor(fixture, {
+      databaseUrl: fixture.databaseUrl,
+      bus,
+      environment: 'sandbox',
+      schema: fixture.schemas[SERVICE],
+      allServiceSchemas: Object.values(fixture.schemas),
+      migrateOnStart: true,
+      logLevel: 'info',
+      http: { port: 0, host: '127.0.0.1' },
+    });
+  } catch (error) {
+    await bus.close();
+    throw error;
+  }
+  return {
+    url: service.url,
+    async close() {
+      await service.close();
+      await bus.close();
+    },
+  };
+}

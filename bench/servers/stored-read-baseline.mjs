@@ -1,0 +1,227 @@
+/**
+ * Bare `node:http` servers for the stored-read scenarios (trips-page, vehicle-read), chosen by the
+ * module URL's `?via=`:
+ * - `via=sql` (the **baseline**): consumer-key + grant lookup and token check (the SQL and rules of
+ *   connection-read-baseline.mjs), then the directory's own statements run here over `pg` (pool of
+ *   10): for a trips page the horizon snapshot, the dataset status, the completed-units count, the
+ *   connection's configuration and the keyset page (limit + 1), exactly as
+ *   apps/directory/src/db/repositories/{trips-read,dataset-status}.repository.ts and
+ *   ConnectionConfigStore write them (copied text; MikroORM's `?` → `$n` bind parameters); for one
+ *   vehicle `byId`, the configuration and the vehicles and groups dataset statuses
+ *   (vehicles-read.service.ts `get`). The JSON is shaped by the directory's own mappers (`tripOf`,
+ *   `expandedVehicle`, `deriveDatasetStatus`, exported by @switchyard/directory for this) and the
+ *   gateway's page frame; a trips page's `next` is an HMAC-signed {h, p} (the gateway's cursor also
+ *   binds key, route and filters and carries an expiry: same kind of work, not the same bytes).
+ *   No Nest, no MikroORM, no zod, no logging, no metrics.
+ * - `via=nats` (the **hop** side): the same authentication over `pg`, then the directory's RPC
+ *   (`directory.read.trips.list` / `directory.read.vehicles.get`) over NATS to the directory
+ *   child process, exactly the payload the gateway's controller sends, and the same frame. Against
+ *   the baseline it adds the NATS round trip plus the directory service's own path (serveRpc, zod
+ *   on both ends, MikroORM); against the gateway it lacks only the gateway's framework.
+ * Visibility: the seeded connection has no include/exclude lists or status filter, so every row is
+ * visible; the baseline checks the configuration exists (no configuration → empty page / 404) and
+ * otherwise does not evaluate rules (vehicleVisibility on an empty rule set is 'visible').
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import pg from 'pg';
+import { consumerKeyFrom, matches, send } from './connection-read-baseline.mjs';
+
+const VIA = new URL(import.meta.url).searchParams.get('via');
+const POOL_MAX = 10;
+/** Results byte budget: the 4 MiB response limit less the frame (read-query.ts resultsByteBudget); a 100-trip page is ~40 KB, far below. */
+const MAX_BYTES = 4_194_304 - 16_384;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const TRIPS = /^\/v1\/connections\/([^/?#]+)\/trips\/?(?:\?(.*))?$/;
+const VEHICLE = /^\/v1\/connections\/([^/?#]+)\/vehicles\/([^/?#]+)\/?(?:\?.*)?$/;
+const VEHICLE_ID = /^vcl_[0-9A-Za-z]{26}$/;
+const iso = (column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const keySql = (column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+function queries(schemas) {
+  const q = (schema) => (table) => `"${schema.replaceAll('"', '""')}"."${table}"`;
+  const g = q(schemas.gateway);
+  const t = q(schemas.directory);
+  const vehicleJson = (v) =>
+    `json_build_object('id', ${v}.id, 'source_id', ${v}.source_id, 'provider', ${v}.provider, 'status', ${v}.status, 'name', ${v}.name, 'vin', ${v}.vin,
+     'metadata', ${v}.metadata, 'added_at', ${iso(`${v}.first_seen_at`)}, 'modified_at', ${iso(`${v}.modified_at`)}, 'fetched_at', ${iso(`${v}.fetched_at`)})`;
+  const driverJson = (d) =>
+    `json_build_object('id', ${d}.id, 'source_id', ${d}.source_id, 'provider', ${d}.provider, 'status', ${d}.status, 'fields', ${d}.fields,
+     'added_at', ${iso(`${d}.first_seen_at`)}, 'modified_at', ${iso(`${d}.modified_at`)})`;
+  return {
+    consumerKey: `select k.id, k.secret_hash, k.revoked_at is not null as revoked, k.credential_version, g.permissions
+         from ${g('consumer_key')} k
+         left join ${g('consumer_grant')} g on g.consumer_key_id = k.id and g.connection_id = $1::uuid
+        where k.lookup_id = $2`,
+    horizon: 'select pg_current_snapshot()::text as snapshot',
+    datasetStatus: `select ${iso('p.last_fetched_at')} as fetched_at, ${iso('p.last_final_at')} as captured_at, ${iso('p.published_at')} as published_at,
+              coalesce(h.last_failure_at > h.last_success_at or (h.last_failure_at is not null and h.last_success_at is null), false) as failing,
+              h.last_error_code as error_code
+         from (select 1) as one
+         left join ${t('connection_publication')} p on p.connection_id = $1::uuid and p.kind = $2
+         left join ${t('connection_health')} h on h.connection_id = $3::uuid and h.scope = 'core'`,
+    completedUnits: `select count(distinct unit_id)::int as n from ${t('ingest_batch')}
+        where connection_id = $1::uuid and kind = 'trips' and status = 'committed' and (receipt->>'final')::boolean`,
+    config: `select config from ${t('connection_config')} where connection_id = $1::uuid`,
+    // TripsReadRepository.page with expand = {vehicle: false, driver: false}, no window, no id lists.
+    tripPage: `select t.id, t.source_id, t.provider, t.vehicle_id, t.vehicle_source_id, v.id is not null as vehicle_stored, v.status as vehicle_status, v.metadata->'status'->>'status' as vehicle_status_cell, t.driver_id,
+              ${iso('t.started_at')} as started_at, ${keySql('t.started_at')} as started_key, ${iso('t.ended_at')} as ended_at, t.duration_ms::float8 as duration_ms, t.distance_km,
+              t.start_location, t.end_location, ${iso('t.first_seen_at')} as added_at, ${iso('t.modified_at')} as modified_at,
+              case when $1::boolean and v.id is not null then ${vehicleJson('v')} end as vehicle,
+              case when d.id is not null then ${driverJson('d')} end as driver
+         from ${t('trip')} t
+         left join ${t('vehicle')} v on v.id = t.vehicle_id
+         left join ${t('driver')} d on $2::boolean and d.id = t.driver_id
+        where t.connection_id = $3::uuid and pg_visible_in_snapshot(t.created_xid::text::xid8, $4::pg_snapshot)
+        order by t.started_at, t.id limit $5`,
+    // VehiclesReadRepository.byId
+    vehicle: `select v.id, v.source_id, v.provider, v.status, v.name, v.vin, v.metadata,
+              ${iso('v.first_seen_at')} as added_at, ${iso('v.modified_at')} as modified_at,
+              ${iso('v.fetched_at')} as fetched_at, ${iso('v.last_seen_at')} as last_seen_at
+         from ${t('vehicle')} v where v.id = $1 and v.connection_id = $2::uuid`,
+  };
+}
+
+const fail = (res, status, code) => send(res, status, { error: code });
+
+const pageStatus = (s) => (s.status === 'stale' ? { ...s, status: 'available' } : s);
+
+/** The gateway's TripPage frame (trips.controller.ts list) around a directory ListTrips reply. */
+function tripPage(reply, secret) {
+  const { dataset, coverage, trips } = reply;
+  const next = reply.hasMore && reply.next ? signCursor(secret, { h: reply.horizon, p: reply.next }) : undefined;
+  return { status: dataset.status, retrieval: 'stored', results: trips, ...(next ? { next } : {}), coverage, publishedAt: dataset.publishedAt, errorCode: dataset.errorCode };
+}
+
+/** HMAC-SHA256 over base64url JSON: the stand-in for the gateway's signed cursor (same kind of work). */
+export function signCursor(secret, value) {
+  const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${payload}.${createHmac('sha256', secret).update(payload).digest('base64url')}`;
+}
+
+/** TripsReadService.list and VehiclesReadService.get over bare pg (no visibility rules configured: see header). */
+function sqlDirectory(pool, sql, mappers) {
+  const status = async (connectionId, kind) => mappers.deriveDatasetStatus((await pool.query(sql.datasetStatus, [connectionId, kind, connectionId])).rows[0], Date.now());
+  const configured = async (connectionId) => (await pool.query(sql.config, [connectionId])).rows.length > 0;
+  return {
+    async trips(connectionId, limit) {
+      const horizon = (await pool.query(sql.horizon)).rows[0].snapshot;
+      const [dataset, units, hasConfig] = await Promise.all([status(connectionId, 'trips'), pool.query(sql.completedUnits, [connectionId]), configured(connectionId)]);
+      const coverage = { completedUnits: units.rows[0]?.n ?? 0, selection: 'completed_trips_started_in_window', completeness: 'not_established' };
+      if (!hasConfig) return { dataset: pageStatus(dataset), horizon, hasMore: false, trips: [], coverage };
+      const expand = { vehicle: false, driver: false };
+      const ctx = { connectionId, expand, directoryFetchedAt: null, visibility: 'visible' };
+      const rows = (await pool.query(sql.tripPage, [false, false, connectionId, horizon, limit + 1])).rows;
+      const trips = [];
+      let bytes = 2;
+      let hasMore = false;
+      let next;
+      for (const row of rows) {
+        const trip = mappers.tripOf(row, ctx);
+        const size = Buffer.byteLength(JSON.stringify(trip)) + (trips.length > 0 ? 1 : 0);
+        if (trips.length === limit || (trips.length > 0 && bytes + size > MAX_BYTES)) {
+          hasMore = true;
+          break;
+        }
+        trips.push(trip);
+        bytes += size;
+        next = { startedAt: row.started_key, id: row.id };
+      }
+      return { dataset: pageStatus(dataset), horizon, hasMore, trips, coverage, ...(hasMore ? { next } : {}) };
+    },
+    async vehicle(connectionId, vehicleId) {
+      const [row, hasConfig, , groups] = await Promise.all([
+        pool.query(sql.vehicle, [vehicleId, connectionId]).then((r) => r.rows[0]),
+        configured(connectionId),
+        status(connectionId, 'vehicles'),
+        status(connectionId, 'groups'),
+      ]);
+      return row && hasConfig ? mappers.expandedVehicle(row, { connectionId, visibility: 'visible', directoryFetchedAt: groups.fetchedAt }) : undefined;
+    },
+  };
+}
+
+/** The same two reads as the gateway asks them of the directory over NATS. */
+function natsDirectory(bus, rpcs) {
+  return {
+    trips: (connectionId, limit) => bus.request(rpcs.trips.list, { connectionId, limit, maxBytes: MAX_BYTES, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false } }),
+    async vehicle(connectionId, vehicleId) {
+      try {
+        return (await bus.request(rpcs.vehicles.get, { connectionId, vehicleId, expand: { groups: false } })).vehicle;
+      } catch (error) {
+        if (error?.code === 'not_found') return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+async function directoryFor(fixture, pool) {
+  if (VIA === 'sql') {
+    const { tripOf, expandedVehicle, deriveDatasetStatus } = await import('@switchyard/directory');
+    return { directory: sqlDirectory(pool, queries(fixture.schemas), { tripOf, expandedVehicle, deriveDatasetStatus }), close: async () => undefined };
+  }
+  if (VIA === 'nats') {
+    const { createBus, DIRECTORY_TRIPS_RPCS, DIRECTORY_VEHICLES_RPCS } = await import('@switchyard/messaging');
+    const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-read-hop', namespace: fixture.namespace });
+    return { directory: natsDirectory(bus, { trips: DIRECTORY_TRIPS_RPCS, vehicles: DIRECTORY_VEHICLES_RPCS }), close: () => bus.close() };
+  }
+  throw new Error(`unknown via "${VIA}" (use ?via=sql|nats)`);
+}
+
+export async function start(fixture) {
+  const pool = new pg.Pool({ connectionString: fixture.databaseUrl, max: POOL_MAX });
+  const sql = queries(fixture.schemas);
+  const { directory, close } = await directoryFor(fixture, pool);
+
+  async function authorized(req, res, connectionId) {
+    const key = consumerKeyFrom(req.headers.authorization);
+    if (!key) return fail(res, 401, 'unauthorized');
+    const valid = UUID.test(connectionId);
+    const row = (await pool.query(sql.consumerKey, [valid ? connectionId : null, key.lookupId])).rows[0];
+    if (!row || !matches(key.token, row.secret_hash) || row.revoked) return fail(res, 401, 'unauthorized');
+    if (!valid || !row.permissions?.includes('read')) return fail(res, 404, 'not_found');
+    return true;
+  }
+
+  async function handle(req, res) {
+    const url = req.method === 'GET' ? (req.url ?? '') : '';
+    const trips = TRIPS.exec(url);
+    const vehicle = trips ? null : VEHICLE.exec(url);
+    if (!trips && !vehicle) return fail(res, 404, 'not_found');
+    const connectionId = decodeURIComponent((trips ?? vehicle)[1]);
+    if ((await authorized(req, res, connectionId)) !== true) return;
+    if (trips) {
+      const limit = Number(new URLSearchParams(trips[2] ?? '').get('limit') ?? 100);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return fail(res, 400, 'invalid_query');
+      return send(res, 200, tripPage(await directory.trips(connectionId, limit), fixture.cursorSecret));
+    }
+    const vehicleId = decodeURIComponent(vehicle[2]);
+    if (!VEHICLE_ID.test(vehicleId)) return fail(res, 400, 'invalid_path');
+    const found = await directory.vehicle(connectionId, vehicleId);
+    return found ? send(res, 200, found) : fail(res, 404, 'not_found');
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      console.error('stored-read server request failed:', error.message);
+      // As the gateway's error filter: a slow or absent context is 503, anything else 500.
+      const unavailable = error?.name === 'BusTimeoutError' || error?.name === 'BusUnavailableError';
+      if (!res.headersSent) fail(res, unavailable ? 503 : 500, unavailable ? 'service_unavailable' : 'internal_error');
+      else res.destroy();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve()));
+      await close();
+      await pool.end();
+    },
+  };
+}
