@@ -22,6 +22,13 @@ export const gatewayEnvSchema = baseEnvSchema
     }
   });
 
+/**
+ * Default of METRICS_PORT, the gateway's internal port for /metrics (and /healthz, /readyz): the
+ * OpenTelemetry Prometheus exporter's conventional port, clear of PORT 3000, the contexts'
+ * 3101-3105, the simulators' 4101-4103 and the embedded PostgreSQL's 54329.
+ */
+export const GATEWAY_METRICS_PORT = 9464;
+
 export type GatewayEnv = z.output<typeof gatewayEnvSchema>;
 
 /** What the gateway module needs beyond the shared runtime. */

@@ -47,6 +47,9 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
   return {
     ...options,
     http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
+    // The public port never serves /metrics: only an internal listener the caller names does
+    // (main.ts: METRICS_PORT), and without one it is served nowhere.
+    metrics: typeof options.metrics === 'object' ? options.metrics : 'none',
     providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
     fastify: { ...gatewayFastifyOptions, ...options.fastify },
     bodyParser: false,
@@ -54,6 +57,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
   };
 }
 
+export { GATEWAY_METRICS_PORT } from './config.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export { renderOpenApi } from './openapi/render.js';
 export { GatewayModule } from './app.module.js';

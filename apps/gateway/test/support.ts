@@ -34,6 +34,8 @@ import type { GatewaySettings } from '../src/config.js';
 
 export interface TestGateway {
   url: string;
+  /** The internal listener (/healthz, /readyz, /metrics), as main.ts opens on METRICS_PORT. */
+  internalUrl: string;
   service: RunningService;
   bus: MessageBus;
   namespace: string;
@@ -83,6 +85,7 @@ export async function startTestGateway(
       allServiceSchemas: Object.values(schemas),
       logger,
       http: { port: 0, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) },
+      metrics: { port: 0 },
       gatewaySettings: {
         masterKey,
         cursorSecret: randomBytes(32).toString('base64url'),
@@ -138,6 +141,7 @@ export async function startTestGateway(
   const orm = service.runtime.orm;
   return {
     url,
+    internalUrl: service.internalUrl!,
     service,
     bus,
     namespace,

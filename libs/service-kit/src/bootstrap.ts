@@ -1,9 +1,10 @@
 /**
  * Starting and stopping one service: connect its ORM to its own schema, apply migrations when
  * asked (under an advisory lock, so replicas may race), build the Nest app, listen when it has an
- * HTTP port. Shutdown is the reverse and never drops in-flight work: readiness turns false first,
- * Nest drains handlers (each handler drains its subscription in beforeApplicationShutdown), then
- * the ORM closes. The bus belongs to the caller (one process may host several services).
+ * HTTP port, and open the internal listener when /metrics must stay off the main one. Shutdown is
+ * the reverse and never drops in-flight work: readiness turns false first, Nest drains handlers
+ * (each handler drains its subscription in beforeApplicationShutdown), the internal listener
+ * closes, then the ORM. The bus belongs to the caller (one process may host several services).
  */
 import { randomUUID } from 'node:crypto';
 import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
@@ -11,6 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ALL_STREAMS, type MessageBus } from '@switchyard/messaging';
 import { createOrm, migrateUp, SERVICE_SCHEMAS, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
+import type { Registry } from 'prom-client';
 import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { RuntimeModule } from './runtime.module.js';
@@ -38,6 +40,13 @@ export interface StartOptions {
   logLevel?: string;
   /** HTTP listener; omit for none (health is then only reachable over the bus). */
   http?: { port: number; host?: string; bodyLimit?: number };
+  /**
+   * Where /metrics is served. 'main' (default): on the app beside /healthz and /readyz — a
+   * context, whose one port is internal. A listener: only on this second, internal app, which
+   * also answers /healthz and /readyz — the gateway, whose main port is public. 'none': nowhere.
+   * Either way the process keeps one registry, so the main app's counters are what is served.
+   */
+  metrics?: 'main' | 'none' | { port: number; host?: string };
   /** false: Nest registers no body parsers (the gateway installs its own, JSON only). */
   bodyParser?: boolean;
   /** Extra Fastify server options (e.g. the gateway's request-id generator). */
@@ -53,6 +62,8 @@ export interface RunningService {
   readonly app: NestFastifyApplication;
   /** Base URL when listening. */
   readonly url: string | undefined;
+  /** Base URL of the internal listener (/healthz, /readyz, /metrics) when `metrics` named one. */
+  readonly internalUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -76,6 +87,10 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     logger,
     state: { migrated: false, shuttingDown: false },
   };
+  const registry = createMetricsRegistry(def.service);
+  const metrics = options.metrics ?? 'main';
+  let app: NestFastifyApplication | undefined;
+  let internal: NestFastifyApplication | undefined;
   try {
     await options.bus.ensureStreams(ALL_STREAMS);
     if (options.migrateOnStart ?? true) {
@@ -93,10 +108,10 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     @Module({ providers: extra, exports: extra })
     class ServiceExtrasModule {}
 
-    @Module({ imports: [RuntimeModule.forRoot(runtime), ServiceExtrasModule, HealthModule.forRoot(createMetricsRegistry(def.service)), def.module] })
+    @Module({ imports: [RuntimeModule.forRoot(runtime), ServiceExtrasModule, HealthModule.forRoot(registry, { metrics: metrics === 'main' }), def.module] })
     class ServiceRootModule {}
 
-    const app = await NestFactory.create<NestFastifyApplication>(
+    app = await NestFactory.create<NestFastifyApplication>(
       ServiceRootModule,
       new FastifyAdapter({ bodyLimit: options.http?.bodyLimit ?? 1_048_576, trustProxy: false, ...options.fastify }),
       { logger: new NestPinoLogger(logger), bufferLogs: false, abortOnError: false, bodyParser: options.bodyParser ?? true },
@@ -104,25 +119,59 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     await options.configure?.(app, runtime);
     let url: string | undefined;
     if (options.http) {
-      await app.listen(options.http.port, options.http.host ?? '127.0.0.1');
-      url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      url = await listen(app, options.http);
     } else {
       await app.init();
     }
-    logger.info({ schema, url, bus: options.bus.kind }, `${def.service} started`);
+    let internalUrl: string | undefined;
+    if (typeof metrics === 'object') {
+      internal = await startInternalApp(runtime, registry, logger);
+      internalUrl = await listen(internal, metrics);
+    }
+    logger.info({ schema, url, internalUrl, bus: options.bus.kind }, `${def.service} started`);
+    const started = { app, internal };
     return {
       runtime,
       app,
       url,
+      internalUrl,
       async close() {
         runtime.state.shuttingDown = true;
-        await app.close();
+        try {
+          await started.app.close();
+        } finally {
+          // After the main app: metrics stay scrapable while in-flight requests finish.
+          await started.internal?.close();
+        }
         await orm.close(true);
         logger.info(`${def.service} stopped`);
       },
     };
   } catch (error) {
+    await internal?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
     await orm.close(true).catch(() => undefined);
     throw error;
   }
+}
+
+async function listen(app: NestFastifyApplication, http: { port: number; host?: string }): Promise<string> {
+  await app.listen(http.port, http.host ?? '127.0.0.1');
+  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+/**
+ * The internal listener: the same health and metrics controllers as every service, on the same
+ * runtime and registry, in an app of their own — nothing else of the service is reachable there.
+ */
+async function startInternalApp(runtime: ServiceRuntime, registry: Registry, logger: Logger): Promise<NestFastifyApplication> {
+  @Module({ imports: [RuntimeModule.forRoot(runtime), HealthModule.forRoot(registry)] })
+  class InternalRootModule {}
+
+  return NestFactory.create<NestFastifyApplication>(InternalRootModule, new FastifyAdapter({ trustProxy: false }), {
+    logger: new NestPinoLogger(logger),
+    bufferLogs: false,
+    abortOnError: false,
+    bodyParser: false,
+  });
 }

@@ -1,5 +1,7 @@
 /**
- * Liveness, readiness and Prometheus metrics, identical in every service.
+ * Liveness, readiness and Prometheus metrics, identical in every service. A context serves all three
+ * on its one (internal) port; the gateway serves /metrics only on a second, internal listener
+ * (bootstrap.ts, `metrics`), never on its public port.
  * Ready means: not shutting down, migrations applied, PostgreSQL answers `select 1` within 1 s,
  * and the bus connection is usable. Liveness only says the event loop runs.
  * With MIGRATE_ON_START=false the service starts with migrations possibly pending: readiness then
@@ -84,10 +86,7 @@ interface ReplyLike {
 @ApiExcludeController()
 @Controller()
 export class HealthController {
-  constructor(
-    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
-    @Inject(METRICS) private readonly registry: Registry,
-  ) {}
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
   @Get('healthz')
   @HttpCode(200)
@@ -100,6 +99,12 @@ export class HealthController {
     const report = await readiness(this.runtime);
     reply.status(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not_ready', ...report });
   }
+}
+
+@ApiExcludeController()
+@Controller()
+export class MetricsController {
+  constructor(@Inject(METRICS) private readonly registry: Registry) {}
 
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
@@ -110,7 +115,12 @@ export class HealthController {
 
 @Module({})
 export class HealthModule {
-  static forRoot(registry: Registry): DynamicModule {
-    return { module: HealthModule, controllers: [HealthController], providers: [{ provide: METRICS, useValue: registry }], exports: [METRICS] };
+  /**
+   * `metrics: false` leaves /metrics out of this app (the gateway's public port); the registry is
+   * still provided, so the app's own counters land in the one registry of the process.
+   */
+  static forRoot(registry: Registry, { metrics = true }: { metrics?: boolean } = {}): DynamicModule {
+    const controllers = metrics ? [HealthController, MetricsController] : [HealthController];
+    return { module: HealthModule, controllers, providers: [{ provide: METRICS, useValue: registry }], exports: [METRICS] };
   }
 }

@@ -17,6 +17,12 @@ export interface MainOptions {
   /** Which variable holds the HTTP port: PORT (gateway) or HEALTH_PORT (contexts). */
   portVariable: 'PORT' | 'HEALTH_PORT';
   defaultPort: number;
+  /**
+   * The gateway: /metrics (with /healthz and /readyz) on a separate internal port read from this
+   * variable, never on the public one; 0 serves /metrics nowhere. Contexts omit it: their one
+   * port is internal and serves /metrics itself.
+   */
+  metricsPort?: { variable: 'METRICS_PORT'; defaultPort: number };
   /** Defaults to startService(def, …); the gateway passes its own start function. */
   start?: (options: StartOptions) => Promise<RunningService>;
 }
@@ -32,14 +38,34 @@ export async function runMain(def: ServiceDefinition, options: MainOptions): Pro
   }
 }
 
-async function runService(def: ServiceDefinition, options: MainOptions): Promise<void> {
+export interface MainEnv {
+  env: z.output<typeof baseEnvSchema> & Record<string, unknown> & { HOST: string };
+  http: StartOptions['http'];
+  metrics: StartOptions['metrics'];
+}
+
+/** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
+export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'metricsPort'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
+  const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
   const env = loadConfig(
     baseEnvSchema.extend({
-      [options.portVariable]: z.coerce.number().int().min(0).max(65535).default(options.defaultPort),
+      [options.portVariable]: port(options.defaultPort),
+      ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
       HOST: z.string().default('0.0.0.0'),
     }),
-  ) as z.output<typeof baseEnvSchema> & Record<string, unknown> & { HOST: string };
-  const port = env[options.portVariable] as number;
+    source,
+  ) as MainEnv['env'];
+  const httpPort = env[options.portVariable] as number;
+  const http = httpPort > 0 ? { port: httpPort, host: env.HOST } : undefined;
+  if (!options.metricsPort) return { env, http, metrics: undefined };
+  const { variable } = options.metricsPort;
+  const metricsPort = env[variable] as number;
+  if (metricsPort > 0 && metricsPort === httpPort) throw new ConfigError([`${variable}: must differ from ${options.portVariable} (${httpPort})`]);
+  return { env, http, metrics: metricsPort > 0 ? { port: metricsPort, host: env.HOST } : 'none' };
+}
+
+async function runService(def: ServiceDefinition, options: MainOptions): Promise<void> {
+  const { env, http, metrics } = parseMainEnv(options);
   const logger = createLogger({ service: def.service, level: env.LOG_LEVEL });
   const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: def.service, namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true });
   const start = options.start ?? ((o: StartOptions) => startService(def, o));
@@ -50,7 +76,8 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
     environment: env.SWITCHYARD_ENV,
     migrateOnStart: env.MIGRATE_ON_START,
     logger,
-    http: port > 0 ? { port, host: env.HOST } : undefined,
+    http,
+    metrics,
   });
 
   let stopping = false;

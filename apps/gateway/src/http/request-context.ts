@@ -35,7 +35,7 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
     const seconds = reply.elapsedTime / 1000;
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     duration.observe({ method: req.method, route }, seconds);
-    if (route !== '/healthz' && route !== '/readyz' && route !== '/metrics') {
+    if (route !== '/healthz' && route !== '/readyz') {
       logger.info({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     }
     done();
