@@ -3,8 +3,10 @@
  * pinned Node, talked to only through its output, its credentials file, HTTP (with the real `curl`)
  * and signals. One scenario = first start (try-it block, one line naming the database and the bus,
  * credentials file 0600 with the documented shape, every printed curl line answering 200 with a
- * body the OpenAPI document accepts), SIGINT → exit 0, then a restart on the same data directory
- * that reuses the same credentials. Each infrastructure variant (local servers, embedded) runs it.
+ * body the OpenAPI document accepts, the printed metrics URL on its own port counting those
+ * requests while the API's port has no /metrics), SIGINT → exit 0, then a restart on the same data
+ * directory that reuses the same credentials. Each infrastructure variant (local servers,
+ * embedded) runs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -105,6 +107,21 @@ async function runCurlLines(block: string, curlHome: string, credentials: Creden
   return commands;
 }
 
+/**
+ * The printed metrics URL is the internal port, not the API's: Prometheus text that counts the
+ * requests the curl lines just made, while the API's port answers /metrics as an unknown route.
+ */
+async function checkMetricsLine(block: string, credentials: Credentials, metricsPort: string): Promise<void> {
+  const printed = /^│ Prometheus metrics \(internal port, not the API's\): (\S+)$/m.exec(block)?.[1];
+  expect(printed).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
+  const metrics = await fetch(printed ?? '');
+  expect(metrics.status).toBe(200);
+  expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  expect(await metrics.text()).toMatch(/^http_requests_total\{[^}]*method="GET"[^}]*route="\/v1\/catalog"[^}]*status="200"[^}]*\} [1-9]\d*$/m);
+  const open = await fetch(`${credentials.baseUrl}/metrics`);
+  expect({ status: open.status, body: await open.text() }).toEqual({ status: 404, body: JSON.stringify({ error: 'not_found' }) });
+}
+
 async function sigint(proc: NodeProcess): Promise<void> {
   proc.child.kill('SIGINT');
   expect(await proc.waitForExit(10_000)).toEqual({ code: 0, signal: null });
@@ -140,16 +157,18 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       }
     });
 
-    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir });
+    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), METRICS_PORT: String(await freePort()), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir });
 
     it('first start: names its database and bus, writes the credentials file, and every printed curl line answers 200', async () => {
-      const { proc, block } = await start(await envFor());
+      const env = await envFor();
+      const { proc, block } = await start(env);
       expect(usingLineOf(proc.stdout())).toMatch(scenario.usingLine(dataDir));
       const credentials = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
       expect(block).toContain(`${credentials.baseUrl}/v1/catalog`);
       expect(block).toContain(credentials.consumerKey);
       for (const connection of credentials.connections) expect(block).toContain(`/v1/connections/${connection.id}`);
       await runCurlLines(block, curlHome, credentials);
+      await checkMetricsLine(block, credentials, env.METRICS_PORT);
       first = { proc, block, credentials };
     });
 
@@ -160,7 +179,8 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
 
     it('a restart on the same data directory reuses the credentials, which still work', async () => {
       if (!first) throw new Error('the first start failed');
-      const { proc, block } = await start(await envFor());
+      const env = await envFor();
+      const { proc, block } = await start(env);
       const again = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
       expect(again.baseUrl).not.toBe(first.credentials.baseUrl);
       const withoutUrls = (c: Credentials) => ({
@@ -172,6 +192,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       // pino writes asynchronously: the line may land just after the block.
       await proc.waitForOutput(/"msg":"sandbox credentials reused"/, 5_000);
       await runCurlLines(block, curlHome, again);
+      await checkMetricsLine(block, again, env.METRICS_PORT);
       await sigint(proc);
     });
   });

@@ -1,7 +1,8 @@
 /**
  * The whole system in one process with sandbox data — the five contexts and the gateway sharing one
  * bus (NATS JetStream when there is one, else the in-process bus), each with its own ORM and
- * schema, the gateway listening on PORT, the sync-orchestrator pointed at the provider simulators.
+ * schema, the gateway listening on PORT (its /metrics on METRICS_PORT), the sync-orchestrator
+ * pointed at the provider simulators.
  * First start seeds the sandbox and writes the credentials file; every start logs one line naming
  * the database and the bus, and prints the "try it" block.
  * Invariant: stop() closes everything in reverse start order, then the bus, then the database,
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { startDirectory } from '@switchyard/directory';
 import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
-import { CredentialsAdmin, loadKeyMaterial, startGateway } from '@switchyard/gateway';
+import { CredentialsAdmin, GATEWAY_METRICS_PORT, loadKeyMaterial, startGateway } from '@switchyard/gateway';
 import { createLogger, type Logger, type RunningService } from '@switchyard/service-kit';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
@@ -69,7 +70,16 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
       started.push(await start(common));
     }
     const port = Number(env.PORT ?? 3000);
-    const gateway = await startGateway({ ...common, env, http: { port, host: env.HOST ?? '127.0.0.1' }, gatewaySettings: { masterKey: keys.masterKey, cursorSecret: keys.cursorSecret } });
+    const host = env.HOST ?? '127.0.0.1';
+    // As the deployed gateway: /metrics only on its internal port (0 = none), never on PORT.
+    const metricsPort = Number(env.METRICS_PORT ?? GATEWAY_METRICS_PORT);
+    const gateway = await startGateway({
+      ...common,
+      env,
+      http: { port, host },
+      metrics: metricsPort === 0 ? 'none' : { port: metricsPort, host },
+      gatewaySettings: { masterKey: keys.masterKey, cursorSecret: keys.cursorSecret },
+    });
     started.push(gateway);
     const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
     const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey, simulators.credentials);
@@ -78,7 +88,7 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     // data dir seeded before the orchestrator kept its grant projection.
     if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
     await untilSyncApiAnswers(credentials, logger);
-    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir))}\n`);
+    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl)}\n`);
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
   } catch (error) {
     await stopAll();

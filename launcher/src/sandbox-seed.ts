@@ -87,13 +87,15 @@ function write(file: string, credentials: SandboxCredentials) {
   chmodSync(file, 0o600);
 }
 
-export function tryItBlock(c: SandboxCredentials, credentialsFile: string): string {
+/** `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one. */
+export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string): string {
   const first = c.connections[0];
   const lines = [
     '',
     '┌ Switchyard sandbox is up',
     `│ credentials: ${credentialsFile} (mode 0600; secrets shown only there and below)`,
     `│ API reference: ${c.baseUrl}/docs   OpenAPI: ${c.baseUrl}/openapi.json`,
+    ...(internalUrl ? [`│ Prometheus metrics (internal port, not the API's): ${internalUrl}/metrics`] : []),
     '│',
     '│ Try it:',
     `│   curl -s ${c.baseUrl}/v1/catalog -H 'Authorization: Bearer ${c.consumerKey}'`,

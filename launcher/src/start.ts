@@ -3,10 +3,11 @@
  * only re-exports it. SIGINT/SIGTERM stop everything and exit 0 (1 if stopping failed); a second
  * signal exits at once.
  *
- * Environment (docs/configuration.md): DATABASE_URL, NATS_URL, NATS_NAMESPACE, PORT (3000), HOST
- * (127.0.0.1), LOG_LEVEL, SWITCHYARD_DATA_DIR (./.switchyard), EMBEDDED_PG_PORT (54329), and
- * SWITCHYARD_EMBEDDED=true, which skips DATABASE_URL/NATS_URL and the local probes and forces an
- * embedded PostgreSQL 15 (data in `<data dir>/pg`, on EMBEDDED_PG_PORT) with the in-process bus.
+ * Environment (docs/configuration.md): DATABASE_URL, NATS_URL, NATS_NAMESPACE, PORT (3000),
+ * METRICS_PORT (9464; 0 = no /metrics), HOST (127.0.0.1), LOG_LEVEL, SWITCHYARD_DATA_DIR
+ * (./.switchyard), EMBEDDED_PG_PORT (54329), and SWITCHYARD_EMBEDDED=true, which skips
+ * DATABASE_URL/NATS_URL and the local probes and forces an embedded PostgreSQL 15 (data in
+ * `<data dir>/pg`, on EMBEDDED_PG_PORT) with the in-process bus.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
