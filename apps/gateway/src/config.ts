@@ -5,10 +5,13 @@
 import { baseEnvSchema } from '@switchyard/service-kit';
 import { z } from 'zod';
 
+/** The gateway binds loopback unless HOST says otherwise, so a laptop run is not exposed (images set 0.0.0.0). */
+export const GATEWAY_HOST = '127.0.0.1';
+
 export const gatewayEnvSchema = baseEnvSchema
   .extend({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().default('127.0.0.1'),
+    HOST: z.string().default(GATEWAY_HOST),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
     SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),

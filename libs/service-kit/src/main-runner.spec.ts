@@ -2,12 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from './config.js';
 import { parseMainEnv } from './main-runner.js';
 
-const gateway = { portVariable: 'PORT', defaultPort: 3000, metricsPort: { variable: 'METRICS_PORT', defaultPort: 9464 } } as const;
+const gateway = { portVariable: 'PORT', defaultPort: 3000, defaultHost: '127.0.0.1', metricsPort: { variable: 'METRICS_PORT', defaultPort: 9464 } } as const;
 const context = { portVariable: 'HEALTH_PORT', defaultPort: 3102 } as const;
 
 describe('parseMainEnv', () => {
   it('gateway: /metrics on the internal METRICS_PORT, default 9464, on the same HOST as the public port', () => {
-    expect(parseMainEnv(gateway, {})).toMatchObject({ http: { port: 3000, host: '0.0.0.0' }, metrics: { port: 9464, host: '0.0.0.0' } });
+    // Loopback unless HOST says otherwise (the images set HOST=0.0.0.0).
+    expect(parseMainEnv(gateway, {})).toMatchObject({ http: { port: 3000, host: '127.0.0.1' }, metrics: { port: 9464, host: '127.0.0.1' } });
     expect(parseMainEnv(gateway, { PORT: '8000', METRICS_PORT: '9100', HOST: '10.0.0.5' })).toMatchObject({
       http: { port: 8000, host: '10.0.0.5' },
       metrics: { port: 9100, host: '10.0.0.5' },
@@ -36,7 +37,7 @@ describe('parseMainEnv', () => {
   });
 
   it('context: its one port serves /metrics (no METRICS_PORT read), 0 disables it', () => {
-    expect(parseMainEnv(context, { METRICS_PORT: 'ignored' })).toMatchObject({ http: { port: 3102 }, metrics: undefined });
+    expect(parseMainEnv(context, { METRICS_PORT: 'ignored' })).toMatchObject({ http: { port: 3102, host: '0.0.0.0' }, metrics: undefined });
     expect(parseMainEnv(context, { HEALTH_PORT: '0' })).toMatchObject({ http: undefined, metrics: undefined });
   });
 });

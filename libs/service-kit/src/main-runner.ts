@@ -17,6 +17,8 @@ export interface MainOptions {
   /** Which variable holds the HTTP port: PORT (gateway) or HEALTH_PORT (contexts). */
   portVariable: 'PORT' | 'HEALTH_PORT';
   defaultPort: number;
+  /** Interface bound when HOST is unset: the gateway's loopback, a context's every interface. */
+  defaultHost?: string;
   /**
    * The gateway: /metrics (with /healthz and /readyz) on a separate internal port read from this
    * variable, never on the public one; 0 serves /metrics nowhere. Contexts omit it: their one
@@ -45,13 +47,13 @@ export interface MainEnv {
 }
 
 /** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
-export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'metricsPort'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
+export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHost' | 'metricsPort'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
   const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
   const env = loadConfig(
     baseEnvSchema.extend({
       [options.portVariable]: port(options.defaultPort),
       ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
-      HOST: z.string().default('0.0.0.0'),
+      HOST: z.string().default(options.defaultHost ?? '0.0.0.0'),
     }),
     source,
   ) as MainEnv['env'];
