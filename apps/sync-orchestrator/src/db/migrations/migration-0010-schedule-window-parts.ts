@@ -4,7 +4,9 @@
  * so the scheduler sees the window as open while any part is and covers it again when any part
  * failed. `last_sync_id` stays the first part, written with it: a row whose `last_sync_ids` does
  * not contain `last_sync_id` (written before this migration, or by a process of the previous
- * version during a rolling deploy) is read as the one-run window `[last_sync_id]`.
+ * version during a rolling deploy) is read as the one-run window `[last_sync_id]`. A process of the
+ * previous version reads only `last_sync_id`, so during the deploy it may start the next window
+ * while a later part of a split window is still open: two windows in flight, never a unit lost.
  * Additive: one nullable column.
  */
 import { SchemaMigration } from '@switchyard/persistence';
