@@ -20,7 +20,10 @@
  * - a window whose plan is over the run limit (lowered here to SCHEDULE_RUN_MAX_UNITS=10 instead of
  *   approving 10,000 units' worth of vehicles; the production default is the 10,000-unit plan
  *   limit) is created as several runs: every approved unit planned once, each run within the
- *   limit, all completed, and the next window created only after the last part settled.
+ *   limit, all completed, and the next window created only after the last part settled;
+ * - the next window is skipped (`previous_run_open`) while ANY part of the last window is open —
+ *   the last part alone, set back by hand — and a schedule row from before migration 0010 (no
+ *   parts column) is read as the one-run window of `last_sync_id`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -60,6 +63,7 @@ interface Schedule {
   last_decision: string | null;
   last_decided_at: string | null;
   last_sync_id: string | null;
+  last_sync_ids: string[] | null;
 }
 
 const iso = (column: string, alias = column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${alias}`;
@@ -74,7 +78,7 @@ async function scheduledRuns(): Promise<Run[]> {
 }
 
 async function schedule(): Promise<Schedule | undefined> {
-  const [row] = await sql<Schedule>(orchestrators[0]!, `select last_decision, ${iso('last_decided_at')}, last_sync_id from "${syncSchema}".sync_schedule where connection_id = ?::uuid`, [
+  const [row] = await sql<Schedule>(orchestrators[0]!, `select last_decision, ${iso('last_decided_at')}, last_sync_id, last_sync_ids from "${syncSchema}".sync_schedule where connection_id = ?::uuid`, [
     connectionId,
   ]);
   return row;
@@ -112,6 +116,28 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   const parsed: unknown = await res.json();
   expectValidResponse(openApi, { method, path: path.split('?')[0]!, status: res.status, body: parsed, contentType: res.headers.get('content-type') ?? '' });
   return { status: res.status, body: parsed };
+}
+
+/**
+ * Makes the connection's window due, lets both schedulers tick, and holds the schedule back again
+ * (an hour ahead) so the loops decide nothing more until the next call; returns the decision.
+ */
+async function decideNow(): Promise<Schedule> {
+  const before = await dbNow();
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
+  await Promise.all(orchestrators.map((o) => o.app.get(CollectionScheduler).tick()));
+  await holdSchedule();
+  const row = (await schedule())!;
+  expect(Date.parse(row.last_decided_at!)).toBeGreaterThanOrEqual(Date.parse(before));
+  return row;
+}
+
+async function holdSchedule(): Promise<void> {
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() + interval '1 hour' where connection_id = ?::uuid`, [connectionId]);
+}
+
+async function setStatus(syncId: string, status: string): Promise<void> {
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync set status = ? where id = ?`, [status, syncId]);
 }
 
 /** Scheduled runs grouped by window: the runs (parts) one decision created share its requestedAt, in plan (id) order. */
@@ -382,4 +408,36 @@ describe('scheduled collection', () => {
     expect(next!.every((r) => r.start_from === end)).toBe(true);
     expectContiguous(await scheduledRuns());
   }, 120_000);
+
+  it('skips the next window while any part of the last one is open, and reads a schedule row without parts as a one-run window', async () => {
+    await holdSchedule();
+    // The last window: all its parts, in plan order, settled.
+    let parts: Run[] = [];
+    await pollUntil(
+      async () => {
+        const row = await schedule();
+        parts = (await scheduledRuns()).filter((r) => row?.last_sync_ids?.includes(r.id));
+        return parts.length === row?.last_sync_ids?.length && parts.every((r) => r.status === 'completed');
+      },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the last window settled' },
+    );
+    expect(parts).toHaveLength(3);
+    expect((await schedule())!.last_sync_id).toBe(parts[0]!.id);
+    // Only the LAST part open (put back by hand: a slow provider would keep every part open, which a check of the first part alone would pass too).
+    await setStatus(parts[2]!.id, 'in_progress');
+    expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: parts.map((r) => r.id) });
+    // A row written before migration 0010 (no parts column): the window is its one run, last_sync_id.
+    await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set last_sync_ids = null where connection_id = ?::uuid`, [connectionId]);
+    await setStatus(parts[2]!.id, 'completed');
+    await setStatus(parts[0]!.id, 'in_progress');
+    expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: null });
+    // All settled: the next window is created, starting where the window ended.
+    await setStatus(parts[0]!.id, 'completed');
+    const created = await decideNow();
+    expect(created.last_decision).toBe('created');
+    const next = (await scheduledRuns()).filter((r) => created.last_sync_ids!.includes(r.id));
+    expect(next.map((r) => r.id)).toEqual(created.last_sync_ids);
+    expect(next[0]!.id).toBe(created.last_sync_id);
+    expect(next.every((r) => r.start_from === parts[0]!.interval_end)).toBe(true);
+  }, 60_000);
 });
