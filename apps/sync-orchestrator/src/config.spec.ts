@@ -17,10 +17,24 @@ describe('loadSyncOrchestratorSettings', () => {
   });
 
   it('schedules every five minutes by default, looking back one window first, and lets the start option win over SCHEDULER_ENABLED', () => {
-    expect(loadSyncOrchestratorSettings({}).scheduler).toEqual({ enabled: false, windowMs: 300_000, tickMs: 5_000, firstLookbackMs: 300_000, maxCatchUpMs: 86_400_000 });
+    expect(loadSyncOrchestratorSettings({}).scheduler).toEqual({
+      enabled: false,
+      windowMs: 300_000,
+      tickMs: 5_000,
+      firstLookbackMs: 300_000,
+      maxCatchUpMs: 86_400_000,
+      runLimits: { maxUnits: 10_000, maxBytes: 4 * 1024 * 1024 },
+    });
     const settings = loadSyncOrchestratorSettings({ SCHEDULER_ENABLED: 'true', SCHEDULE_WINDOW_MS: '2000', SCHEDULE_FIRST_LOOKBACK_MS: '60000' }, { scheduler: false });
     expect(settings.scheduler).toMatchObject({ enabled: false, windowMs: 2_000, firstLookbackMs: 60_000 });
     expect(() => loadSyncOrchestratorSettings({ SCHEDULE_WINDOW_MS: '10' })).toThrow(ConfigError);
+  });
+
+  it('lets scheduled runs be smaller than the plan limit, never larger', () => {
+    expect(loadSyncOrchestratorSettings({ SCHEDULE_RUN_MAX_UNITS: '12', SCHEDULE_RUN_MAX_BYTES: '65536' }).scheduler.runLimits).toEqual({ maxUnits: 12, maxBytes: 65_536 });
+    expect(() => loadSyncOrchestratorSettings({ SCHEDULE_RUN_MAX_UNITS: '10001' })).toThrow(ConfigError);
+    expect(() => loadSyncOrchestratorSettings({ SCHEDULE_RUN_MAX_BYTES: String(4 * 1024 * 1024 + 1) })).toThrow(ConfigError);
+    expect(() => loadSyncOrchestratorSettings({ SCHEDULE_RUN_MAX_UNITS: '0' })).toThrow(ConfigError);
   });
 
   it('names every bad variable in one error', () => {

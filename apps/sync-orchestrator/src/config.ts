@@ -5,6 +5,7 @@
  * simulators through `StartSyncOrchestratorOptions.providerBaseUrls`, which wins over the
  * environment.
  */
+import { SYNC_PLAN } from '@switchyard/contracts';
 import type { Provider } from '@switchyard/domain';
 import { baseEnvSchema, loadConfig } from '@switchyard/service-kit';
 import { z } from 'zod';
@@ -75,6 +76,13 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   SCHEDULE_FIRST_LOOKBACK_MS: z.coerce.number().int().min(1_000).max(2_592_000_000).optional(),
   /** No scheduled run starts earlier than this before now (catching up after a pause or failures). */
   SCHEDULE_MAX_CATCH_UP_MS: z.coerce.number().int().min(1_000).max(2_592_000_000).default(86_400_000),
+  /**
+   * Most units of one scheduled run: a window whose plan is larger is split into several runs
+   * (decision 0009). At most the plan limit of spec 4.1 rule 8 (10,000), which is the default.
+   */
+  SCHEDULE_RUN_MAX_UNITS: z.coerce.number().int().min(1).max(SYNC_PLAN.maxUnits).default(SYNC_PLAN.maxUnits),
+  /** Most serialized plan bytes of one scheduled run, like SCHEDULE_RUN_MAX_UNITS; at most and by default 4 MiB. */
+  SCHEDULE_RUN_MAX_BYTES: z.coerce.number().int().min(1_024).max(SYNC_PLAN.maxBytes).default(SYNC_PLAN.maxBytes),
 });
 
 export type SyncOrchestratorEnv = z.output<typeof syncOrchestratorEnvSchema>;
@@ -95,6 +103,8 @@ export interface SchedulerSettings {
   tickMs: number;
   firstLookbackMs: number;
   maxCatchUpMs: number;
+  /** Limits of one scheduled run; a window over them is split into several runs. */
+  runLimits: { maxUnits: number; maxBytes: number };
 }
 
 export interface CollectorSettings {
@@ -138,6 +148,7 @@ export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: 
       tickMs: parsed.SCHEDULER_TICK_MS,
       firstLookbackMs: parsed.SCHEDULE_FIRST_LOOKBACK_MS ?? parsed.SCHEDULE_WINDOW_MS,
       maxCatchUpMs: parsed.SCHEDULE_MAX_CATCH_UP_MS,
+      runLimits: { maxUnits: parsed.SCHEDULE_RUN_MAX_UNITS, maxBytes: parsed.SCHEDULE_RUN_MAX_BYTES },
     },
   };
 }

@@ -16,7 +16,14 @@
  *   keep answering; after unpausing, the next run covers the stopped run's interval again;
  * - with signals selected, a scheduled run also collects latest and history telemetry of the
  *   selected metric and the faults of the approved vehicle, receipted by telemetry-ingest and
- *   fault-feed (one vehicle, odometer and faults).
+ *   fault-feed (one vehicle, odometer and faults);
+ * - a window whose plan is over the run limit (lowered here to SCHEDULE_RUN_MAX_UNITS=10 instead of
+ *   approving 10,000 units' worth of vehicles; the production default is the 10,000-unit plan
+ *   limit) is created as several runs: every approved unit planned once, each run within the
+ *   limit, all completed, and the next window created only after the last part settled;
+ * - the next window is skipped (`previous_run_open`) while ANY part of the last window is open —
+ *   the last part alone, set back by hand — and a schedule row from before migration 0010 (no
+ *   parts column) is read as the one-run window of `last_sync_id`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -27,6 +34,9 @@ import { CollectionScheduler, SCHEDULED_ORIGIN, type TickReport } from '../src/i
 import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
 
 const WINDOW_MS = 2_000;
+/** Units of one scheduled run: the earlier scenarios' windows (at most 7 units) stay one run; five vehicles with signals (27 units) need three. */
+const RUN_MAX_UNITS = 10;
+const SIM_VEHICLES = 5;
 const openApi = createResponseValidator(loadOpenApi());
 
 let pipeline: Pipeline;
@@ -34,11 +44,13 @@ let syncSchema: string;
 let orchestrators: RunningService[];
 let connectionId: string;
 let approved: string[];
+let fleetIds: string[];
 let headers: Record<string, string>;
 
 interface Run {
   id: string;
   status: string;
+  completed_at: string | null;
   origin: string;
   application_id: string | null;
   start_from: string;
@@ -51,6 +63,7 @@ interface Schedule {
   last_decision: string | null;
   last_decided_at: string | null;
   last_sync_id: string | null;
+  last_sync_ids: string[] | null;
 }
 
 const iso = (column: string, alias = column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${alias}`;
@@ -58,14 +71,14 @@ const iso = (column: string, alias = column) => `to_char(${column} at time zone 
 async function scheduledRuns(): Promise<Run[]> {
   return sql<Run>(
     orchestrators[0]!,
-    `select id, status, origin, application_id, ${iso('start_from')}, ${iso('interval_end')}, ${iso('requested_at')}, failure_reason
+    `select id, status, ${iso('completed_at')}, origin, application_id, ${iso('start_from')}, ${iso('interval_end')}, ${iso('requested_at')}, failure_reason
        from "${syncSchema}".sync where connection_id = ?::uuid and origin = ? order by requested_at, id`,
     [connectionId, SCHEDULED_ORIGIN],
   );
 }
 
 async function schedule(): Promise<Schedule | undefined> {
-  const [row] = await sql<Schedule>(orchestrators[0]!, `select last_decision, ${iso('last_decided_at')}, last_sync_id from "${syncSchema}".sync_schedule where connection_id = ?::uuid`, [
+  const [row] = await sql<Schedule>(orchestrators[0]!, `select last_decision, ${iso('last_decided_at')}, last_sync_id, last_sync_ids from "${syncSchema}".sync_schedule where connection_id = ?::uuid`, [
     connectionId,
   ]);
   return row;
@@ -106,25 +119,59 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 }
 
 /**
- * Runs sorted by requestedAt: each starts where the previous one ended (or, after a failed one,
- * where that one started). Two runs for one window would both start at the same point, so the
- * second would break the chain.
+ * Makes the connection's window due, lets both schedulers tick, and holds the schedule back again
+ * (an hour ahead) so the loops decide nothing more until the next call; returns the decision.
+ */
+async function decideNow(): Promise<Schedule> {
+  const before = await dbNow();
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
+  await Promise.all(orchestrators.map((o) => o.app.get(CollectionScheduler).tick()));
+  await holdSchedule();
+  const row = (await schedule())!;
+  expect(Date.parse(row.last_decided_at!)).toBeGreaterThanOrEqual(Date.parse(before));
+  return row;
+}
+
+async function holdSchedule(): Promise<void> {
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() + interval '1 hour' where connection_id = ?::uuid`, [connectionId]);
+}
+
+async function setStatus(syncId: string, status: string): Promise<void> {
+  await sql(orchestrators[0]!, `update "${syncSchema}".sync set status = ? where id = ?`, [status, syncId]);
+}
+
+/** Scheduled runs grouped by window: the runs (parts) one decision created share its requestedAt, in plan (id) order. */
+function windowsOf(runs: readonly Run[]): Run[][] {
+  const windows = new Map<string, Run[]>();
+  for (const run of runs) windows.set(run.requested_at, [...(windows.get(run.requested_at) ?? []), run]);
+  return [...windows.values()];
+}
+
+/**
+ * Windows sorted by requestedAt: all parts of one share its interval, and each window starts where
+ * the previous one ended (or, after one with a failed part, where that one started). Two
+ * decisions for one window would both start at the same point, so the second would break the chain.
  */
 function expectContiguous(runs: readonly Run[]): void {
-  for (let i = 1; i < runs.length; i++) {
-    const previous = runs[i - 1]!;
-    expect({ run: runs[i]!.id, startFrom: runs[i]!.start_from }).toEqual({ run: runs[i]!.id, startFrom: previous.status === 'failed' ? previous.start_from : previous.interval_end });
+  const windows = windowsOf(runs);
+  for (const [i, parts] of windows.entries()) {
+    const first = parts[0]!;
+    for (const part of parts) expect({ part: part.id, start: part.start_from, end: part.interval_end }).toEqual({ part: part.id, start: first.start_from, end: first.interval_end });
+    if (i === 0) continue;
+    const previous = windows[i - 1]!;
+    const start = previous.some((r) => r.status === 'failed') ? previous[0]!.start_from : previous[0]!.interval_end;
+    expect({ window: first.requested_at, startFrom: first.start_from }).toEqual({ window: first.requested_at, startFrom: start });
   }
 }
 
 beforeAll(async () => {
-  const env = { POLL_MS: '100', LEASE_MS: '10000', SCHEDULE_WINDOW_MS: String(WINDOW_MS), SCHEDULER_TICK_MS: '200' };
+  const env = { POLL_MS: '100', LEASE_MS: '10000', SCHEDULE_WINDOW_MS: String(WINDOW_MS), SCHEDULER_TICK_MS: '200', SCHEDULE_RUN_MAX_UNITS: String(RUN_MAX_UNITS) };
   pipeline = await startPipeline({
     namespace: 'schedule',
     contexts: ['directory', 'telemetry-ingest', 'fault-feed'],
     // The simulator's clock runs with the wall clock: scheduled windows end at the database's now,
     // and a frozen simulator would refuse a telemetry-history window after its own now (HTTP 400).
-    samsaraSimulator: { SIM_VEHICLES: '3' },
+    samsaraSimulator: { SIM_VEHICLES: String(SIM_VEHICLES) },
     logLevel: 'warn',
     // Two orchestrator processes' worth of services on one schema, each with its own scheduler loop.
     orchestrators: [
@@ -136,10 +183,9 @@ beforeAll(async () => {
   syncSchema = pipeline.schemas['sync-orchestrator']!;
 
   const fleet = await fetch(`${pipeline.simulatorUrl}/fleet/vehicles`, { headers: { authorization: `Bearer ${pipeline.apiToken}` } });
-  approved = ((await fleet.json()) as { data: { id: string }[] }).data
-    .map((v) => v.id)
-    .sort()
-    .slice(0, 2);
+  fleetIds = ((await fleet.json()) as { data: { id: string }[] }).data.map((v) => v.id).sort();
+  expect(fleetIds).toHaveLength(SIM_VEHICLES);
+  approved = fleetIds.slice(0, 2);
   // A new connection: active, but the unified-collection gate closed and nothing approved.
   connectionId = (await pipeline.connections.create({ customerId: 'fleet-schedule', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: pipeline.apiToken } })).connectionId;
   ({ headers } = await pipeline.syncApplication(connectionId, 'scheduler test'));
@@ -298,4 +344,100 @@ describe('scheduled collection', () => {
     const faults = await sql<{ vehicle_source_id: string }>(pipeline.contexts['fault-feed']!, `select distinct vehicle_source_id from "${pipeline.schemas['fault-feed']}".fault_occurrence where connection_id = ?::uuid`, [connectionId]);
     expect(faults.every((f) => f.vehicle_source_id === vehicle)).toBe(true);
   }, 90_000);
+
+  it('splits a window over the run limit into runs that plan every approved unit once, each within the limit, all completed', async () => {
+    const since = await dbNow();
+    await configure({ approvedVehicleIds: fleetIds, selectedSignals: ['odometer', 'faults'] });
+    let split: Run[] = [];
+    await pollUntil(
+      async () => {
+        const windows = windowsOf(await scheduledRuns()).filter((w) => Date.parse(w[0]!.requested_at) > Date.parse(since) && w.length > 1);
+        split = windows[0] ?? [];
+        return split.length > 0 && split.every((r) => r.status === 'completed' || r.status === 'failed');
+      },
+      { timeoutMs: 60_000, intervalMs: 250, description: 'a split scheduled window with every part settled' },
+    );
+    expect(split.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+    const { start_from: start, interval_end: end } = split[0]!;
+    const units = await sql<{ sync_id: string; purpose: string; vehicle_source_id: string | null; window_start: string | null; window_end: string | null; state: string }>(
+      orchestrators[0]!,
+      `select sync_id, purpose, vehicle_source_id, ${iso('window_start')}, ${iso('window_end')}, state from "${syncSchema}".sync_unit
+        where sync_id in (${split.map(() => '?').join(', ')}) order by sync_id, seq`,
+      split.map((r) => r.id),
+    );
+    // Every unit of the window's plan (one day slice: a two-second window), once across the parts: a duplicate or a missing one changes the list.
+    const expected = [
+      ['drivers', null, null, null],
+      ['groups', null, null, null],
+      ...fleetIds.flatMap((v) => [
+        ['vehicles', v, null, null],
+        ['telemetryLatest', v, null, null],
+        ['faults', v, start, end],
+        ['trips', v, start, end],
+        ['telemetryHistory', v, start, end],
+      ]),
+    ];
+    const key = (u: readonly unknown[]) => JSON.stringify(u);
+    expect(units.map((u) => key([u.purpose, u.vehicle_source_id, u.window_start, u.window_end])).sort()).toEqual(expected.map(key).sort());
+    // Cut at vehicle boundaries in id order, each part within the limit: drivers, groups and one vehicle (7), then two vehicles (10) twice.
+    const ofPart = split.map((r) => units.filter((u) => u.sync_id === r.id));
+    expect(ofPart.map((part) => part.length)).toEqual([7, 10, 10]);
+    expect(ofPart.map((part) => [...new Set(part.map((u) => u.vehicle_source_id))])).toEqual([[null, fleetIds[0]], fleetIds.slice(1, 3), fleetIds.slice(3, 5)]);
+    const purposes = await sql<{ purposes: string[] }>(orchestrators[0]!, `select purposes from "${syncSchema}".sync where id in (${split.map(() => '?').join(', ')}) order by id`, split.map((r) => r.id));
+    expect(purposes.map((r) => r.purposes)).toEqual([
+      ['vehicles', 'trips', 'drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults'],
+      ['vehicles', 'trips', 'telemetryLatest', 'telemetryHistory', 'faults'],
+      ['vehicles', 'trips', 'telemetryLatest', 'telemetryHistory', 'faults'],
+    ]);
+    // Completed only through receipts of every unit; directory stored every approved vehicle.
+    expect(units.every((u) => u.state === 'receipted')).toBe(true);
+    const stored = await sql<{ source_id: string }>(pipeline.contexts.directory!, `select source_id from "${pipeline.schemas.directory}".vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
+    expect(stored.map((v) => v.source_id)).toEqual(fleetIds);
+
+    // The next window waits for the split window's last part (previous_run_open while any part is open) and starts where it ended.
+    let next: Run[] | undefined;
+    await pollUntil(
+      async () => {
+        next = windowsOf(await scheduledRuns()).find((w) => Date.parse(w[0]!.requested_at) > Date.parse(split[0]!.requested_at));
+        return next !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the window after the split one' },
+    );
+    const settled = Math.max(...split.map((r) => Date.parse(r.completed_at!)));
+    expect(Date.parse(next![0]!.requested_at)).toBeGreaterThanOrEqual(settled);
+    expect(next!.every((r) => r.start_from === end)).toBe(true);
+    expectContiguous(await scheduledRuns());
+  }, 120_000);
+
+  it('skips the next window while any part of the last one is open, and reads a schedule row without parts as a one-run window', async () => {
+    await holdSchedule();
+    // The last window: all its parts, in plan order, settled.
+    let parts: Run[] = [];
+    await pollUntil(
+      async () => {
+        const row = await schedule();
+        parts = (await scheduledRuns()).filter((r) => row?.last_sync_ids?.includes(r.id));
+        return parts.length === row?.last_sync_ids?.length && parts.every((r) => r.status === 'completed');
+      },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the last window settled' },
+    );
+    expect(parts).toHaveLength(3);
+    expect((await schedule())!.last_sync_id).toBe(parts[0]!.id);
+    // Only the LAST part open (put back by hand: a slow provider would keep every part open, which a check of the first part alone would pass too).
+    await setStatus(parts[2]!.id, 'in_progress');
+    expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: parts.map((r) => r.id) });
+    // A row written before migration 0010 (no parts column): the window is its one run, last_sync_id.
+    await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set last_sync_ids = null where connection_id = ?::uuid`, [connectionId]);
+    await setStatus(parts[2]!.id, 'completed');
+    await setStatus(parts[0]!.id, 'in_progress');
+    expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: null });
+    // All settled: the next window is created, starting where the window ended.
+    await setStatus(parts[0]!.id, 'completed');
+    const created = await decideNow();
+    expect(created.last_decision).toBe('created');
+    const next = (await scheduledRuns()).filter((r) => created.last_sync_ids!.includes(r.id));
+    expect(next.map((r) => r.id)).toEqual(created.last_sync_ids);
+    expect(next[0]!.id).toBe(created.last_sync_id);
+    expect(next.every((r) => r.start_from === parts[0]!.interval_end)).toBe(true);
+  }, 60_000);
 });

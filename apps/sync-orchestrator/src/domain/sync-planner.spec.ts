@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { planSync, sliceCount, TRIP_SLICE_MS, type PlanInput } from './sync-planner.js';
+import { SYNC_PLAN } from '@switchyard/contracts';
+import { planSync, sliceCount, splitPlan, TRIP_SLICE_MS, type PlannedUnit, type PlanInput, type PlanPart } from './sync-planner.js';
 
 const ALL_SUPPORTED = { 'vehicle.name': 'supported', 'vehicle.groups': 'supported', 'trip.startedAt': 'supported', 'trip.endedAt': 'conditional' };
 const end = new Date('2026-11-22T12:00:00.000Z');
@@ -124,5 +125,109 @@ describe('planSync with internal purposes', () => {
     const vehicles = Array.from({ length: 100 }, (_, i) => `v${i}`);
     const over = planSync({ ...internal, purposes: ['drivers', 'telemetryHistory'], vehicleSourceIds: vehicles, startFrom: new Date(end.getTime() - 100 * TRIP_SLICE_MS) });
     expect(over).toEqual({ ok: false, error: 'sync_plan_too_large', detail: '10001 units > 10000' });
+  });
+});
+
+describe('splitPlan (scheduled windows over the limits)', () => {
+  const support = { ...ALL_SUPPORTED, 'driver.status': 'supported', 'group.name': 'supported', 'faults.open': 'supported' };
+  const hundred = Array.from({ length: 100 }, (_, i) => `v${i}`);
+  const hundredDays = new Date(end.getTime() - 100 * TRIP_SLICE_MS);
+  const key = (u: PlannedUnit) => `${u.purpose}|${u.vehicleSourceId}|${u.windowStart}|${u.windowEnd}`;
+
+  /** Plans every part as its own run (planSync with the same limits) and returns their units' keys. */
+  function plannedParts(input: PlanInput, parts: readonly PlanPart[]): string[] {
+    const limits = input.limits ?? SYNC_PLAN;
+    return parts.flatMap((part) => {
+      const plan = planSync({ ...input, purposes: part.purposes, vehicleSourceIds: part.vehicleSourceIds });
+      if (!plan.ok) throw new Error(`part refused: ${plan.detail}`);
+      expect(plan.units).toHaveLength(part.units);
+      expect(plan.units.length).toBeLessThanOrEqual(limits.maxUnits);
+      expect(plan.bytes).toBeLessThanOrEqual(part.bytes);
+      expect(part.bytes).toBeLessThanOrEqual(limits.maxBytes);
+      return plan.units.map(key);
+    });
+  }
+
+  /** Every unit of the unlimited plan, each in exactly one part. */
+  function expectExactCover(input: PlanInput, parts: readonly PlanPart[]): void {
+    const whole = planSync({ ...input, limits: { maxUnits: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER } });
+    if (!whole.ok) throw new Error(whole.detail);
+    const planned = plannedParts(input, parts);
+    expect(new Set(planned).size).toBe(planned.length);
+    expect([...planned].sort()).toEqual(whole.units.map(key).sort());
+  }
+
+  it('keeps a plan of exactly 10,000 units whole: one part, the same units as planSync', () => {
+    const input: PlanInput = { ...base, purposes: ['trips'], vehicleSourceIds: hundred, startFrom: hundredDays };
+    const split = splitPlan(input);
+    if (!split.ok) throw new Error(split.detail);
+    expect(split.parts.map((p) => [p.purposes, p.vehicleSourceIds.length, p.units])).toEqual([[['trips'], 100, 10_000]]);
+    expectExactCover(input, split.parts);
+  });
+
+  it('cuts 10,001 units into two parts at a vehicle boundary, connection-level units in the first only', () => {
+    const input: PlanInput = { ...base, purposes: ['drivers', 'telemetryHistory'], vehicleSourceIds: hundred, startFrom: hundredDays, support };
+    expect(planSync(input)).toMatchObject({ ok: false, error: 'sync_plan_too_large' });
+    const split = splitPlan(input);
+    if (!split.ok) throw new Error(split.detail);
+    // drivers + 99 vehicles × 100 slices = 9,901; the 100th vehicle (last in code-unit order: v99) would make 10,001.
+    expect(split.parts.map((p) => [p.purposes, p.vehicleSourceIds.length, p.units])).toEqual([
+      [['drivers', 'telemetryHistory'], 99, 9_901],
+      [['telemetryHistory'], 1, 100],
+    ]);
+    expect(split.parts[1]!.vehicleSourceIds).toEqual(['v99']);
+    expectExactCover(input, split.parts);
+  });
+
+  it('cuts on the byte limit when the units fit: exactly the limit stays whole, one byte less splits', () => {
+    const input: PlanInput = { ...base, purposes: ['drivers', 'groups', 'vehicles', 'faults'], vehicleSourceIds: ['a', 'b', 'c', 'd'], support };
+    const whole = planSync(input);
+    if (!whole.ok) throw new Error(whole.detail);
+    // 10 units: every seq has one digit at most, so the split's size bound is exact.
+    const exact = splitPlan({ ...input, limits: { maxUnits: 10, maxBytes: whole.bytes } });
+    expect(exact.ok && exact.parts.map((p) => [p.vehicleSourceIds, p.units, p.bytes])).toEqual([[['a', 'b', 'c', 'd'], 10, whole.bytes]]);
+    const under = { ...input, limits: { maxUnits: 10, maxBytes: whole.bytes - 1 } };
+    const split = splitPlan(under);
+    if (!split.ok) throw new Error(split.detail);
+    expect(split.parts.map((p) => p.vehicleSourceIds)).toEqual([['a', 'b', 'c'], ['d']]);
+    expectExactCover(under, split.parts);
+  });
+
+  it('keeps every part under 4 MiB with long vehicle ids, where the count alone would fit', () => {
+    const vehicles = Array.from({ length: 1_100 }, (_, i) => `${String(i).padStart(4, '0')}${'x'.repeat(4_000)}`);
+    const input: PlanInput = { ...base, purposes: ['vehicles'], vehicleSourceIds: vehicles };
+    expect(planSync(input)).toMatchObject({ ok: false, error: 'sync_plan_too_large', detail: expect.stringContaining('bytes') });
+    const split = splitPlan(input);
+    if (!split.ok) throw new Error(split.detail);
+    expect(split.parts).toHaveLength(2);
+    expectExactCover(input, split.parts);
+  });
+
+  it('cuts many vehicles into deterministic parts, whatever the order of the approved list', () => {
+    const vehicles = Array.from({ length: 37 }, (_, i) => `veh-${(i * 7919) % 1000}`);
+    const input: PlanInput = { ...base, purposes: ['vehicles', 'trips', 'drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults'], vehicleSourceIds: vehicles, support, limits: { maxUnits: 50, maxBytes: SYNC_PLAN.maxBytes } };
+    const split = splitPlan(input);
+    if (!split.ok) throw new Error(split.detail);
+    // 9 units per vehicle (3 snapshots + 2 windowed × 3 slices): 5 vehicles with drivers and groups (47), then 5 per part (45).
+    expect(split.parts.map((p) => p.vehicleSourceIds.length)).toEqual([5, 5, 5, 5, 5, 5, 5, 2]);
+    expect(split.parts.map((p) => p.purposes.includes('drivers'))).toEqual([true, false, false, false, false, false, false, false]);
+    expect(split.parts.flatMap((p) => p.vehicleSourceIds)).toEqual([...vehicles].sort());
+    expect(splitPlan({ ...input, vehicleSourceIds: [...vehicles].reverse() })).toEqual(split);
+    expectExactCover(input, split.parts);
+  });
+
+  it('gives connection-level purposes alone one part without vehicles', () => {
+    expect(splitPlan({ ...base, purposes: ['drivers', 'groups'], vehicleSourceIds: ['v1'], support })).toMatchObject({
+      ok: true,
+      parts: [{ purposes: ['drivers', 'groups'], vehicleSourceIds: [], units: 2 }],
+    });
+  });
+
+  it("refuses only what cannot be split: one vehicle's work over the limits, and planSync's refusals", () => {
+    const one = splitPlan({ ...base, purposes: ['trips'], vehicleSourceIds: ['v1', 'v2'], limits: { maxUnits: 2, maxBytes: SYNC_PLAN.maxBytes } });
+    expect(one).toMatchObject({ ok: false, error: 'sync_plan_too_large', detail: expect.stringContaining('vehicle v1 alone is 3 units') });
+    expect(splitPlan({ ...base, vehicleSourceIds: [] })).toMatchObject({ ok: false, error: 'empty_selection' });
+    expect(splitPlan({ ...base, support: { ...ALL_SUPPORTED, 'vehicle.groups': 'unsupported' } })).toMatchObject({ ok: false, error: 'unsupported_purpose' });
+    expect(splitPlan({ ...base, purposes: ['trips'], startFrom: end })).toMatchObject({ ok: false, error: 'empty_interval' });
   });
 });

@@ -10,8 +10,10 @@
  *    (unit-lease.repository.ts). The next run after resuming covers the failed run's interval
  *    again (schedule-window.ts), so nothing is lost;
  * 3. claims due schedules one at a time (`FOR UPDATE SKIP LOCKED`, schedule.repository.ts) and, in
- *    the claim's transaction, either creates the window's internal run through the
- *    ScheduledRunCreator port or records why it skipped, then moves the schedule to its next window.
+ *    the claim's transaction, either creates the window's internal runs through the
+ *    ScheduledRunCreator port — one run, or several parts when the window's plan is over the run
+ *    limits (SCHEDULE_RUN_MAX_UNITS / _BYTES, decision 0009), all or none — or records why it
+ *    skipped, then moves the schedule to its next window.
  * Reads and cancel of public syncs never pass through here, so they keep working while collection
  * is stopped. A failing tick is logged and the next tick tries again; nothing here deletes data.
  */
@@ -23,22 +25,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SchedulerSettings, type SyncOrchestratorSettings } from '../config.js';
 import { ScheduleRepository } from '../db/repositories/schedule.repository.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
-import { collectionStopReason, nextDueAt, runInterval, scheduleDecision, scheduledPurposes } from './schedule-window.js';
+import { collectionStopReason, nextDueAt, runInterval, scheduleDecision, scheduledPurposes, windowStatus } from './schedule-window.js';
 import { SCHEDULED_RUN_CREATOR, type ScheduledRunCreator } from './scheduled-run.port.js';
 
 /** Decisions per tick at most; the rest stay due and the next tick takes them. */
 const MAX_DECISIONS_PER_TICK = 1_000;
 
 export interface TickReport {
-  /** Connection and run id of every run created. */
-  created: { connectionId: string; syncId: string }[];
+  /** Connection and run ids of every window created (one decision each; several ids for a split window). */
+  created: { connectionId: string; syncIds: readonly string[] }[];
   /** Connection and reason of every due schedule that created nothing. */
   skipped: { connectionId: string; reason: string }[];
   /** Open scheduled runs failed because their connection's collection stopped. */
   stopped: { connectionId: string; syncId: string; reason: string }[];
 }
 
-type Decided = { connectionId: string; syncId: string } | { connectionId: string; reason: string };
+type Decided = { connectionId: string; syncIds: readonly string[] } | { connectionId: string; reason: string };
 
 @Injectable()
 export class CollectionScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -92,7 +94,7 @@ export class CollectionScheduler implements OnApplicationBootstrap, BeforeApplic
     for (let i = 0; i < MAX_DECISIONS_PER_TICK && !this.abort.signal.aborted; i++) {
       const decided = await inTransaction(orm, (em) => this.decideOne(em));
       if (!decided) break;
-      if ('syncId' in decided) report.created.push(decided);
+      if ('syncIds' in decided) report.created.push(decided);
       else report.skipped.push(decided);
     }
     if (report.created.length + report.skipped.length > 0) this.runtime.logger.debug({ created: report.created, skipped: report.skipped }, 'scheduler decisions');
@@ -105,19 +107,22 @@ export class CollectionScheduler implements OnApplicationBootstrap, BeforeApplic
     if (!claimed) return undefined;
     const { connectionId, config, now } = claimed;
     const next = { nextDueAt: nextDueAt(claimed.dueAt, now, this.settings.windowMs), decidedAt: now };
-    const decision = scheduleDecision({ config, purposes: scheduledPurposes(config, capabilitiesFor(config.provider).fields), previousStatus: claimed.previous?.status });
+    // The previous window: all its parts, open while any part is (windowStatus).
+    const status = claimed.previous && windowStatus(claimed.previous.statuses);
+    const previous = claimed.previous && status && { status, startFrom: claimed.previous.startFrom, intervalEnd: claimed.previous.intervalEnd };
+    const decision = scheduleDecision({ config, purposes: scheduledPurposes(config, capabilitiesFor(config.provider).fields), previousStatus: previous?.status });
     if (decision.action === 'skip') {
       await this.schedules.recordOutcome(em, connectionId, { ...next, decision: decision.reason });
       return { connectionId, reason: decision.reason };
     }
-    const { startFrom, intervalEnd } = runInterval(claimed.coveredUntil, claimed.previous, now, this.settings);
-    const result = await this.creator.createScheduledRun(em, { connectionId, config, purposes: decision.purposes, startFrom, intervalEnd });
+    const { startFrom, intervalEnd } = runInterval(claimed.coveredUntil, previous, now, this.settings);
+    const result = await this.creator.createScheduledRuns(em, { connectionId, config, purposes: decision.purposes, startFrom, intervalEnd, limits: this.settings.runLimits });
     if (!result.created) {
-      // The plan was refused (e.g. too large, or an empty interval for trips alone): recorded, never truncated.
+      // Nothing to collect for the interval (e.g. trips alone and an empty one), or one vehicle's own work over the run limits: recorded, never truncated.
       await this.schedules.recordOutcome(em, connectionId, { ...next, decision: result.reason });
       return { connectionId, reason: result.reason };
     }
-    await this.schedules.recordOutcome(em, connectionId, { ...next, decision: 'created', run: { syncId: result.syncId, intervalEnd } });
-    return { connectionId, syncId: result.syncId };
+    await this.schedules.recordOutcome(em, connectionId, { ...next, decision: 'created', runs: { syncIds: result.syncIds, intervalEnd } });
+    return { connectionId, syncIds: result.syncIds };
   }
 }

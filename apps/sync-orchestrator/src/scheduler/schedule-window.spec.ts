@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { defaultConnectionConfig, type ConnectionConfig } from '@switchyard/domain';
-import { collectionStopReason, nextDueAt, runInterval, scheduleDecision, scheduledPurposes, type ScheduleWindowSettings } from './schedule-window.js';
+import { collectionStopReason, nextDueAt, runInterval, scheduleDecision, scheduledPurposes, windowStatus, type ScheduleWindowSettings } from './schedule-window.js';
 
 const WINDOW = 300_000;
 const settings: ScheduleWindowSettings = { windowMs: WINDOW, firstLookbackMs: WINDOW, maxCatchUpMs: 86_400_000 };
@@ -138,5 +138,28 @@ describe('collectionStopReason', () => {
     expect(collectionStopReason({ status: 'active', unifiedCollection: true })).toBeUndefined();
     expect(collectionStopReason({ status: 'active', unifiedCollection: false })).toBe('collection_gate_closed');
     expect(collectionStopReason({ status: 'paused', unifiedCollection: false })).toBe('connection_paused');
+  });
+});
+
+describe('windowStatus (the parts of one window)', () => {
+  it('is the one run\'s status for a one-run window, and nothing for no run', () => {
+    for (const status of ['requested', 'in_progress', 'completed', 'failed'] as const) expect(windowStatus([status])).toBe(status);
+    expect(windowStatus([])).toBeUndefined();
+  });
+
+  it('is open while any part is open, even when another part already failed', () => {
+    expect(windowStatus(['completed', 'requested', 'completed'])).toBe('requested');
+    expect(windowStatus(['failed', 'requested', 'in_progress'])).toBe('in_progress');
+    expect(scheduleDecision({ config, purposes: ['vehicles'], previousStatus: windowStatus(['completed', 'failed', 'requested']) })).toEqual({ action: 'skip', reason: 'previous_run_open' });
+  });
+
+  it('is failed when any settled part failed, so the whole window is covered again from its start', () => {
+    expect(windowStatus(['completed', 'failed', 'completed'])).toBe('failed');
+    const window = { status: windowStatus(['completed', 'failed'])!, startFrom: at(-2 * WINDOW), intervalEnd: at(-WINDOW) };
+    expect(runInterval(at(-WINDOW), window, now, settings).startFrom).toEqual(at(-2 * WINDOW));
+  });
+
+  it('is completed only when every part completed', () => {
+    expect(windowStatus(['completed', 'completed', 'completed'])).toBe('completed');
   });
 });

@@ -2,7 +2,12 @@
  * Window arithmetic and skip decisions of scheduled collection (spec 8 "Scheduler window: five-minute
  * default, with no exact freshness promise"). Pure: the scheduler (collection-scheduler.service.ts)
  * hands in the claimed schedule row, the connection's projected configuration and the previous
- * scheduled run, and stores what comes back.
+ * scheduled window, and stores what comes back.
+ *
+ * A window is created as one run, or as several (parts) when its plan is over the run limits
+ * (`splitPlan`, decision 0009); all parts share the window's interval and are created together.
+ * Wherever "the previous run" is read below it is the previous window: its parts' statuses combined
+ * by `windowStatus` (open while any part is open, failed when any part failed).
  *
  * Decisions:
  * - cadence: a schedule is due at `nextDueAt`; after a decision (run or skip) the next due time is
@@ -20,8 +25,8 @@
  *   unsupported purpose is left out of scheduled runs instead of blocking the schedule forever;
  * - skips, in this order: connection paused / disconnected, unified-collection gate closed, no
  *   purpose to collect, no approved vehicle (no approved selection: nothing is collected, not even
- *   the connection-level drivers and groups), previous scheduled run still requested/in_progress
- *   (no pile-up).
+ *   the connection-level drivers and groups), a part of the previous window still
+ *   requested/in_progress (no pile-up: the next window waits for the slowest part).
  */
 import type { ConnectionConfig } from '@switchyard/domain';
 import { internalPurposes } from '../domain/collection-scope.js';
@@ -36,7 +41,7 @@ export interface ScheduleWindowSettings {
   readonly maxCatchUpMs: number;
 }
 
-/** The last scheduled run the schedule row points at. */
+/** The last scheduled window the schedule row points at: its runs' combined status (`windowStatus`) and its interval. */
 export interface PreviousScheduledRun {
   readonly status: SyncStatus;
   readonly startFrom: Date;
@@ -52,6 +57,19 @@ export type ScheduleSkipReason =
   | 'previous_run_open';
 
 export type ScheduleDecision = { readonly action: 'create'; readonly purposes: readonly SyncPurpose[] } | { readonly action: 'skip'; readonly reason: ScheduleSkipReason };
+
+/**
+ * The status of a window from its parts': open (the most advanced open status) while any part is
+ * open, else `failed` when any part failed — the whole window is then covered again, a completed
+ * part's units collected twice into idempotent stores, as a failed one-run window's receipted units
+ * always were — else `completed`. Undefined for no part.
+ */
+export function windowStatus(parts: readonly SyncStatus[]): SyncStatus | undefined {
+  if (parts.includes('in_progress')) return 'in_progress';
+  if (parts.includes('requested')) return 'requested';
+  if (parts.includes('failed')) return 'failed';
+  return parts.length > 0 ? 'completed' : undefined;
+}
 
 /** The first `dueAt + k × windowMs` (k ≥ 1) strictly after `now`. */
 export function nextDueAt(dueAt: Date, now: Date, windowMs: number): Date {
@@ -77,7 +95,7 @@ export function runInterval(coveredUntil: Date | null, previous: PreviousSchedul
  * of every purpose — public ones (vehicles, groupMemberships, trips) while enabled on the
  * connection; drivers and groups; telemetryLatest and telemetryHistory with a collectable selected
  * metric; faults with the `faults` signal — and the provider supports. The one place scheduled
- * purposes are chosen; the run's planning (SyncLifecycleService.createScheduledRun) applies
+ * purposes are chosen; the window's planning (SyncLifecycleService.createScheduledRuns) applies
  * `internalPurposes` again with the run's interval (windowed purposes drop out of an empty one).
  */
 export function scheduledPurposes(config: ConnectionConfig, support: Readonly<Record<string, string>>): SyncPurpose[] {

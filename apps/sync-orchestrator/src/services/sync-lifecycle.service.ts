@@ -9,17 +9,19 @@
  * connection (none → `gate_disabled`); at retry each purpose the sync was created with must still
  * be enabled. Reads and cancel ignore the gates.
  *
- * Internal runs (`createInternal`, `getInternal`, `latestInternal`, and `createScheduledRun`, the
+ * Internal runs (`createInternal`, `getInternal`, `latestInternal`, and `createScheduledRuns`, the
  * scheduler's port): the scheduled collection's runs, with the internal purposes (drivers, groups,
  * telemetryLatest, telemetryHistory, faults) beside the public ones. No application asks for them,
  * so there is no grant recheck; they are stored with `origin` ≠ `api` (the scheduler's:
  * SCHEDULED_ORIGIN) and no application, which keeps them out of every public read and out of the
- * public default startFrom. Both entry points go through one `planInternal` (gates, then
- * `internalPurposes`, then the planner, then one insert); each asked purpose is kept only when there
- * is something to collect, and a run with nothing left, or whose gates are closed, is not created
- * and says why (`created: false`), so a scheduler calling every few minutes needs no error
- * handling for ordinary states. `createScheduledRun` writes on the scheduler's transaction, so the
- * run and the claimed schedule row commit together.
+ * public default startFrom. Both entry points go through one `internalScope` (gates, then
+ * `internalPurposes`); each asked purpose is kept only when there is something to collect, and a
+ * run with nothing left, or whose gates are closed, is not created and says why (`created: false`),
+ * so a scheduler calling every few minutes needs no error handling for ordinary states.
+ * `createInternal` plans one run (over the plan limit → `sync_plan_too_large`, like a public sync);
+ * `createScheduledRuns` splits a window's plan into runs within the scheduler's run limits
+ * (`splitPlan`, decision 0009) and writes them all on the scheduler's transaction, so the window's
+ * runs and the claimed schedule row commit together.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { newSyncId } from '@switchyard/domain';
@@ -29,7 +31,7 @@ import { capabilitiesFor } from '@switchyard/providers';
 import { ORM } from '@switchyard/service-kit';
 import { SyncRepository, type SyncOwner, type SyncRow } from '../db/repositories/sync.repository.js';
 import { internalPurposes, SCHEDULED_ORIGIN } from '../domain/collection-scope.js';
-import { ALL_SYNC_PURPOSES, isPublicPurpose, planSync, SYNC_PURPOSES, type PlanFailure, type SyncPurpose } from '../domain/sync-planner.js';
+import { ALL_SYNC_PURPOSES, isPublicPurpose, planSync, splitPlan, SYNC_PURPOSES, type PlanFailure, type SyncPurpose } from '../domain/sync-planner.js';
 import { CANCELLED_FAILURE_REASON, nextStatus } from '../domain/sync-state.js';
 import type { ScheduledRunCreator, ScheduledRunRequest, ScheduledRunResult } from '../scheduler/scheduled-run.port.js';
 import { recheckGrant } from './grant-recheck.js';
@@ -70,6 +72,9 @@ function toInternalRun(row: SyncRow): InternalRun {
 }
 
 const ORIGIN = /^[a-z][a-z_]{0,31}$/;
+
+/** Why an internal run was not created. */
+type NotCreated = { created: false; reason: PlanFailure; detail: string };
 
 function gateOpen(config: ConnectionConfigV1): boolean {
   return config.status === 'active' && config.unifiedCollection;
@@ -167,13 +172,37 @@ export class SyncLifecycleService implements ScheduledRunCreator {
   }
 
   /**
-   * The scheduler's run of one window (scheduled-run.port.ts), on the scheduler's transaction `em`
+   * The scheduler's runs of one window (scheduled-run.port.ts), on the scheduler's transaction `em`
    * (the one holding the claimed schedule row), with origin SCHEDULED_ORIGIN; requestedAt is the
-   * interval's end (the database clock of the claim).
+   * interval's end (the database clock of the claim). The window's plan is cut by `splitPlan` into
+   * parts within `request.limits`, one run each, every unit in exactly one of them; all are
+   * inserted here or none (a part refused by planSync would be a splitPlan bug: it throws, and the
+   * scheduler's transaction rolls back, so no window is ever half created).
    */
-  async createScheduledRun(em: Em, request: ScheduledRunRequest): Promise<ScheduledRunResult> {
-    const planned = await this.planInternal(em, { ...request, origin: SCHEDULED_ORIGIN, requestedAt: request.intervalEnd });
-    return planned.created ? { created: true, syncId: planned.id } : planned;
+  async createScheduledRuns(em: Em, request: ScheduledRunRequest): Promise<ScheduledRunResult> {
+    const { config, startFrom, intervalEnd, limits } = request;
+    const purposes = this.internalScope(config, request.purposes, startFrom, intervalEnd);
+    if (!Array.isArray(purposes)) return purposes;
+    const split = splitPlan({ purposes, vehicleSourceIds: config.approvedVehicleIds, startFrom, intervalEnd, support: capabilitiesFor(config.provider).fields, limits });
+    if (!split.ok) return { created: false, reason: split.error, detail: split.detail };
+    const owner = { applicationId: null, connectionId: config.connectionId };
+    const syncIds: string[] = [];
+    for (const part of split.parts) {
+      const plan = await this.planAndInsert(em, {
+        owner,
+        origin: SCHEDULED_ORIGIN,
+        config,
+        purposes: part.purposes,
+        vehicleSourceIds: part.vehicleSourceIds,
+        startFrom,
+        intervalEnd,
+        requestedAt: intervalEnd,
+        limits,
+      });
+      if (!plan.ok) throw new Error(`part ${syncIds.length + 1} of ${split.parts.length} of a split scheduled plan was refused: ${plan.detail}`);
+      syncIds.push(plan.id);
+    }
+    return { created: true, syncIds };
   }
 
   /** The connection's newest internal run of `origin` (e.g. to skip a tick while it is still open); undefined: none yet. */
@@ -193,22 +222,30 @@ export class SyncLifecycleService implements ScheduledRunCreator {
   }
 
   /**
-   * The one planning path of internal runs (createInternal, createScheduledRun): the gates, the
-   * purposes left with something to collect (`internalPurposes`), then `planAndInsert`.
+   * What an internal run may collect (createInternal, createScheduledRuns): the gates, then the
+   * purposes left with something to collect (`internalPurposes`); or why nothing is created.
    */
+  private internalScope(config: ConnectionConfigV1, asked: readonly SyncPurpose[], startFrom: Date, intervalEnd: Date): SyncPurpose[] | NotCreated {
+    if (!gateOpen(config)) return { created: false, reason: 'gate_disabled', detail: `connection ${config.status}, unified collection ${config.unifiedCollection ? 'on' : 'off'}` };
+    const purposes = internalPurposes(asked, config, capabilitiesFor(config.provider).fields, startFrom >= intervalEnd);
+    return purposes.length > 0 ? purposes : { created: false, reason: 'gate_disabled', detail: 'nothing to collect for the asked purposes' };
+  }
+
+  /** One internal run (createInternal): `internalScope`, then `planAndInsert` under the plan limit. */
   private async planInternal(
     em: Em,
     p: { config: ConnectionConfigV1; origin: string; purposes: readonly SyncPurpose[]; startFrom: Date; intervalEnd: Date; requestedAt: Date },
-  ): Promise<{ created: true; id: string } | { created: false; reason: PlanFailure; detail: string }> {
-    const { config } = p;
-    if (!gateOpen(config)) return { created: false, reason: 'gate_disabled', detail: `connection ${config.status}, unified collection ${config.unifiedCollection ? 'on' : 'off'}` };
-    const purposes = internalPurposes(p.purposes, config, capabilitiesFor(config.provider).fields, p.startFrom >= p.intervalEnd);
-    if (purposes.length === 0) return { created: false, reason: 'gate_disabled', detail: 'nothing to collect for the asked purposes' };
-    const plan = await this.planAndInsert(em, { ...p, owner: { applicationId: null, connectionId: config.connectionId }, purposes });
+  ): Promise<{ created: true; id: string } | NotCreated> {
+    const purposes = this.internalScope(p.config, p.purposes, p.startFrom, p.intervalEnd);
+    if (!Array.isArray(purposes)) return purposes;
+    const plan = await this.planAndInsert(em, { ...p, owner: { applicationId: null, connectionId: p.config.connectionId }, purposes });
     return plan.ok ? { created: true, id: plan.id } : { created: false, reason: plan.error, detail: plan.detail };
   }
 
-  /** Plans [startFrom, intervalEnd) over the approved vehicles and stores the sync and its units when the plan is accepted (public syncs and internal runs). */
+  /**
+   * Plans [startFrom, intervalEnd) over the approved vehicles (or the given part of them) and stores
+   * the sync and its units when the plan is accepted (public syncs, internal runs, scheduled parts).
+   */
   private async planAndInsert(
     em: Em,
     p: {
@@ -219,9 +256,20 @@ export class SyncLifecycleService implements ScheduledRunCreator {
       startFrom: Date;
       intervalEnd: Date;
       requestedAt: Date;
+      /** A scheduled part's vehicles; default: every approved vehicle. */
+      vehicleSourceIds?: readonly string[];
+      /** Default: the plan limit (SYNC_PLAN). */
+      limits?: { readonly maxUnits: number; readonly maxBytes: number };
     },
   ): Promise<{ ok: true; id: string } | { ok: false; error: PlanFailure; detail: string }> {
-    const plan = planSync({ purposes: p.purposes, vehicleSourceIds: p.config.approvedVehicleIds, startFrom: p.startFrom, intervalEnd: p.intervalEnd, support: capabilitiesFor(p.config.provider).fields });
+    const plan = planSync({
+      purposes: p.purposes,
+      vehicleSourceIds: p.vehicleSourceIds ?? p.config.approvedVehicleIds,
+      startFrom: p.startFrom,
+      intervalEnd: p.intervalEnd,
+      support: capabilitiesFor(p.config.provider).fields,
+      ...(p.limits ? { limits: p.limits } : {}),
+    });
     if (!plan.ok) return plan;
     const id = newSyncId(p.requestedAt);
     await this.syncs.insert(em, { id, owner: p.owner, origin: p.origin, requestedAt: p.requestedAt, startFrom: p.startFrom, intervalEnd: p.intervalEnd, purposes: p.purposes }, plan.units);

@@ -7,6 +7,7 @@ import { Migration0006UnitBatches } from './migration-0006-unit-batches.js';
 import { Migration0007InternalRuns } from './migration-0007-internal-runs.js';
 import { Migration0008ScheduledCollection } from './migration-0008-scheduled-collection.js';
 import { Migration0009UnitWaits } from './migration-0009-unit-waits.js';
+import { Migration0010ScheduleWindowParts } from './migration-0010-schedule-window-parts.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -19,4 +20,5 @@ export const syncOrchestratorMigrations = [
   Migration0007InternalRuns,
   Migration0008ScheduledCollection,
   Migration0009UnitWaits,
+  Migration0010ScheduleWindowParts,
 ];
