@@ -141,8 +141,9 @@ export class TripsReadRepository {
 
   /**
    * TripPage coverage.completedUnits: trip collection units whose final batch the directory
-   * committed for the connection (from the ingest ledger's stored receipts). A scan of the
-   * connection's ledger rows; the ledger is pruned with the INGEST stream's 7-day max age.
+   * committed for the connection (from the ingest ledger's stored receipts). One range of
+   * `ingest_batch_connection_idx` (migration 0010): the connection's trips batches, at most the
+   * INGEST stream's 7 days of them (the ledger is pruned with its max age).
    */
   async completedUnits(em: Em, connectionId: string): Promise<number> {
     const [row] = await query<{ n: number }>(
