@@ -8,7 +8,7 @@
  * drain on shutdown) is service-kit's IngestBatchConsumer.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
  * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. The first
- * batch into a never-analyzed table gives it planner statistics after the commit
+ * batch into a table without planner statistics gives it some after the commit
  * (first-statistics.service.ts).
  */
 import { Inject, Injectable } from '@nestjs/common';
