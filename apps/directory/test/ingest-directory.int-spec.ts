@@ -196,6 +196,42 @@ describe('directory ingest', () => {
     ]);
   });
 
+  it('gives a never-analyzed table its first planner statistics after the first commit into it, and only that one', async () => {
+    // Manual ANALYZEs only (autovacuum counts in autoanalyze_count): the directory's own.
+    const analyzeCount = async (table: string) =>
+      Number((await x.sql<{ n: string }>('select analyze_count as n from pg_stat_user_tables where relid = to_regclass(?)', [x.t(table)]))[0]?.n ?? 0);
+    const { connectionId } = await x.connect();
+    const at = '2026-01-10T10:00:00.000Z';
+    const trip = (sourceId: string) => ({
+      provider: 'samsara' as const,
+      sourceId,
+      vehicleSourceId: 'v1',
+      driverSourceId: null,
+      startedAt: '2026-01-10T08:00:00.000Z',
+      endedAt: '2026-01-10T09:00:00.000Z',
+      durationMs: 3_600_000,
+      distanceKm: miss,
+      distanceBasis: null,
+      startLocation: miss,
+      endLocation: miss,
+      fetchedAt: at,
+    });
+    const batches = [
+      batch(connectionId, 'vehicles', [vehicle('v1', 'Truck 1', at)]),
+      batch(connectionId, 'groups', [{ provider: 'samsara', sourceId: 'g1', name: available('North', SRC), description: miss, parentSourceId: null, fetchedAt: at }]),
+      batch(connectionId, 'trips', [trip('t1')]),
+    ];
+    for (const b of batches) await publish(b);
+    for (const b of batches) await receiptsFor(x, b.batchId);
+    // The ANALYZE runs after the commit and before the receipt, so it is done by now.
+    for (const table of ['vehicle', 'group', 'trip']) expect(await analyzeCount(table)).toBeGreaterThanOrEqual(1);
+    const before = await analyzeCount('trip');
+    const more = batch(connectionId, 'trips', [trip('t2')]);
+    await publish(more);
+    await receiptsFor(x, more.batchId);
+    expect(await analyzeCount('trip')).toBe(before);
+  });
+
   it('rejects a disconnected connection at once and writes nothing', async () => {
     const { connectionId } = await x.connect({ status: 'disconnected' });
     const b = batch(connectionId, 'vehicles', [vehicle('v1', 'Truck', '2026-01-10T10:00:00.000Z')]);

@@ -7,13 +7,16 @@
  * margin (a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start after migrations,
  * drain on shutdown) is service-kit's IngestBatchConsumer.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
- * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit.
+ * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. The first
+ * batch into a table without planner statistics gives it some after the commit
+ * (first-statistics.service.ts).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { INGEST_DURABLES, INGEST_EVENTS, type DirectoryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { IngestBatchConsumer, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
+import { FirstStatistics } from '../services/first-statistics.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
 import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
 
@@ -24,6 +27,7 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   protected readonly label = 'directory ingest consumer';
   private readonly ingest = new DirectoryIngestService();
   private readonly visibility: VehicleVisibilityService;
+  private readonly statistics: FirstStatistics;
   /** A committed batch changed a visibility set; racy across concurrent batches by design: a missed flush is the relay's 1 s poll. */
   private visibilityChanged = false;
 
@@ -33,16 +37,23 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   ) {
     super(runtime);
     this.visibility = new VehicleVisibilityService(runtime.orm);
+    this.statistics = new FirstStatistics(runtime.orm);
   }
 
   protected async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
     const records = await this.ingest.apply(em, batch);
+    this.statistics.wrote(batch.kind);
     if (batch.kind === 'vehicles' && (await this.visibility.recompute(em, batch.connectionId))) this.visibilityChanged = true;
     return records;
   }
 
-  /** Publishes a changed set now; a failure is left to the relay's poll (it must not nak a committed batch). */
+  /**
+   * Publishes a changed set now and gives a fresh table its first statistics; a failure of either
+   * is logged (the relay's poll retries the flush, the next batch the statistics): it must not nak
+   * a committed batch.
+   */
   protected override async afterCommit(): Promise<void> {
+    await this.statistics.afterCommit().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'first statistics of a directory table failed; the next batch retries'));
     if (!this.visibilityChanged) return;
     this.visibilityChanged = false;
     await this.relay.flush().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'vehicle visibility flush failed; the relay poll retries'));

@@ -21,7 +21,7 @@ import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { DatasetStatusService } from './dataset-status.service.js';
 import { driverOf, memberGroupIds, type DriverMapContext } from './driver.mapper.js';
 import { flatGroupOf } from './group.mapper.js';
-import { fillPage } from './read-page.js';
+import { expansionById, fillPage, resultStatus } from './read-page.js';
 
 /** The dataset with an errorCode from the DriverDirectory enum (or null). */
 export const driverDataset = (s: DatasetStatusV1): DatasetStatusV1 => ({
@@ -50,14 +50,12 @@ export class DriversReadService {
     return { drivers: driverDataset(drivers), groups, inventoryEnabled: config?.optIns.groupInventory ?? false };
   }
 
-  private async expansion(em: Em, connectionId: string, rows: readonly DriverDirectoryRow[]): Promise<Map<string, FlatGroupV1>> {
-    const ids = [...new Set(rows.flatMap((row) => memberGroupIds(row)?.ids ?? []))];
-    const map = new Map<string, FlatGroupV1>();
-    for (const row of await this.groups.byIds(em, connectionId, ids)) {
-      const group = flatGroupOf(row);
-      if (group) map.set(group.id, group);
-    }
-    return map;
+  private expansion(em: Em, connectionId: string, rows: readonly DriverDirectoryRow[]): Promise<Map<string, FlatGroupV1>> {
+    return expansionById(
+      rows.flatMap((row) => memberGroupIds(row)?.ids ?? []),
+      (ids) => this.groups.byIds(em, connectionId, ids),
+      flatGroupOf,
+    );
   }
 
   async list(em: Em, request: ListDriversRequestV1): Promise<ListDriversReplyV1> {
@@ -84,7 +82,6 @@ export class DriversReadService {
     const ctx = row && expand.groups ? { ...base, expandedGroups: await this.expansion(em, connectionId, [row]) } : base;
     const driver = row ? driverOf(row, ctx) : undefined;
     if (!driver) throw new RpcError('not_found', 'no such driver on this connection');
-    const dataset = base.drivers.status === 'pending' ? { ...base.drivers, status: 'available' as const } : base.drivers;
-    return { dataset, driver };
+    return { dataset: resultStatus(base.drivers), driver };
   }
 }

@@ -12,14 +12,14 @@
  *   configuration reached the directory;
  * - one group by id (GroupDirectoryResult): no `pending` — a stored group means a committed batch.
  */
-import { RpcError, type DatasetStatusV1, type GetGroupReplyV1, type GetGroupRequestV1, type GroupInventoryReplyV1, type GroupInventoryRequestV1, type GroupV1, type ListGroupDirectoryReplyV1, type ListGroupDirectoryRequestV1 } from '@switchyard/messaging';
+import { RpcError, type GetGroupReplyV1, type GetGroupRequestV1, type GroupInventoryReplyV1, type GroupInventoryRequestV1, type GroupV1, type ListGroupDirectoryReplyV1, type ListGroupDirectoryRequestV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { GroupsReadRepository, type GroupDirectoryTotals } from '../db/repositories/groups-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { DatasetStatusService } from './dataset-status.service.js';
 import { groupOf } from './group.mapper.js';
-import { fillPage } from './read-page.js';
+import { fillPage, resultStatus } from './read-page.js';
 
 export const GROUP_DIRECTORY_LIMIT_CODE = 'group_directory_limit_exceeded';
 
@@ -74,5 +74,3 @@ export class GroupsReadService {
     return { dataset: resultStatus(dataset), group };
   }
 }
-
-const resultStatus = (s: DatasetStatusV1): DatasetStatusV1 => (s.status === 'pending' ? { ...s, status: 'available' } : s);

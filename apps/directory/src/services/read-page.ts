@@ -6,11 +6,28 @@
  * taken, so a page never comes back empty while rows remain. Positions advance over skipped rows
  * too, so a chunk of hidden rows never stalls the walk.
  * Also here: the page status of resources whose status enum has no `stale` (old data is
- * `available`; publishedAt tells its age).
+ * `available`; publishedAt tells its age), the status of a single stored row, and the one-query
+ * loading of the groups a page's rows expand.
  */
 import type { DatasetStatusV1 } from '@switchyard/messaging';
 
 export const pageStatus = (s: DatasetStatusV1): DatasetStatusV1 => (s.status === 'stale' ? { ...s, status: 'available' } : s);
+
+/** The status of one stored row read by id: never `pending` — a stored row means a committed batch. */
+export const resultStatus = (s: DatasetStatusV1): DatasetStatusV1 => (s.status === 'pending' ? { ...s, status: 'available' } : s);
+
+/**
+ * The referenced rows of a page (e.g. the groups its drivers or vehicles belong to) by id: the
+ * distinct ids loaded in one query, each mapped; a row the mapper rejects is left out.
+ */
+export async function expansionById<Row, Item extends { id: string }>(ids: readonly string[], load: (ids: string[]) => Promise<Row[]>, map: (row: Row) => Item | undefined): Promise<Map<string, Item>> {
+  const expanded = new Map<string, Item>();
+  for (const row of await load([...new Set(ids)])) {
+    const item = map(row);
+    if (item) expanded.set(item.id, item);
+  }
+  return expanded;
+}
 
 export interface FilledPage<Item, Position> {
   items: Item[];

@@ -9,26 +9,28 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { subjectFor, VEHICLE_VISIBILITY_EVENT, vehicleVisibilityMsgId } from '@switchyard/messaging';
+import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
-import { VehicleVisibilityRepository } from '../db/repositories/vehicle-visibility.repository.js';
+import { VehicleVisibilityRepository, type UnpublishedVisibilityRow } from '../db/repositories/vehicle-visibility.repository.js';
 
 @Injectable()
-export class VehicleVisibilityRelay extends PollingOutboxRelay {
+export class VehicleVisibilityRelay extends PollingOutboxRelay<UnpublishedVisibilityRow> {
   private readonly repository = new VehicleVisibilityRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
     super(runtime, { label: 'vehicle visibility relay', batchSize: 100, idlePollMs: 1_000, firstDelayMs: 1_000 });
   }
 
-  protected publishBatch(): Promise<number> {
-    return this.runtime.orm.em.fork().transactional(async (em) => {
-      const rows = await this.repository.unpublished(em, this.batchSize);
-      for (const row of rows) {
-        const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden };
-        await this.runtime.bus.publish(VEHICLE_VISIBILITY_EVENT, subjectFor(VEHICLE_VISIBILITY_EVENT.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
-      }
-      await this.repository.markPublished(em, rows);
-      return rows.length;
-    });
+  protected claim(em: Em, limit: number): Promise<UnpublishedVisibilityRow[]> {
+    return this.repository.unpublished(em, limit);
+  }
+
+  protected publish(row: UnpublishedVisibilityRow): Promise<unknown> {
+    const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden };
+    return this.runtime.bus.publish(VEHICLE_VISIBILITY_EVENT, subjectFor(VEHICLE_VISIBILITY_EVENT.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
+  }
+
+  protected markPublished(em: Em, rows: UnpublishedVisibilityRow[]): Promise<void> {
+    return this.repository.markPublished(em, rows);
   }
 }

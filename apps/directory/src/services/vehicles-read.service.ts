@@ -40,7 +40,7 @@ import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { VehiclesReadRepository, type VehicleRow } from '../db/repositories/vehicles-read.repository.js';
 import { DatasetStatusService } from './dataset-status.service.js';
-import { fillPage, pageStatus } from './read-page.js';
+import { expansionById, fillPage, pageStatus } from './read-page.js';
 import { coreVehicle, groupEntity, metadataFields, withExpandedGroups } from './vehicle-entity.mapper.js';
 import { expandedVehicle, storedVehicleStatus } from './vehicle.mapper.js';
 
@@ -61,14 +61,12 @@ export class VehiclesReadService {
   }
 
   /** The stored groups among the memberships of `rows`, as expanded Groups by id. */
-  private async expandedGroups(em: Em, connectionId: string, entities: readonly VehicleEntityV1[]): Promise<Map<string, GroupEntityV1>> {
-    const ids = [...new Set(entities.flatMap((v) => (v.groups ?? []).filter((g): g is string => typeof g === 'string')))];
-    const map = new Map<string, GroupEntityV1>();
-    for (const row of await this.repository.groups(em, connectionId, ids)) {
-      const group = groupEntity(row);
-      if (group) map.set(group.id, group);
-    }
-    return map;
+  private expandedGroups(em: Em, connectionId: string, entities: readonly VehicleEntityV1[]): Promise<Map<string, GroupEntityV1>> {
+    return expansionById(
+      entities.flatMap((v) => (v.groups ?? []).filter((g): g is string => typeof g === 'string')),
+      (ids) => this.repository.groups(em, connectionId, ids),
+      groupEntity,
+    );
   }
 
   async list(em: Em, request: ListVehiclesRequestV1): Promise<ListVehiclesReplyV1> {

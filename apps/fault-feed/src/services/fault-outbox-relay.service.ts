@@ -10,27 +10,29 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { INGEST_EVENTS, subjectFor, type FaultTransitionV1 } from '@switchyard/messaging';
+import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
-import { FaultRepository } from '../db/repositories/fault.repository.js';
+import { FaultRepository, type UnpublishedTransitionRow } from '../db/repositories/fault.repository.js';
 
 @Injectable()
-export class FaultOutboxRelay extends PollingOutboxRelay {
+export class FaultOutboxRelay extends PollingOutboxRelay<UnpublishedTransitionRow> {
   private readonly repository = new FaultRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
     super(runtime, { label: 'fault outbox relay', batchSize: 200, idlePollMs: 1_000, firstDelayMs: 1_000 });
   }
 
-  protected publishBatch(): Promise<number> {
-    return this.runtime.orm.em.fork().transactional(async (em) => {
-      await this.repository.lockRelay(em);
-      const rows = await this.repository.unpublished(em, this.batchSize);
-      for (const row of rows) {
-        const payload = row.payload as FaultTransitionV1;
-        await this.runtime.bus.publish(INGEST_EVENTS.faultTransition, subjectFor(INGEST_EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id });
-      }
-      await this.repository.markPublished(em, rows.map((r) => r.id));
-      return rows.length;
-    });
+  protected async claim(em: Em, limit: number): Promise<UnpublishedTransitionRow[]> {
+    await this.repository.lockRelay(em);
+    return this.repository.unpublished(em, limit);
+  }
+
+  protected publish(row: UnpublishedTransitionRow): Promise<unknown> {
+    const payload = row.payload as FaultTransitionV1;
+    return this.runtime.bus.publish(INGEST_EVENTS.faultTransition, subjectFor(INGEST_EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id });
+  }
+
+  protected markPublished(em: Em, rows: UnpublishedTransitionRow[]): Promise<void> {
+    return this.repository.markPublished(em, rows.map((r) => r.id));
   }
 }

@@ -9,6 +9,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, subjectMatches, type EventDefinition } from '@switchyard/messaging';
+import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { tableNamer } from '../db/repositories/sql.js';
 
@@ -22,8 +23,15 @@ function eventFor(subject: string): EventDefinition {
   return event;
 }
 
+interface OutboxRow {
+  id: string;
+  subject: string;
+  msg_id: string;
+  payload: unknown;
+}
+
 @Injectable()
-export class OutboxRelay extends PollingOutboxRelay {
+export class OutboxRelay extends PollingOutboxRelay<OutboxRow> {
   private readonly t: (name: string) => string;
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
@@ -31,25 +39,19 @@ export class OutboxRelay extends PollingOutboxRelay {
     this.t = tableNamer(runtime.orm);
   }
 
-  protected async publishBatch(): Promise<number> {
-    return this.runtime.orm.em.fork().transactional(async (em) => {
-      const conn = em.getConnection();
-      const ctx = em.getTransactionContext();
-      const [lock] = await conn.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, hashtext(current_schema())) as locked', [LOCK_KEY], 'all', ctx);
-      if (!lock?.locked) return 0;
-      const rows = await conn.execute<{ id: string; subject: string; msg_id: string; payload: unknown }[]>(
-        `select id, subject, msg_id, payload from ${this.t('outbox')} where published_at is null order by id limit ${this.batchSize}`,
-        [],
-        'all',
-        ctx,
-      );
-      for (const row of rows) {
-        await this.runtime.bus.publish(eventFor(row.subject), row.subject, row.payload as never, { msgId: row.msg_id });
-      }
-      if (rows.length > 0) {
-        await conn.execute(`update ${this.t('outbox')} set published_at = now() where id in (${rows.map(() => '?').join(',')})`, rows.map((r) => r.id), 'run', ctx);
-      }
-      return rows.length;
-    });
+  protected async claim(em: Em, limit: number): Promise<OutboxRow[]> {
+    const conn = em.getConnection();
+    const ctx = em.getTransactionContext();
+    const [lock] = await conn.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, hashtext(current_schema())) as locked', [LOCK_KEY], 'all', ctx);
+    if (!lock?.locked) return [];
+    return conn.execute<OutboxRow[]>(`select id, subject, msg_id, payload from ${this.t('outbox')} where published_at is null order by id limit ${limit}`, [], 'all', ctx);
+  }
+
+  protected publish(row: OutboxRow): Promise<unknown> {
+    return this.runtime.bus.publish(eventFor(row.subject), row.subject, row.payload as never, { msgId: row.msg_id });
+  }
+
+  protected async markPublished(em: Em, rows: OutboxRow[]): Promise<void> {
+    await em.getConnection().execute(`update ${this.t('outbox')} set published_at = now() where id in (${rows.map(() => '?').join(',')})`, rows.map((r) => r.id), 'run', em.getTransactionContext());
   }
 }

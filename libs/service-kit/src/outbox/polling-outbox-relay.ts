@@ -2,14 +2,16 @@
  * The loop every transactional outbox relay shares: after start (and once migrations are applied)
  * publish pending rows in batches until a batch comes back short, then poll again after an idle
  * pause; `flush()` lets a writer push its rows out right after its commit; shutdown stops the
- * timer and waits for the batch in flight. What a batch is — which table, which lock, which event —
- * is the subclass's `publishBatch()`, which must publish and mark rows in one transaction so a crash
- * in between only republishes the same msgIds (absorbed by JetStream's duplicate window).
+ * timer and waits for the batch in flight. A batch is one transaction that claims rows, publishes
+ * each and marks them, so a crash in between only republishes the same msgIds (absorbed by
+ * JetStream's duplicate window). What a batch is — which table, which lock, which event — is the
+ * subclass's `claim`, `publish` and `markPublished`.
  */
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { Em } from '@switchyard/persistence';
 import type { ServiceRuntime } from '../runtime.js';
 
-export abstract class PollingOutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
@@ -19,11 +21,23 @@ export abstract class PollingOutboxRelay implements OnApplicationBootstrap, Befo
     private readonly options: { label: string; batchSize: number; idlePollMs: number; firstDelayMs: number },
   ) {}
 
-  /** Publishes up to `batchSize` pending rows and marks them, in one transaction; returns how many. */
-  protected abstract publishBatch(): Promise<number>;
+  /** Up to `limit` pending rows, in publishing order, under whatever lock the outbox needs; [] when another relay holds it. */
+  protected abstract claim(em: Em, limit: number): Promise<Row[]>;
 
-  protected get batchSize(): number {
-    return this.options.batchSize;
+  /** Publishes one claimed row with its stable msgId. */
+  protected abstract publish(row: Row): Promise<unknown>;
+
+  /** Marks the claimed rows published (never called with none). */
+  protected abstract markPublished(em: Em, rows: Row[]): Promise<void>;
+
+  /** Publishes up to `batchSize` pending rows and marks them, in one transaction; returns how many. */
+  private publishBatch(): Promise<number> {
+    return this.runtime.orm.em.fork().transactional(async (em) => {
+      const rows = await this.claim(em, this.options.batchSize);
+      for (const row of rows) await this.publish(row);
+      if (rows.length > 0) await this.markPublished(em, rows);
+      return rows.length;
+    });
   }
 
   onApplicationBootstrap() {

@@ -8,6 +8,7 @@
 import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { idPageTail, type IdPageQuery } from './read-horizon.js';
 import type { DriverReadRow } from './trips-read.repository.js';
 
 /** A stored driver with what the Driver resource needs beyond a trip's driver. */
@@ -26,15 +27,9 @@ export class DriversReadRepository {
          from ${tableNamer(em)('driver')} d`;
   }
 
-  async page(em: Em, q: { connectionId: string; horizon: string; after?: string; limit: number }): Promise<DriverDirectoryRow[]> {
-    const where = ['d.connection_id = ?::uuid', 'pg_visible_in_snapshot(d.created_xid::text::xid8, ?::pg_snapshot)'];
-    const params: unknown[] = [q.connectionId, q.horizon];
-    if (q.after !== undefined) {
-      where.push('d.id > ?');
-      params.push(q.after);
-    }
-    params.push(q.limit);
-    return query<DriverDirectoryRow>(em, `${this.select(em)} where ${where.join(' and ')} order by d.id limit ?`, params);
+  async page(em: Em, q: IdPageQuery): Promise<DriverDirectoryRow[]> {
+    const tail = idPageTail('d', q);
+    return query<DriverDirectoryRow>(em, `${this.select(em)} ${tail.sql}`, tail.params);
   }
 
   async byId(em: Em, connectionId: string, driverId: string): Promise<DriverDirectoryRow | undefined> {

@@ -12,6 +12,7 @@
 import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { idPageTail, type IdPageQuery } from './read-horizon.js';
 
 export interface GroupReadRow {
   id: string;
@@ -67,16 +68,10 @@ export class GroupsReadRepository {
   }
 
   /** One keyset page of the whole directory, ascending id, inside the horizon. */
-  async page(em: Em, q: { connectionId: string; horizon: string; after?: string; expandParent: boolean; limit: number }): Promise<GroupReadRow[]> {
+  async page(em: Em, q: IdPageQuery & { expandParent: boolean }): Promise<GroupReadRow[]> {
     const { sql, params } = this.select(em, null, q.expandParent);
-    const where = ['g.connection_id = ?::uuid', 'pg_visible_in_snapshot(g.created_xid::text::xid8, ?::pg_snapshot)'];
-    params.push(q.connectionId, q.horizon);
-    if (q.after !== undefined) {
-      where.push('g.id > ?');
-      params.push(q.after);
-    }
-    params.push(q.limit);
-    return query<GroupReadRow>(em, `${sql} where ${where.join(' and ')} order by g.id limit ?`, params);
+    const tail = idPageTail('g', q);
+    return query<GroupReadRow>(em, `${sql} ${tail.sql}`, [...params, ...tail.params]);
   }
 
   /** The stored groups among `sourceIds` (the approved inventory), resolved within them. */

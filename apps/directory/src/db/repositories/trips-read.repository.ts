@@ -11,6 +11,7 @@
 import type { DriverId, Field, LatLon, VehicleId } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { inHorizon } from './read-horizon.js';
 
 /** A stored vehicle as the read mappers take it (vehicle.mapper.ts). */
 export interface VehicleReadRow {
@@ -86,7 +87,7 @@ const driverJson = (d: string) =>
 const keySql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** `{a,b}`: only ever built from ids that passed their pattern (no quotes, commas or braces possible). */
-const arrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`;
+export const arrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 export class TripsReadRepository {
   private select(em: Em, expand: TripPageQuery['expand']): { sql: string; params: unknown[] } {
@@ -106,7 +107,7 @@ export class TripsReadRepository {
 
   async page(em: Em, q: TripPageQuery): Promise<TripReadRow[]> {
     const { sql, params } = this.select(em, q.expand);
-    const where = ['t.connection_id = ?::uuid', 'pg_visible_in_snapshot(t.created_xid::text::xid8, ?::pg_snapshot)'];
+    const where = ['t.connection_id = ?::uuid', inHorizon('t')];
     params.push(q.connectionId, q.horizon);
     if (q.after) {
       where.push('(t.started_at, t.id) > (?::timestamptz, ?)');
@@ -140,8 +141,9 @@ export class TripsReadRepository {
 
   /**
    * TripPage coverage.completedUnits: trip collection units whose final batch the directory
-   * committed for the connection (from the ingest ledger's stored receipts). A scan of the
-   * connection's ledger rows; the ledger is pruned with the INGEST stream's 7-day max age.
+   * committed for the connection (from the ingest ledger's stored receipts). One range of
+   * `ingest_batch_connection_idx` (migration 0010): the connection's trips batches, at most the
+   * INGEST stream's 7 days of them (the ledger is pruned with its max age).
    */
   async completedUnits(em: Em, connectionId: string): Promise<number> {
     const [row] = await query<{ n: number }>(

@@ -7,7 +7,8 @@
 import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
-import type { VehicleReadRow } from './trips-read.repository.js';
+import { idPageTail, type IdPageQuery } from './read-horizon.js';
+import { arrayLiteral, type VehicleReadRow } from './trips-read.repository.js';
 
 /** A stored vehicle with the roster time the metadata read needs. */
 export interface VehicleRow extends VehicleReadRow {
@@ -26,9 +27,6 @@ export interface GroupRow {
   modified_at: string;
 }
 
-/** `{a,b}`: only ever built from ids that passed their pattern (no quotes, commas or braces possible). */
-const arrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`;
-
 export class VehiclesReadRepository {
   private select(em: Em): string {
     return `select v.id, v.source_id, v.provider, v.status, v.name, v.vin, v.metadata,
@@ -37,15 +35,9 @@ export class VehiclesReadRepository {
          from ${tableNamer(em)('vehicle')} v`;
   }
 
-  async page(em: Em, q: { connectionId: string; horizon: string; after?: string; limit: number }): Promise<VehicleRow[]> {
-    const where = ['v.connection_id = ?::uuid', 'pg_visible_in_snapshot(v.created_xid::text::xid8, ?::pg_snapshot)'];
-    const params: unknown[] = [q.connectionId, q.horizon];
-    if (q.after !== undefined) {
-      where.push('v.id > ?');
-      params.push(q.after);
-    }
-    params.push(q.limit);
-    return query<VehicleRow>(em, `${this.select(em)} where ${where.join(' and ')} order by v.id limit ?`, params);
+  async page(em: Em, q: IdPageQuery): Promise<VehicleRow[]> {
+    const tail = idPageTail('v', q);
+    return query<VehicleRow>(em, `${this.select(em)} ${tail.sql}`, tail.params);
   }
 
   async byId(em: Em, connectionId: string, vehicleId: string): Promise<VehicleRow | undefined> {

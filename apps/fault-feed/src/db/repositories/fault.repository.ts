@@ -41,6 +41,9 @@ export interface TransitionRow {
   payload: unknown;
 }
 
+/** A committed transition the outbox relay has not published yet. */
+export type UnpublishedTransitionRow = Pick<TransitionRow, 'id' | 'connection_id' | 'kind' | 'payload'>;
+
 export class FaultRepository {
   async lockConnection(em: Em, connectionId: string): Promise<void> {
     await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [CONNECTION_LOCK, `${ormSchema(em)}:${connectionId}`]);
@@ -153,7 +156,7 @@ export class FaultRepository {
   }
 
   /** Unpublished transitions in (connection, sequence) order. */
-  unpublished(em: Em, limit: number): Promise<{ id: string; connection_id: string; kind: string; payload: unknown }[]> {
+  unpublished(em: Em, limit: number): Promise<UnpublishedTransitionRow[]> {
     const t = tableNamer(em);
     return query(em, `select id, connection_id, kind, payload from ${t('fault_transition')} where published_at is null order by connection_id, sequence limit ${Number(limit)}`);
   }
