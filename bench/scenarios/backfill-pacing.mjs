@@ -8,8 +8,8 @@
  * Every process runs as its own child: simulator, gateway (HTTP, credentials for the collectors,
  * config outbox), directory (commits vehicles, groups, trips), telemetry-ingest and fault-feed (idle
  * in a trips backfill, but deployed and consuming), sync-orchestrator (planner, collectors with
- * their production settings: 4 jobs at once, the shared PostgreSQL request budget of 140/s + 10,
- * Retry-After pauses). Timed from `POST /v1/syncs` to the sync's `completed` (receipts of every
+ * their production settings: 4 jobs at once, the shared PostgreSQL request budget of 140/s + 10
+ * and its per-endpoint tier budgets, Retry-After pauses). Timed from `POST /v1/syncs` to the sync's `completed` (receipts of every
  * unit). Reported from the simulator's side (`/_sim/stats`, reset just before): achieved request
  * rate (accepted requests over each path's active span) against the allowed rate, share of 429s,
  * per path and in total; and the peak RSS of each process during the backfill (job-runner.mjs).

@@ -66,8 +66,9 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     const { samsara, motive, geotab } = simulators.credentials;
     const scheduler = env.SCHEDULER_ENABLED !== 'false';
     started.push(await startSyncOrchestrator({ ...common, env, collectors: true, scheduler, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
+    // The ingest contexts read INGEST_ACK_WAIT_MS from `env`.
     for (const start of [startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
-      started.push(await start(common));
+      started.push(await start({ ...common, env }));
     }
     const port = Number(env.PORT ?? 3000);
     const host = env.HOST ?? '127.0.0.1';

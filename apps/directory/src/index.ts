@@ -3,7 +3,7 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
-import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { startIngestContext, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { DirectoryModule } from './app.module.js';
 import { directoryEntities } from './db/entities/index.js';
 import { directoryMigrations } from './db/migrations/index.js';
@@ -15,8 +15,9 @@ export const directoryService: ServiceDefinition = {
   module: DirectoryModule,
 };
 
-export function startDirectory(options: StartOptions): Promise<RunningService> {
-  return startService(directoryService, options);
+/** Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env). */
+export function startDirectory(options: IngestContextStartOptions): Promise<RunningService> {
+  return startIngestContext(directoryService, options);
 }
 
 // For bench/ (stored-read baselines shape their JSON with the directory's own mappers, so a

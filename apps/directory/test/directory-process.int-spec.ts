@@ -76,7 +76,7 @@ describe('directory as its own process', () => {
   }, 120_000);
 
   it('refuses a bad environment with one message that names every bad variable', async () => {
-    const child = spawnNode(main, { env: { MIGRATE_ON_START: 'maybe', DB_SCHEMA: 'Not-A-Schema', HEALTH_PORT: '0', NATS_URL: 'nats://127.0.0.1:1' } });
+    const child = spawnNode(main, { env: { MIGRATE_ON_START: 'maybe', DB_SCHEMA: 'Not-A-Schema', INGEST_ACK_WAIT_MS: '100', HEALTH_PORT: '0', NATS_URL: 'nats://127.0.0.1:1' } });
     running.push(child);
     const exit = await child.waitForExit(45_000);
     expect(exit.code).not.toBe(0);
@@ -85,6 +85,7 @@ describe('directory as its own process', () => {
     expect(stderr.match(/Invalid configuration/g)).toHaveLength(1);
     expect(stderr).toContain('MIGRATE_ON_START');
     expect(stderr).toContain('DB_SCHEMA');
+    expect(stderr).toContain('INGEST_ACK_WAIT_MS');
     expect(stderr).not.toContain('HEALTH_PORT');
     // One message, not a stack trace.
     expect(stderr).not.toMatch(/^\s+at /m);

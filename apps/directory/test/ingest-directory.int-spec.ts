@@ -3,13 +3,15 @@
  * `ingest.directory.<connectionId>` are committed with stable ids, the receipt follows the commit,
  * a redelivered batch commits nothing and answers with the same receipt, an older page never
  * overwrites a newer one, the provider cursor is stored with the batch, unknown and disconnected
- * connections get a `rejected` receipt, and two processes share one durable without committing a
- * batch twice.
+ * connections get a `rejected` receipt, two processes share one durable without committing a
+ * batch twice, and the durable's ack wait follows INGEST_ACK_WAIT_MS (a process started with another
+ * value updates the durable in place).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { available, driverId, groupId, missing, tripId, vehicleId, type Provider } from '@switchyard/domain';
-import { INGEST_EVENTS, ingestBatchId, subjectFor, type DirectoryBatchV1, type VehicleRecordV1 } from '@switchyard/messaging';
-import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import { INGEST_DURABLES, INGEST_EVENTS, ingestBatchId, subjectFor, type DirectoryBatchV1, type VehicleRecordV1 } from '@switchyard/messaging';
+import { loadIngestSettings } from '@switchyard/service-kit';
+import { durableState, ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { directoryService, startDirectory } from '../src/index.js';
 
 const SRC = 'test:field';
@@ -261,5 +263,18 @@ describe('directory ingest', () => {
     const [pub] = await x.sql<{ publication: string }>(`select publication from ${x.t('connection_publication')} where connection_id = ?`, [connectionId]);
     expect(pub?.publication).toBe('20');
     for (const b of batches) expect(x.receipts.filter((r) => r.batchId === b.batchId)).toHaveLength(1);
+  }, 60_000);
+
+  it('provisions its durable with INGEST_ACK_WAIT_MS, and a process started with another value updates it in place', async () => {
+    const durable = () => durableState(x.h.natsUrl, x.h.namespace, INGEST_EVENTS.directoryBatch.stream, INGEST_DURABLES.directory);
+    const before = await durable();
+    expect(before.ackWaitMs).toBe(loadIngestSettings(process.env).ackWaitMs);
+    await x.startSecond({ INGEST_ACK_WAIT_MS: '7000' });
+    // The start did not fail on the differing durable, and did not re-create it (pending deliveries stay).
+    expect(await durable()).toEqual({ ackWaitMs: 7_000, created: before.created });
+    const { connectionId } = await x.connect();
+    const b = batch(connectionId, 'vehicles', [vehicle('v1', 'Truck 1', '2026-01-10T10:00:00.000Z')]);
+    await publish(b);
+    expect((await receiptsFor(x, b.batchId))[0]).toMatchObject({ status: 'committed', records: 1 });
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
-import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { startIngestContext, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { FaultFeedModule } from './app.module.js';
 import { faultFeedEntities } from './db/entities/index.js';
 import { faultFeedMigrations } from './db/migrations/index.js';
@@ -15,6 +15,7 @@ export const faultFeedService: ServiceDefinition = {
   module: FaultFeedModule,
 };
 
-export function startFaultFeed(options: StartOptions): Promise<RunningService> {
-  return startService(faultFeedService, options);
+/** Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env). */
+export function startFaultFeed(options: IngestContextStartOptions): Promise<RunningService> {
+  return startIngestContext(faultFeedService, options);
 }

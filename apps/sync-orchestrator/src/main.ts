@@ -4,9 +4,9 @@
  * COLLECTOR_ENABLED=false, the collection scheduler on unless SCHEDULER_ENABLED=false (config.ts).
  */
 import { runMain } from '@switchyard/service-kit';
-import { startSyncOrchestrator, syncOrchestratorService } from './index.js';
+import { startSyncOrchestrator, syncOrchestratorEnvSchema, syncOrchestratorService } from './index.js';
 
 // Deployed alone, the orchestrator collects and schedules unless COLLECTOR_ENABLED / SCHEDULER_ENABLED=false say otherwise.
 const collectors = process.env.COLLECTOR_ENABLED !== 'false';
 const scheduler = process.env.SCHEDULER_ENABLED !== 'false';
-await runMain(syncOrchestratorService, { portVariable: 'HEALTH_PORT', defaultPort: 3101, start: (options) => startSyncOrchestrator({ ...options, collectors, scheduler }) });
+await runMain(syncOrchestratorService, { portVariable: 'HEALTH_PORT', defaultPort: 3101, start: (options) => startSyncOrchestrator({ ...options, collectors, scheduler }), envSchema: syncOrchestratorEnvSchema });

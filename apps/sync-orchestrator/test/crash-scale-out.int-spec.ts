@@ -31,6 +31,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Short leases so a killed or stopped collector's units are re-leased within seconds. */
 const ORCHESTRATOR_ENV = { LEASE_MS: '3000', POLL_MS: '100' };
+/**
+ * A short ack wait (default 60 s) so the batches a killed ingest process held are redelivered
+ * within seconds; still far above a batch's handling, so nothing is redelivered while it is worked.
+ */
+const INGEST_ACK_WAIT_MS = 10_000;
 
 let fleet: SharedFleet;
 let simulator: NodeProcess | undefined;
@@ -38,7 +43,7 @@ let reference: string;
 const deployments: ProcessDeployment[] = [];
 
 function deployment(name: string, orchestratorEnv: Record<string, string> = {}): ProcessDeployment {
-  const created = new ProcessDeployment(fleet, name, { ...ORCHESTRATOR_ENV, ...orchestratorEnv });
+  const created = new ProcessDeployment(fleet, name, { ...ORCHESTRATOR_ENV, ...orchestratorEnv }, { INGEST_ACK_WAIT_MS: String(INGEST_ACK_WAIT_MS) });
   deployments.push(created);
   return created;
 }
@@ -221,8 +226,9 @@ describe('crash test', () => {
     // The resumed collector survived its fenced-off lease (no crash, no stuck unit).
     expect(o3.child.exitCode).toBeNull();
     await expectSameAsReference(run);
-    // The batch d2 committed without a receipt or ack comes back after ackWait (60 s) and is
-    // answered from the ledger (the sync may have completed first through a re-leased unit).
+    // The batch d2 committed without a receipt or ack comes back after the ack wait
+    // (INGEST_ACK_WAIT_MS, 10 s here) and is answered from the ledger (the sync may have completed
+    // first through a re-leased unit).
     await pollUntil(() => logEntries(d3, 'ingest batch handled').some((e) => e['duplicate'] === true), {
       timeoutMs: 180_000,
       intervalMs: 500,

@@ -81,6 +81,8 @@ export class ProcessDeployment {
     name: string,
     /** Extra environment of every orchestrator process (lease, poll, concurrency). */
     private readonly orchestratorEnv: Record<string, string> = {},
+    /** Extra environment of every directory, telemetry-ingest and fault-feed process (INGEST_ACK_WAIT_MS). */
+    private readonly ingestEnv: Record<string, string> = {},
   ) {
     this.namespace = uniqueNamespace(name);
   }
@@ -114,6 +116,7 @@ export class ProcessDeployment {
       // No scheduler: its runs (drivers, groups, telemetry…) would land at their own time and make
       // the dumps of two deployments differ; these tests compare what one public sync stores.
       ...(app === 'sync-orchestrator' ? { SCHEDULER_ENABLED: 'false', ...this.orchestratorEnv } : {}),
+      ...((INGEST_APPS as readonly ContextApp[]).includes(app) ? this.ingestEnv : {}),
       ...extra,
     });
     this.processes.push({ app, process: child });

@@ -3,7 +3,7 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
-import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
+import { startIngestContext, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { TelemetryIngestModule } from './app.module.js';
 import { telemetryIngestEntities } from './db/entities/index.js';
 import { telemetryIngestMigrations } from './db/migrations/index.js';
@@ -15,8 +15,9 @@ export const telemetryIngestService: ServiceDefinition = {
   module: TelemetryIngestModule,
 };
 
-export function startTelemetryIngest(options: StartOptions): Promise<RunningService> {
-  return startService(telemetryIngestService, options);
+/** Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env). */
+export function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
+  return startIngestContext(telemetryIngestService, options);
 }
 
 /** The history row mapping and COPY text encoding (the ingest benchmark COPYs the very rows the consumer writes). */

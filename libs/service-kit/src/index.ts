@@ -16,4 +16,5 @@ export * from './ingest/db/ingest-ledger.repository.js';
 export * from './ingest/db/ingest-ledger.entities.js';
 export * from './ingest/ingest-pipeline.js';
 export * from './ingest/ingest-batch.consumer.js';
+export * from './ingest/ingest-settings.js';
 export * from './outbox/polling-outbox-relay.js';

@@ -3,7 +3,8 @@
  * once, connect to NATS (waiting for it), start the service, and on SIGTERM/SIGINT shut down in
  * order — readiness false, handlers drained, ORM closed, bus drained — then exit. A second signal
  * exits at once. A bad environment prints the one ConfigError message (every bad variable named,
- * no stack) and exits 1; any other start-up failure is logged once and exits 1.
+ * the app's own `envSchema` included; no stack) and exits 1; any other start-up failure is logged
+ * once and exits 1.
  */
 import { createBus } from '@switchyard/messaging';
 import { resolveDatabaseUrl } from '@switchyard/persistence';
@@ -27,6 +28,11 @@ export interface MainOptions {
   metricsPort?: { variable: 'METRICS_PORT'; defaultPort: number };
   /** Defaults to startService(def, …); the gateway passes its own start function. */
   start?: (options: StartOptions) => Promise<RunningService>;
+  /**
+   * The app's own variables, which its start function parses (e.g. INGEST_ACK_WAIT_MS): validated
+   * here too, with the shared ones, so one message names every bad variable.
+   */
+  envSchema?: z.ZodObject;
 }
 
 export async function runMain(def: ServiceDefinition, options: MainOptions): Promise<void> {
@@ -47,10 +53,11 @@ export interface MainEnv {
 }
 
 /** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
-export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHost' | 'metricsPort'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
+export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHost' | 'metricsPort' | 'envSchema'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
   const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
   const env = loadConfig(
     baseEnvSchema.extend({
+      ...options.envSchema?.shape,
       [options.portVariable]: port(options.defaultPort),
       ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
       HOST: z.string().default(options.defaultHost ?? '0.0.0.0'),

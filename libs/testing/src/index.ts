@@ -18,6 +18,7 @@ export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from 
 export { expectEventually, pollUntil, sleep, type PollOptions } from './poll.js';
 export { freePort } from './free-port.js';
 export { deleteNamespaceStreams } from './nats-cleanup.js';
+export { durableState, type DurableState } from './nats-consumers.js';
 export { startServiceForTest, type ServiceUnderTest, type StartServiceForTestOptions } from './service-harness.js';
 export { connectionConfig, ledgerHas, receiptsFor, startIngestHarness, type IngestHarness } from './ingest-harness.js';
 export { assertBuilt, pinnedNode, spawnNode, spawnSimulator, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBus, EVENTS, INGEST_EVENTS, subjectFor, type ConnectionConfigV1, type MessageBus, type ReceiptV1, type Subscription } from '@switchyard/messaging';
-import type { RunningService, ServiceDefinition, StartOptions } from '@switchyard/service-kit';
+import type { IngestContextStartOptions, RunningService, ServiceDefinition } from '@switchyard/service-kit';
 import { pollUntil } from './poll.js';
 import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
 
@@ -18,8 +18,8 @@ export interface IngestHarness {
   /** `"<schema>"."<table>"`. */
   t(table: string): string;
   connect(overrides?: Partial<ConnectionConfigV1>): Promise<ConnectionConfigV1>;
-  /** Starts another process of the service on the same schema and namespace. */
-  startSecond(): Promise<RunningService>;
+  /** Starts another process of the service on the same schema and namespace (`env`: its INGEST_ACK_WAIT_MS; default process.env). */
+  startSecond(env?: NodeJS.ProcessEnv): Promise<RunningService>;
   close(): Promise<void>;
 }
 
@@ -44,7 +44,7 @@ export function connectionConfig(overrides: Partial<ConnectionConfigV1> = {}): C
   };
 }
 
-export async function startIngestHarness(definition: ServiceDefinition, start: (o: StartOptions) => Promise<RunningService>): Promise<IngestHarness> {
+export async function startIngestHarness(definition: ServiceDefinition, start: (o: IngestContextStartOptions) => Promise<RunningService>): Promise<IngestHarness> {
   const h = await startServiceForTest(definition, { start });
   const receipts: ReceiptV1[] = [];
   const extra: { bus: MessageBus; service: RunningService }[] = [];
@@ -80,9 +80,9 @@ export async function startIngestHarness(definition: ServiceDefinition, start: (
       );
       return config;
     },
-    async startSecond() {
+    async startSecond(env) {
       const bus = await createBus({ kind: 'jetstream', servers: h.natsUrl, name: `${definition.service}-second`, namespace: h.namespace });
-      const service = await start({ databaseUrl: h.databaseUrl, bus, environment: 'sandbox', schema: h.schema, allServiceSchemas: Object.values(h.schemas), migrateOnStart: true, logLevel: 'warn' });
+      const service = await start({ databaseUrl: h.databaseUrl, bus, environment: 'sandbox', schema: h.schema, allServiceSchemas: Object.values(h.schemas), migrateOnStart: true, logLevel: 'warn', env });
       extra.push({ bus, service });
       return service;
     },

@@ -3,9 +3,9 @@
  * shared by every directory process): each delivery goes through the ingest pipeline — one
  * transaction for records + ledger + provider cursor, then the receipt, then the ack.
  * maxAckPending 16: batches of different connections and pages commit in parallel; the
- * fetched-at guards make their order irrelevant. ackWait 60 s covers a 1,000-row batch with
- * margin (a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start after migrations,
- * drain on shutdown) is service-kit's IngestBatchConsumer.
+ * fetched-at guards make their order irrelevant. The ack wait is INGEST_ACK_WAIT_MS (default 60 s,
+ * a 1,000-row batch takes a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start
+ * after migrations, drain on shutdown) is service-kit's IngestBatchConsumer.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
  * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. The first
  * batch into a table without planner statistics gives it some after the commit
@@ -14,7 +14,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { INGEST_DURABLES, INGEST_EVENTS, type DirectoryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { IngestBatchConsumer, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { INGEST_SETTINGS, IngestBatchConsumer, RUNTIME, type IngestSettings, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
@@ -22,7 +22,7 @@ import { VehicleVisibilityService } from '../services/vehicle-visibility.service
 
 @Injectable()
 export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_EVENTS.directoryBatch.schema> {
-  protected readonly consumer = { durable: INGEST_DURABLES.directory, event: INGEST_EVENTS.directoryBatch, ackWaitMs: 60_000, maxDeliver: 10, maxAckPending: 16 };
+  protected readonly consumer = { durable: INGEST_DURABLES.directory, event: INGEST_EVENTS.directoryBatch, maxDeliver: 10, maxAckPending: 16 };
   protected readonly context = 'directory';
   protected readonly label = 'directory ingest consumer';
   private readonly ingest = new DirectoryIngestService();
@@ -33,9 +33,10 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
 
   constructor(
     @Inject(RUNTIME) runtime: ServiceRuntime,
+    @Inject(INGEST_SETTINGS) settings: IngestSettings,
     private readonly relay: VehicleVisibilityRelay,
   ) {
-    super(runtime);
+    super(runtime, settings);
     this.visibility = new VehicleVisibilityService(runtime.orm);
     this.statistics = new FirstStatistics(runtime.orm);
   }

@@ -4,24 +4,25 @@
  * (own short transaction), then the ingest pipeline — one transaction for history + latest +
  * ledger + provider cursor, then the receipt, then the ack. maxAckPending 16: batches commit in
  * parallel; primary keys and the forward-only latest rule make their order irrelevant.
- * ackWait 60 s covers a 2,000-row batch with wide margin; maxDeliver 10 then the DLQ.
+ * The ack wait is INGEST_ACK_WAIT_MS (default 60 s, wide margin for a 2,000-row batch); maxDeliver
+ * 10 then the DLQ.
  * The lifecycle (start after migrations, drain on shutdown) is service-kit's IngestBatchConsumer.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { INGEST_DURABLES, INGEST_EVENTS, type TelemetryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { IngestBatchConsumer, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { INGEST_SETTINGS, IngestBatchConsumer, RUNTIME, type IngestSettings, type ServiceRuntime } from '@switchyard/service-kit';
 import { TelemetryIngestService } from '../services/telemetry-ingest.service.js';
 
 @Injectable()
 export class IngestTelemetryConsumer extends IngestBatchConsumer<typeof INGEST_EVENTS.telemetryBatch.schema> {
-  protected readonly consumer = { durable: INGEST_DURABLES.telemetryIngest, event: INGEST_EVENTS.telemetryBatch, ackWaitMs: 60_000, maxDeliver: 10, maxAckPending: 16 };
+  protected readonly consumer = { durable: INGEST_DURABLES.telemetryIngest, event: INGEST_EVENTS.telemetryBatch, maxDeliver: 10, maxAckPending: 16 };
   protected readonly context = 'telemetry-ingest';
   protected readonly label = 'telemetry ingest consumer';
   private readonly ingest = new TelemetryIngestService();
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime);
+  constructor(@Inject(RUNTIME) runtime: ServiceRuntime, @Inject(INGEST_SETTINGS) settings: IngestSettings) {
+    super(runtime, settings);
   }
 
   protected override prepare(batch: TelemetryBatchV1): Promise<void> {

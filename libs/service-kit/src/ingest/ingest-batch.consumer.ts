@@ -3,7 +3,8 @@
  * telemetry-ingest and fault-feed: consume the context's `ingest.<context>.*` durable once the
  * migrations are applied, hand every delivery to the ingest pipeline (ingest-pipeline.ts), and
  * drain on shutdown. Each app's consumer names its durable, event, limits and receipt context, and
- * implements `apply` (plus `prepare` or `afterCommit` where it needs them).
+ * implements `apply` (plus `prepare` or `afterCommit` where it needs them); the ack wait is the
+ * one INGEST_ACK_WAIT_MS of every ingest context (ingest-settings.ts).
  *
  * Invariant: consuming never starts before the schema is migrated — with MIGRATE_ON_START=false
  * and migrations pending, the tables may not exist yet and every delivery would end in the DLQ; it
@@ -17,10 +18,11 @@ import { ConnectionConfigStore } from '../context/connection-config.projection.j
 import { whenMigrated } from '../health.js';
 import type { ServiceRuntime } from '../runtime.js';
 import { handleIngestDelivery } from './ingest-pipeline.js';
+import type { IngestSettings } from './ingest-settings.js';
 
 export abstract class IngestBatchConsumer<P extends z.ZodType<IngestBatchV1>> implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  /** The durable (one consumer group per context), its event and its limits. */
-  protected abstract readonly consumer: ConsumerDefinition<P>;
+  /** The durable (one consumer group per context), its event and its limits; the ack wait comes from the settings. */
+  protected abstract readonly consumer: Omit<ConsumerDefinition<P>, 'ackWaitMs'>;
   /** The `context` field of every receipt this consumer sends. */
   protected abstract readonly context: ReceiptContext;
   /** Names the consumer in its start-failure log line, e.g. `directory ingest consumer`. */
@@ -31,7 +33,10 @@ export abstract class IngestBatchConsumer<P extends z.ZodType<IngestBatchV1>> im
   private stopped = false;
   private readonly configs: ConnectionConfigStore;
 
-  constructor(protected readonly runtime: ServiceRuntime) {
+  constructor(
+    protected readonly runtime: ServiceRuntime,
+    private readonly settings: IngestSettings,
+  ) {
     this.configs = new ConnectionConfigStore(runtime.orm);
   }
 
@@ -55,7 +60,7 @@ export abstract class IngestBatchConsumer<P extends z.ZodType<IngestBatchV1>> im
   }
 
   private async start() {
-    this.subscription = await this.runtime.bus.consume(this.consumer, async (delivery: Delivery<z.output<P>>) => {
+    this.subscription = await this.runtime.bus.consume({ ...this.consumer, ackWaitMs: this.settings.ackWaitMs }, async (delivery: Delivery<z.output<P>>) => {
       await this.prepare?.(delivery.payload);
       await handleIngestDelivery(delivery, {
         runtime: this.runtime,

@@ -1,0 +1,51 @@
+/**
+ * The setting every ingest context (directory, telemetry-ingest, fault-feed) shares: the ack wait
+ * of its `ingest.<context>.*` durable, INGEST_ACK_WAIT_MS. Parsed once by the context's start
+ * function (`startIngestContext`, before any connection or migration), so a bad value stops the
+ * process with the one ConfigError message (main-runner.ts), and handed to IngestBatchConsumer as
+ * the INGEST_SETTINGS provider.
+ *
+ * The ack wait is how long JetStream waits for the ack of a delivered batch before it redelivers
+ * it — after a consumer crash, the delay before that process's in-flight batches are retried —
+ * and the drain deadline of the consumer at shutdown. It is server state of the durable: every
+ * process provisions it at start (messaging provisioning.ts updates a durable whose ack wait
+ * differs), so the processes of one context must share the value or the last one started wins.
+ * Bounds: at least 5 s, well above a batch's handling (a few ms measured for 1,000-2,000 rows; in
+ * fault-feed plus waiting on the connection's lock behind up to 15 other batches), so a slow batch
+ * is not handed to a second process while the first still works on it; at most 10 min, below the orchestrator's
+ * RECEIPT_WAIT_MS default (15 min), so a crashed batch is redelivered before its unit is collected
+ * again.
+ */
+import { z } from 'zod';
+import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '../bootstrap.js';
+import { loadConfig } from '../config.js';
+
+export const DEFAULT_INGEST_ACK_WAIT_MS = 60_000;
+
+export const ingestEnvSchema = z.object({
+  INGEST_ACK_WAIT_MS: z.coerce.number().int().min(5_000).max(600_000).default(DEFAULT_INGEST_ACK_WAIT_MS),
+});
+
+export interface IngestSettings {
+  /** Ack wait of the context's ingest durable (INGEST_ACK_WAIT_MS). */
+  readonly ackWaitMs: number;
+}
+
+export const INGEST_SETTINGS = Symbol('switchyard.ingest-settings');
+
+/** Parses the ingest variables of `env`; throws ConfigError naming each bad one. */
+export function loadIngestSettings(env: NodeJS.ProcessEnv): IngestSettings {
+  const parsed = loadConfig(ingestEnvSchema, env);
+  return { ackWaitMs: parsed.INGEST_ACK_WAIT_MS };
+}
+
+export interface IngestContextStartOptions extends StartOptions {
+  /** Environment to read INGEST_ACK_WAIT_MS from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts an ingest context with its settings parsed from `env` (the start function of each ingest app). */
+export async function startIngestContext(def: ServiceDefinition, { env = process.env, ...options }: IngestContextStartOptions): Promise<RunningService> {
+  const settings = loadIngestSettings(env);
+  return startService(def, { ...options, providers: [...(options.providers ?? []), { provide: INGEST_SETTINGS, useValue: settings }] });
+}
