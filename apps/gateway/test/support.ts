@@ -14,16 +14,7 @@ import { Module } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, startService, type RunningService } from '@switchyard/service-kit';
-import {
-  createResponseValidator,
-  deleteNamespaceStreams,
-  dropSchemas,
-  expectValidResponse,
-  isolatedSchemas,
-  loadOpenApi,
-  resolveTestServices,
-  uniqueNamespace,
-} from '@switchyard/testing';
+import { createResponseValidator, deleteNamespaceStreams, dropSchemas, fetchValidated, isolatedSchemas, loadOpenApi, resolveTestServices, uniqueNamespace, type ValidatedFetchInit, type ValidatedResponse } from '@switchyard/testing';
 // The gateway never imports another app; this harness starts one beside it, as the launcher does.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
@@ -53,7 +44,7 @@ export interface TestGateway {
   /** Every log line written so far, raw. */
   logText(): string;
   /** fetch + OpenAPI validation of the response (documented path, method, status and body). */
-  call(method: string, path: string, init?: { headers?: Record<string, string>; body?: string; validate?: boolean }): Promise<{ status: number; headers: Headers; body: unknown; text: string }>;
+  call(method: string, path: string, init?: ValidatedFetchInit): Promise<ValidatedResponse>;
   close(): Promise<void>;
 }
 
@@ -154,14 +145,7 @@ export async function startTestGateway(
     directory,
     flushOutbox: () => service.app.get(OutboxRelay).flush(),
     logText: () => lines.join(''),
-    async call(method, path, init = {}) {
-      const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
-      const text = await response.text();
-      const contentType = response.headers.get('content-type') ?? '';
-      const body: unknown = contentType.includes('json') && text ? JSON.parse(text) : text;
-      if (init.validate !== false) expectValidResponse(validator, { method, path, status: response.status, body, contentType });
-      return { status: response.status, headers: response.headers, body, text };
-    },
+    call: (method, path, init = {}) => fetchValidated(validator, url, method, path, init),
     async close() {
       await closeBeside();
       await service.close();

@@ -14,44 +14,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { createSamsaraAdapter } from '@switchyard/providers';
-import type { RunningService } from '@switchyard/service-kit';
-import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil } from '@switchyard/testing';
-import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
+import { pollUntil } from '@switchyard/testing';
+import { PipelineStack, type ConnectionHealth, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
 
-let pipeline: Pipeline | undefined;
+let stack: PipelineStack;
 let apiToken: string;
-let schemas: Record<string, string>;
-let logLines: string[];
 let simulatorUrl: string;
-let gateway: RunningService;
-let orchestrator: RunningService;
-let directory: RunningService;
+let connection: PipelineConnection;
 let connectionId: string;
 let approved: string[];
 let unapproved: string;
-let headers: Record<string, string>;
-let readerKey: string;
-const openApi = createResponseValidator(loadOpenApi());
-
-interface ConnectionHealth {
-  last_success_at?: string | null;
-  last_error_code?: string | null;
-}
-
-/** `GET /v1/connections/{id}` with a consumer key, the response validated against the OpenAPI document. */
-async function readConnection(): Promise<ConnectionHealth> {
-  const res = await fetch(`${gateway.url}/v1/connections/${connectionId}`, { headers: { authorization: `Bearer ${readerKey}` } });
-  const body: unknown = await res.json();
-  expectValidResponse(openApi, { method: 'GET', path: `/v1/connections/${connectionId}`, status: res.status, body, contentType: res.headers.get('content-type') ?? '' });
-  expect(res.status).toBe(200);
-  return body as ConnectionHealth;
-}
 
 async function connectionHealth(description: string, accept: (c: ConnectionHealth) => boolean): Promise<ConnectionHealth> {
   let last: ConnectionHealth = {};
   await pollUntil(
     async () => {
-      last = await readConnection();
+      last = await connection.health();
       return accept(last);
     },
     { timeoutMs: 20_000, intervalMs: 100, description },
@@ -66,44 +44,14 @@ async function connectionHealth(description: string, accept: (c: ConnectionHealt
  */
 const LOOKBACK_DAYS = 3;
 
-interface Sync {
-  id: string;
-  status: string;
-  requestedAt: string;
-  startFrom: string;
-  progress: number;
-  failureReason?: string;
-}
-
 async function simulatorGet<T>(path: string): Promise<T> {
   const res = await fetch(`${simulatorUrl}${path}`, { headers: { authorization: `Bearer ${apiToken}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as T;
 }
 
-async function createSync(body: unknown): Promise<Sync> {
-  const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  expect(res.status).toBe(201);
-  return (await res.json()) as Sync;
-}
-
-async function readSync(id: string): Promise<Sync> {
-  const res = await fetch(`${gateway.url}/v1/syncs/${id}`, { headers });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Sync;
-}
-
-async function settled(id: string): Promise<Sync> {
-  let last: Sync | undefined;
-  await pollUntil(
-    async () => {
-      last = await readSync(id);
-      return last.status === 'completed' || last.status === 'failed';
-    },
-    { timeoutMs: 60_000, intervalMs: 200, description: `sync ${id} completed or failed` },
-  );
-  return last!;
-}
+/** Polls until the sync completed or failed. */
+const settled = (id: string): Promise<PublicSync> => connection.settled(id, 60_000, 200);
 
 const CONTENT = {
   vehicle: 'id, source_id, name, vin, status, name_field, vin_field, metadata, modified_at, publication',
@@ -115,16 +63,15 @@ const CONTENT = {
 async function storedContent(): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const [table, columns] of Object.entries(CONTENT)) {
-    out[table] = await sql(directory, `select ${columns} from "${schemas.directory}"."${table}" where connection_id = ?::uuid order by id`, [connectionId]);
+    out[table] = await stack.sql(`select ${columns} from $directory."${table}" where connection_id = ?::uuid order by id`, [connectionId]);
   }
   return out;
 }
 
 beforeAll(async () => {
   // Fixed clock so the simulator's data does not move during the test.
-  pipeline = await startPipeline({ namespace: 'collector-pipeline', contexts: ['directory'], samsaraSimulator: { SIM_VEHICLES: '3', SIM_CLOCK_FACTOR: '0' } });
-  ({ apiToken, schemas, simulatorUrl, gateway, orchestrator, logLines } = pipeline);
-  directory = pipeline.contexts.directory!;
+  stack = await PipelineStack.start({ name: 'collector-pipeline', samsaraSimulator: { SIM_VEHICLES: '3', SIM_CLOCK_FACTOR: '0' } });
+  ({ apiToken, url: simulatorUrl } = stack.samsara);
 
   const fleet = await simulatorGet<{ data: { id: string }[] }>('/fleet/vehicles');
   const ids = fleet.data.map((v) => v.id).sort();
@@ -132,47 +79,35 @@ beforeAll(async () => {
   approved = ids.slice(0, 2);
   unapproved = ids[2]!;
 
-  const { connections, credentials } = pipeline;
-  connectionId = (await connections.create({ customerId: 'fleet-collect', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken } })).connectionId;
-  const config = await connections.configure(connectionId, {
-    status: 'active',
-    unifiedCollection: true,
-    purposes: { vehicles: true, groupMemberships: true, trips: true },
-    approvedVehicleIds: approved,
-  });
-  ({ headers } = await pipeline.syncApplication(connectionId, 'collector test'));
-  const reader = await credentials.createConsumerKey('health reader');
-  await credentials.grantConsumer(reader.id, connectionId, ['read']);
-  readerKey = reader.token;
-  await pipeline.projected(connectionId, config.revision);
+  connection = await stack.connect({ provider: 'samsara', credentials: { apiToken }, customerId: 'fleet-collect', config: { approvedVehicleIds: approved } });
+  ({ connectionId } = connection);
 }, 60_000);
 
-afterAll(() => pipeline?.close());
+afterAll(() => stack?.close());
 
 describe('collectors', () => {
-  let first: Sync;
+  let first: PublicSync;
 
   it('completes a sync created over HTTP only through directory receipts, and directory holds exactly the approved vehicles and their trips', async () => {
-    first = await createSync({ lookbackDays: LOOKBACK_DAYS });
+    first = await connection.createSync({ lookbackDays: LOOKBACK_DAYS });
     const done = await settled(first.id);
     expect(done).toMatchObject({ status: 'completed', progress: 100 });
     expect(done.failureReason).toBeUndefined();
 
     // Every unit holds a committed directory receipt of this attempt.
-    const units = await sql<{ purpose: string; state: string; receipts: string }>(
-      orchestrator,
-      `select u.purpose, u.state, (select count(*)::text from "${schemas['sync-orchestrator']}".sync_receipt r where r.unit_id = u.id and r.context = 'directory') as receipts
-         from "${schemas['sync-orchestrator']}".sync_unit u where u.sync_id = ? order by u.seq`,
+    const units = await stack.sql<{ purpose: string; state: string; receipts: string }>(
+      `select u.purpose, u.state, (select count(*)::text from $orchestrator.sync_receipt r where r.unit_id = u.id and r.context = 'directory') as receipts
+         from $orchestrator.sync_unit u where u.sync_id = ? order by u.seq`,
       [first.id],
     );
     // One unit per purpose and approved vehicle, trips also per one-day slice (decision 0008).
     expect(units.map((u) => u.purpose)).toEqual(['vehicles', 'vehicles', 'groupMemberships', 'groupMemberships', ...Array<string>(2 * LOOKBACK_DAYS).fill('trips')]);
     for (const u of units) expect(u).toMatchObject({ state: 'receipted', receipts: '1' });
 
-    const vehicles = await sql<{ source_id: string; name: string | null }>(directory, `select source_id, name from "${schemas.directory}".vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
+    const vehicles = await stack.sql<{ source_id: string; name: string | null }>(`select source_id, name from $directory.vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
     expect(vehicles.map((v) => v.source_id)).toEqual(approved);
     expect(vehicles.map((v) => v.source_id)).not.toContain(unapproved);
-    const groups = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}"."group" where connection_id = ?::uuid`, [connectionId]);
+    const groups = await stack.sql<{ source_id: string }>(`select source_id from $directory."group" where connection_id = ?::uuid`, [connectionId]);
     const simGroups = await simulatorGet<{ data: { id: string }[] }>('/tags');
     expect(groups.map((g) => g.source_id).sort()).toEqual(simGroups.data.map((g) => g.id).sort());
 
@@ -185,7 +120,7 @@ describe('collectors', () => {
       cursor = page.next;
       more = cursor !== null;
     }
-    const trips = await sql<{ source_id: string; vehicle_source_id: string }>(directory, `select source_id, vehicle_source_id from "${schemas.directory}".trip where connection_id = ?::uuid`, [connectionId]);
+    const trips = await stack.sql<{ source_id: string; vehicle_source_id: string }>(`select source_id, vehicle_source_id from $directory.trip where connection_id = ?::uuid`, [connectionId]);
     expect(trips.map((t) => t.source_id).sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(0);
     for (const t of trips) expect(approved).toContain(t.vehicle_source_id);
@@ -198,13 +133,12 @@ describe('collectors', () => {
 
   it('changes no stored content when the same sync runs again (idempotent upserts)', async () => {
     const before = await storedContent();
-    const second = await createSync({ lookbackDays: LOOKBACK_DAYS });
+    const second = await connection.createSync({ lookbackDays: LOOKBACK_DAYS });
     expect(await settled(second.id)).toMatchObject({ status: 'completed', progress: 100 });
     expect(await storedContent()).toEqual(before);
     // The rows were re-read (a newer fetch), not skipped.
-    const [fresh] = await sql<{ n: string }>(
-      directory,
-      `select count(*)::text as n from "${schemas.directory}".vehicle where connection_id = ?::uuid and fetched_at > ?::timestamptz`,
+    const [fresh] = await stack.sql<{ n: string }>(
+      `select count(*)::text as n from $directory.vehicle where connection_id = ?::uuid and fetched_at > ?::timestamptz`,
       [connectionId, second.requestedAt],
     );
     expect(fresh!.n).toBe(String(approved.length));
@@ -218,12 +152,12 @@ describe('collectors', () => {
     });
     expect(revoke.status).toBe(200);
     const contentBefore = await storedContent();
-    const lastSuccessBefore = (await readConnection()).last_success_at;
+    const lastSuccessBefore = (await connection.health()).last_success_at;
     expect(typeof lastSuccessBefore).toBe('string');
     try {
-      const sync = await createSync({ lookbackDays: LOOKBACK_DAYS });
+      const sync = await connection.createSync({ lookbackDays: LOOKBACK_DAYS });
       expect(await settled(sync.id)).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
-      const codes = await sql<{ last_error_code: string | null }>(orchestrator, `select distinct last_error_code from "${schemas['sync-orchestrator']}".sync_unit where sync_id = ? and last_error_code is not null`, [sync.id]);
+      const codes = await stack.sql<{ last_error_code: string | null }>(`select distinct last_error_code from $orchestrator.sync_unit where sync_id = ? and last_error_code is not null`, [sync.id]);
       expect(codes).toEqual([{ last_error_code: 'provider_auth_required' }]);
 
       // The failure shows as the connection's error code; the last success time stays.
@@ -237,7 +171,7 @@ describe('collectors', () => {
   }, 90_000);
 
   it('does not roll last_success_at back for an older health observation', async () => {
-    const before = await readConnection();
+    const before = await connection.health();
     const older: ConnectionHealthV1 = {
       connectionId,
       observedAt: new Date(Date.parse(before.last_success_at!) - 60_000).toISOString(),
@@ -247,14 +181,14 @@ describe('collectors', () => {
       nextRetryAt: null,
       sequence: '999999999',
     };
-    const publisher = await pipeline!.bus('health-test');
+    const publisher = await stack.bus('health-test');
     await publisher.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), older, { msgId: connectionHealthMsgId(older) });
     // Wait until the gateway handled it (its debug line names the sequence), then read.
-    await pollUntil(async () => logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });
-    expect(await readConnection()).toMatchObject({ last_success_at: before.last_success_at, last_error_code: before.last_error_code });
+    await pollUntil(async () => stack.logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });
+    expect(await connection.health()).toMatchObject({ last_success_at: before.last_success_at, last_error_code: before.last_error_code });
   });
 
   it('logs no provider credential', () => {
-    expect(logLines.join('')).not.toContain(apiToken);
+    expect(stack.logLines.join('')).not.toContain(apiToken);
   });
 });

@@ -19,32 +19,23 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { Observation, Provider, TelemetryMetric } from '@switchyard/domain';
 import { collectPages, createGeotabAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
-import type { RunningService } from '@switchyard/service-kit';
-import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { INTERNAL_SYNC_PURPOSES, SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '../src/index.js';
-import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
+import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
 
 const samsaraToken = `samsara_api_${randomBytes(20).toString('hex')}`;
 const geotab = { database: 'switchyard_demo', userName: 'sandbox@switchyard.example', password: randomBytes(16).toString('hex') };
-const openApi = createResponseValidator(loadOpenApi());
 
 /** The simulators' fixed clock: a weekday afternoon, so the day before holds driving. */
 const SIM_NOW = '2026-06-10T15:00:00.000Z';
 const WINDOW = { startFrom: new Date(Date.parse(SIM_NOW) - 86_400_000), intervalEnd: new Date(SIM_NOW) };
 
 const simulators: NodeProcess[] = [];
-let pipeline: Pipeline | undefined;
-let schemas: Record<string, string>;
-let gateway: RunningService;
-let orchestrator: RunningService;
-let directory: RunningService;
-let telemetry: RunningService;
-let faults: RunningService;
-let readerKey: string;
-let headers: Record<string, string>;
+let stack: PipelineStack;
 
 interface Fleet {
   provider: Provider;
+  connection: PipelineConnection;
   connectionId: string;
   adapter: ProviderAdapter;
   approved: string[];
@@ -56,7 +47,7 @@ const fleets: Record<'samsara' | 'geotab', Fleet> = {} as Record<'samsara' | 'ge
 let samsaraUrl: string;
 
 async function runInternal(fleet: Fleet): Promise<InternalRun> {
-  const lifecycle = orchestrator.app.get(SyncLifecycleService);
+  const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
   const result = await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: [...INTERNAL_SYNC_PURPOSES], ...WINDOW, origin: SCHEDULED_ORIGIN });
   if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
   let last: InternalRun | undefined;
@@ -83,35 +74,23 @@ async function expectedObservations(fleet: Fleet): Promise<Observation[]> {
 }
 
 async function storedObservations(fleet: Fleet): Promise<{ vehicle_source_id: string; metric: string; at: string; source: string }[]> {
-  return sql(
-    telemetry,
-    `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at, source from "${schemas['telemetry-ingest']}".observations where connection_id = ?::uuid`,
+  return stack.sql(
+    `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at, source from $telemetry.observations where connection_id = ?::uuid`,
     [fleet.connectionId],
   );
 }
 
 /** Every stored content column of every context for the connection (fetch bookkeeping excluded). */
 async function storedContent(fleet: Fleet): Promise<Record<string, unknown[]>> {
-  const t = schemas['telemetry-ingest'];
-  const f = schemas['fault-feed'];
-  const d = schemas.directory;
   const id = [fleet.connectionId];
   return {
-    observations: await sql(telemetry, `select vehicle_id, metric, observed_at, source, value, value_num, units from "${t}".observations where connection_id = ?::uuid order by 1, 2, 3, 4`, id),
-    latest: await sql(telemetry, `select vehicle_id, metric, observed_at, source, value from "${t}".latest_readings where connection_id = ?::uuid order by 1, 2`, id),
-    occurrences: await sql(faults, `select id, vehicle_source_id, fault_key, code, opened_at, last_observed_at, cleared_at, cleared_by from "${f}".fault_occurrence where connection_id = ?::uuid order by id`, id),
-    transitions: await sql(faults, `select sequence, occurrence_id, kind, observed_at from "${f}".fault_transition where connection_id = ?::uuid order by sequence`, id),
-    drivers: await sql(directory, `select id, source_id, status, display_name, fields, group_ids, modified_at from "${d}".driver where connection_id = ?::uuid order by id`, id),
-    groups: await sql(directory, `select id, source_id, name, parent_source_id, modified_at from "${d}"."group" where connection_id = ?::uuid order by id`, id),
+    observations: await stack.sql(`select vehicle_id, metric, observed_at, source, value, value_num, units from $telemetry.observations where connection_id = ?::uuid order by 1, 2, 3, 4`, id),
+    latest: await stack.sql(`select vehicle_id, metric, observed_at, source, value from $telemetry.latest_readings where connection_id = ?::uuid order by 1, 2`, id),
+    occurrences: await stack.sql(`select id, vehicle_source_id, fault_key, code, opened_at, last_observed_at, cleared_at, cleared_by from $faults.fault_occurrence where connection_id = ?::uuid order by id`, id),
+    transitions: await stack.sql(`select sequence, occurrence_id, kind, observed_at from $faults.fault_transition where connection_id = ?::uuid order by sequence`, id),
+    drivers: await stack.sql(`select id, source_id, status, display_name, fields, group_ids, modified_at from $directory.driver where connection_id = ?::uuid order by id`, id),
+    groups: await stack.sql(`select id, source_id, name, parent_source_id, modified_at from $directory."group" where connection_id = ?::uuid order by id`, id),
   };
-}
-
-async function readConnection(connectionId: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${gateway.url}/v1/connections/${connectionId}`, { headers: { authorization: `Bearer ${readerKey}` } });
-  const body: unknown = await res.json();
-  expectValidResponse(openApi, { method: 'GET', path: `/v1/connections/${connectionId}`, status: res.status, body, contentType: res.headers.get('content-type') ?? '' });
-  expect(res.status).toBe(200);
-  return body as Record<string, unknown>;
 }
 
 beforeAll(async () => {
@@ -121,15 +100,8 @@ beforeAll(async () => {
   samsaraUrl = samsaraSim.url;
   const geotabSim = await spawnSimulator('geotab', { ...simEnv, GEOTAB_DATABASE: geotab.database, GEOTAB_USERNAME: geotab.userName, GEOTAB_PASSWORD: geotab.password });
   simulators.push(geotabSim.process);
-  pipeline = await startPipeline({ namespace: 'telfault', contexts: ['directory', 'telemetry-ingest', 'fault-feed'], providerBaseUrls: { samsara: samsaraSim.url, geotab: geotabSim.url } });
-  ({ schemas, gateway, orchestrator } = pipeline);
-  directory = pipeline.contexts.directory!;
-  telemetry = pipeline.contexts['telemetry-ingest']!;
-  faults = pipeline.contexts['fault-feed']!;
+  stack = await PipelineStack.start({ name: 'telfault', contexts: ['directory', 'telemetry-ingest', 'fault-feed'], providerBaseUrls: { samsara: samsaraSim.url, geotab: geotabSim.url } });
 
-  const { connections, credentials } = pipeline;
-  const reader = await credentials.createConsumerKey('health reader');
-  readerKey = reader.token;
   const setups = [
     {
       provider: 'samsara' as const,
@@ -154,30 +126,22 @@ beforeAll(async () => {
     const listed = await collectPages((cursor) => setup.adapter.vehicles(cursor), 100);
     const ids = listed.items.map((v) => v.sourceId).sort();
     expect(ids).toHaveLength(3);
-    const { connectionId } = await connections.create({ customerId: `fleet-${setup.provider}`, provider: setup.provider, environment: 'sandbox', providerCredentials: setup.providerCredentials });
-    const config = await connections.configure(connectionId, {
-      status: 'active',
-      unifiedCollection: true,
-      purposes: { vehicles: true, groupMemberships: false, trips: false },
-      approvedVehicleIds: ids.slice(0, 2),
-      selectedSignals: [...setup.signals],
-      optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: setup.extendedTelemetry },
+    const connection = await stack.connect({
+      provider: setup.provider,
+      credentials: setup.providerCredentials,
+      config: {
+        purposes: { vehicles: true, groupMemberships: false, trips: false },
+        approvedVehicleIds: ids.slice(0, 2),
+        selectedSignals: [...setup.signals],
+        optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: setup.extendedTelemetry },
+      },
     });
-    await credentials.grantConsumer(reader.id, connectionId, ['read']);
-    await pipeline.projected(connectionId, config.revision);
-    fleets[setup.provider] = { provider: setup.provider, connectionId, adapter: setup.adapter, approved: ids.slice(0, 2), unapproved: ids[2]!, metrics: setup.metrics };
+    fleets[setup.provider] = { provider: setup.provider, connection, connectionId: connection.connectionId, adapter: setup.adapter, approved: ids.slice(0, 2), unapproved: ids[2]!, metrics: setup.metrics };
   }
-
-  const app = await credentials.createApplication('internal runs test', 'sandbox');
-  await credentials.grantApplication(app.id, fleets.samsara.connectionId, ['sync.create', 'sync.read'], true);
-  headers = { authorization: `Bearer ${app.token}`, 'connection-token': (await credentials.issueConnectionToken(app.id, fleets.samsara.connectionId)).token };
-  await pollUntil(async () => (await sql(orchestrator, `select 1 from "${schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
-    description: 'application grants in the orchestrator',
-  });
 }, 120_000);
 
 afterAll(async () => {
-  await pipeline?.close();
+  await stack?.close();
   for (const sim of simulators) await sim.kill();
 });
 
@@ -190,10 +154,9 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
     run = await runInternal(fleet);
     expect(run).toMatchObject({ status: 'completed', origin: SCHEDULED_ORIGIN, failureReason: null, startFrom: WINDOW.startFrom.toISOString(), intervalEnd: WINDOW.intervalEnd.toISOString() });
     expect(run.receiptedUnits).toBe(run.admittedUnits);
-    const units = await sql<{ purpose: string; vehicle_source_id: string | null; state: string; context: string | null }>(
-      orchestrator,
-      `select u.purpose, u.vehicle_source_id, u.state, (select string_agg(r.context, ',') from "${schemas['sync-orchestrator']}".sync_receipt r where r.unit_id = u.id) as context
-         from "${schemas['sync-orchestrator']}".sync_unit u where u.sync_id = ? order by u.seq`,
+    const units = await stack.sql<{ purpose: string; vehicle_source_id: string | null; state: string; context: string | null }>(
+      `select u.purpose, u.vehicle_source_id, u.state, (select string_agg(r.context, ',') from $orchestrator.sync_receipt r where r.unit_id = u.id) as context
+         from $orchestrator.sync_unit u where u.sync_id = ? order by u.seq`,
       [run.id],
     );
     const [a, b] = fleet.approved;
@@ -217,9 +180,9 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
     const drivers = await collectPages((cursor) => fleet.adapter.drivers(cursor), 100);
     const groups = await collectPages((cursor) => fleet.adapter.groups(cursor), 100);
     expect(drivers.items.length).toBeGreaterThan(0);
-    const storedDrivers = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}".driver where connection_id = ?::uuid`, [fleet.connectionId]);
+    const storedDrivers = await stack.sql<{ source_id: string }>(`select source_id from $directory.driver where connection_id = ?::uuid`, [fleet.connectionId]);
     expect(storedDrivers.map((d) => d.source_id).sort()).toEqual([...new Set(drivers.items.map((d) => d.sourceId))].sort());
-    const storedGroups = await sql<{ source_id: string }>(directory, `select source_id from "${schemas.directory}"."group" where connection_id = ?::uuid`, [fleet.connectionId]);
+    const storedGroups = await stack.sql<{ source_id: string }>(`select source_id from $directory."group" where connection_id = ?::uuid`, [fleet.connectionId]);
     expect(storedGroups.map((g) => g.source_id).sort()).toEqual([...new Set(groups.items.map((g) => g.sourceId))].sort());
   });
 
@@ -241,9 +204,8 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
       const key = `${o.vehicleSourceId}|${o.metric}`;
       newest.set(key, Math.max(newest.get(key) ?? 0, Date.parse(o.observedAt)));
     }
-    const latest = await sql<{ vehicle_source_id: string; metric: string; at: string }>(
-      telemetry,
-      `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at from "${schemas['telemetry-ingest']}".latest_readings where connection_id = ?::uuid`,
+    const latest = await stack.sql<{ vehicle_source_id: string; metric: string; at: string }>(
+      `select vehicle_source_id, metric, (extract(epoch from observed_at) * 1000)::bigint::text as at from $telemetry.latest_readings where connection_id = ?::uuid`,
       [fleet.connectionId],
     );
     expect(Object.fromEntries(latest.map((l) => [`${l.vehicle_source_id}|${l.metric}`, Number(l.at)]))).toEqual(Object.fromEntries(newest));
@@ -251,9 +213,8 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
 
   it('stores the approved vehicles’ faults in fault-feed (snapshots or records, by the provider’s model)', async () => {
     const fleet = fleets[name];
-    const occurrences = await sql<{ vehicle_source_id: string; fault_key: string; model: string; cleared_at: string | null }>(
-      faults,
-      `select vehicle_source_id, fault_key, model, cleared_at from "${schemas['fault-feed']}".fault_occurrence where connection_id = ?::uuid`,
+    const occurrences = await stack.sql<{ vehicle_source_id: string; fault_key: string; model: string; cleared_at: string | null }>(
+      `select vehicle_source_id, fault_key, model, cleared_at from $faults.fault_occurrence where connection_id = ?::uuid`,
       [fleet.connectionId],
     );
     expect(occurrences.every((o) => o.model === fleet.adapter.capabilities.faultModel)).toBe(true);
@@ -291,46 +252,46 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
 
 describe('internal runs and the public API', () => {
   it('hides internal runs from GET /v1/syncs and GET /v1/syncs/{id}', async () => {
-    const [internal] = await sql<{ id: string }>(orchestrator, `select id from "${schemas['sync-orchestrator']}".sync where connection_id = ?::uuid and origin = ? limit 1`, [
+    const [internal] = await stack.sql<{ id: string }>(`select id from $orchestrator.sync where connection_id = ?::uuid and origin = ? limit 1`, [
       fleets.samsara.connectionId,
       SCHEDULED_ORIGIN,
     ]);
     expect(internal).toBeDefined();
-    const list = await fetch(`${gateway.url}/v1/syncs`, { headers });
-    const body = (await list.json()) as { syncs: { id: string }[] };
-    expectValidResponse(openApi, { method: 'GET', path: '/v1/syncs', status: list.status, body, contentType: list.headers.get('content-type') ?? '' });
+    const samsara = fleets.samsara.connection;
+    const list = await samsara.request('GET', '/v1/syncs');
     expect(list.status).toBe(200);
-    expect(body.syncs).toEqual([]);
-    const one = await fetch(`${gateway.url}/v1/syncs/${internal!.id}`, { headers });
+    expect((list.body as { syncs: { id: string }[] }).syncs).toEqual([]);
+    const one = await samsara.request('GET', `/v1/syncs/${internal!.id}`);
     expect(one.status).toBe(404);
-    expect(await one.json()).toEqual({ error: 'not_found' });
+    expect(one.body).toEqual({ error: 'not_found' });
   });
 
   it('refuses an internal purpose on POST /v1/syncs', async () => {
-    const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ purposes: ['telemetryLatest'] }) });
+    const res = await fleets.samsara.connection.request('POST', '/v1/syncs', { purposes: ['telemetryLatest'] });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'invalid_body' });
+    expect(res.body).toEqual({ error: 'invalid_body' });
   });
 
   it('leaves the public default startFrom alone: the first public sync still starts now', async () => {
-    const res = await fetch(`${gateway.url}/v1/syncs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
-    const sync = (await res.json()) as { id: string; startFrom: string; requestedAt: string };
+    const samsara = fleets.samsara.connection;
+    const res = await samsara.request('POST', '/v1/syncs', {});
+    const sync = res.body as PublicSync;
     expect(res.status).toBe(201);
     expect(sync.startFrom).toBe(sync.requestedAt);
     // Let it finish, so its health observation lands before the tests below read health.
-    await pollUntil(async () => ((await (await fetch(`${gateway.url}/v1/syncs/${sync.id}`, { headers })).json()) as { status: string }).status === 'completed', {
+    await pollUntil(async () => (await samsara.readSync(sync.id)).status === 'completed', {
       timeoutMs: 60_000,
       description: 'public sync completed',
     });
   });
 
   it('counts telemetry with an extended metric for the extended health fields', async () => {
-    await pollUntil(async () => typeof (await readConnection(fleets.samsara.connectionId)).extended_last_success_at === 'string', { timeoutMs: 20_000, description: 'extended success' });
-    const samsara = await readConnection(fleets.samsara.connectionId);
+    await pollUntil(async () => typeof (await fleets.samsara.connection.health()).extended_last_success_at === 'string', { timeoutMs: 20_000, description: 'extended success' });
+    const samsara = await fleets.samsara.connection.health();
     expect(samsara).toMatchObject({ last_error_code: null, extended_last_error_code: null });
     expect(typeof samsara.last_success_at).toBe('string');
     // Geotab collects odometer only (core): no extended observation.
-    const geotabRow = await readConnection(fleets.geotab.connectionId);
+    const geotabRow = await fleets.geotab.connection.health();
     expect(typeof geotabRow.last_success_at).toBe('string');
     expect(geotabRow.extended_last_success_at ?? null).toBeNull();
   });
@@ -341,18 +302,18 @@ describe('internal runs and the public API', () => {
     const revoke = await fetch(scenarios, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ kind: 'revoke_credential', afterRequests: 0 }]) });
     expect(revoke.status).toBe(200);
     const before = await storedContent(fleet);
-    const healthBefore = await readConnection(fleet.connectionId);
+    const healthBefore = await fleet.connection.health();
     try {
       const failed = await runInternal(fleet);
       expect(failed).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
       await pollUntil(
         async () => {
-          const c = await readConnection(fleet.connectionId);
+          const c = await fleet.connection.health();
           return c.last_error_code === 'provider_auth_required' && c.extended_last_error_code === 'provider_auth_required';
         },
         { timeoutMs: 20_000, description: 'provider_auth_required in core and extended health' },
       );
-      const after = await readConnection(fleet.connectionId);
+      const after = await fleet.connection.health();
       expect(after.last_success_at).toBe(healthBefore.last_success_at);
       expect(after.extended_last_success_at).toBe(healthBefore.extended_last_success_at);
       expect(await storedContent(fleet)).toEqual(before);
@@ -363,7 +324,7 @@ describe('internal runs and the public API', () => {
 
   it('continues an internal run from the previous one, and creates none while the connection is paused', async () => {
     const fleet = fleets.geotab;
-    const lifecycle = orchestrator.app.get(SyncLifecycleService);
+    const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
     const previous = await lifecycle.latestInternal(fleet.connectionId, SCHEDULED_ORIGIN);
     expect(previous?.intervalEnd).toBe(WINDOW.intervalEnd.toISOString());
     const next = await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: ['drivers', 'faults'], origin: SCHEDULED_ORIGIN });
@@ -372,18 +333,15 @@ describe('internal runs and the public API', () => {
     expect((await lifecycle.latestInternal(fleet.connectionId, SCHEDULED_ORIGIN))?.id).toBe(next.run.id);
     await pollUntil(async () => (await lifecycle.getInternal(next.run.id))?.status === 'completed', { timeoutMs: 60_000, description: 'continued run completed' });
 
-    const { connections } = pipeline!;
-    const paused = await connections.configure(fleet.connectionId, { status: 'paused' });
-    await pipeline!.projected(fleet.connectionId, paused.revision);
+    await fleet.connection.configure({ status: 'paused' });
     expect(await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: [...INTERNAL_SYNC_PURPOSES], origin: SCHEDULED_ORIGIN })).toMatchObject({ created: false, reason: 'gate_disabled' });
     // Nothing to collect for the asked purposes is no run either.
-    const active = await connections.configure(fleet.connectionId, { status: 'active', selectedSignals: ['odometer'] });
-    await pipeline!.projected(fleet.connectionId, active.revision);
+    await fleet.connection.configure({ status: 'active', selectedSignals: ['odometer'] });
     expect(await lifecycle.createInternal({ connectionId: fleet.connectionId, purposes: ['faults'], origin: SCHEDULED_ORIGIN })).toMatchObject({ created: false, reason: 'gate_disabled' });
   }, 120_000);
 
   it('logs no provider credential', () => {
-    const logs = pipeline!.logLines.join('');
+    const logs = stack.logLines.join('');
     expect(logs).not.toContain(samsaraToken);
     expect(logs).not.toContain(geotab.password);
   });

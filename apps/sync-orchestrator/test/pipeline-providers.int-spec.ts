@@ -57,8 +57,10 @@ beforeAll(async () => {
     const connection = await stack.connect({
       provider: setup.provider,
       credentials: setup.credentials,
-      approvedVehicleIds: approved,
-      purposes: { vehicles: purposes.includes('vehicles'), groupMemberships: purposes.includes('groupMemberships'), trips: purposes.includes('trips') },
+      config: {
+        approvedVehicleIds: approved,
+        purposes: { vehicles: purposes.includes('vehicles'), groupMemberships: purposes.includes('groupMemberships'), trips: purposes.includes('trips') },
+      },
     });
     fleets[setup.provider] = { direct: setup.direct, connection, approved, unapproved: roster[2]!, purposes };
   }

@@ -26,7 +26,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { INGEST_EVENTS, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
 import { collectPages, createSamsaraAdapter } from '@switchyard/providers';
 import { dumpDifference, pollUntil, sleep, spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { PipelineStack, type PipelineConnection, type PipelineSync } from './pipeline-stack.js';
+import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
 
 const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
 const LEASE_MS = 4_000;
@@ -62,7 +62,7 @@ async function providerRequests(): Promise<number> {
 }
 
 /** Empties the connection's directory rows, runs one sync to its end. */
-async function freshRun(): Promise<PipelineSync> {
+async function freshRun(): Promise<PublicSync> {
   await stack.wipeDirectory(connection.connectionId);
   const sync = await connection.createSync({ startFrom: START_FROM });
   return connection.settled(sync.id);
@@ -88,7 +88,7 @@ beforeAll(async () => {
   const direct = createSamsaraAdapter({ provider: 'samsara', baseUrl: simulatorUrl, credentials: { apiToken } });
   const roster = (await collectPages((c) => direct.vehicles(c), 100)).items.map((v) => v.sourceId);
   expect(roster).toHaveLength(4);
-  connection = await stack.connect({ provider: 'samsara', credentials: { apiToken }, approvedVehicleIds: roster });
+  connection = await stack.connect({ provider: 'samsara', credentials: { apiToken }, config: { approvedVehicleIds: roster } });
 }, 120_000);
 
 afterAll(async () => {
@@ -156,8 +156,8 @@ describe('provider scenarios through the pipeline', () => {
 
   it('a directory slower than the lease does not make finished units be leased and collected again', async () => {
     await stack.wipeDirectory(connection.connectionId);
-    await stack.stopDirectory();
-    let sync: PipelineSync | undefined;
+    await stack.stopContext('directory');
+    let sync: PublicSync | undefined;
     try {
       sync = await connection.createSync({ startFrom: START_FROM });
       const id = sync.id;
@@ -171,7 +171,7 @@ describe('provider scenarios through the pipeline', () => {
       expect(await providerRequests()).toBe(requests);
       expect((await connection.readSync(id)).status).toBe('in_progress');
     } finally {
-      await stack.startDirectory();
+      await stack.startContext('directory');
     }
     expect(await connection.settled(sync.id)).toMatchObject({ status: 'completed', progress: 100 });
     await expectReferenceDump();

@@ -1,116 +1,85 @@
 /**
- * The collection pipeline of the orchestrator's pipeline tests (pipeline-*.int-spec.ts), on the real
- * PostgreSQL and NATS: gateway (HTTP, credentials, connection health), directory, and a
- * sync-orchestrator with its collectors and receipt consumer, in isolated schemas and one NATS
- * namespace, pointed at simulators the test spawned. `connect` creates a collecting connection the
- * way an operator does (ConnectionsAdmin + CredentialsAdmin) and waits until the orchestrator and
- * directory projected its configuration and the application's grants; the returned handle drives
- * `/v1/syncs` over HTTP with every response validated against the OpenAPI document.
+ * The collection pipeline of the orchestrator's in-process integration suites (collector-*,
+ * pipeline-*, scheduler), on the real PostgreSQL and NATS, as the launcher runs it: a gateway
+ * (HTTP on a free port, connection configs, credentials, connection health), the ingesting contexts
+ * a suite asks for (directory by default; telemetry-ingest, fault-feed) and one or more
+ * sync-orchestrator instances on ONE schema (several processes' worth of collectors, receipt
+ * consumers and, when asked, schedulers), in isolated schemas and one NATS namespace. The
+ * orchestrators collect from simulators the suite spawned (`providerBaseUrls`) or from a Samsara
+ * simulator the stack spawns (`samsaraSimulator`, seeded with the stack's name; URL and token in
+ * `samsara`). Every service logs into `logLines` (debug unless asked otherwise: suites assert on
+ * what is, and is never, logged). `close()` stops the services newest first, closes the buses,
+ * kills the simulator, drops the schemas and deletes the namespace's streams.
  *
- * Decisions: the directory can be stopped and started again on its schema (`stopDirectory` /
- * `startDirectory`: a context slower than the lease); `wipeDirectory` empties the directory's data
+ * `connect` creates a connection the way an operator does (ConnectionsAdmin + CredentialsAdmin) and
+ * waits until the orchestrator and every started context projected its configuration and the
+ * application's current grant; the returned handle drives `/v1/syncs` over HTTP with every response
+ * validated against the OpenAPI document (the provisioning and `SyncApi` are gateway-client.ts,
+ * shared with process-deployment.ts, whose contexts run as real processes).
+ *
+ * Decisions: a context can be stopped and started again on its schema (`stopContext` /
+ * `startContext`: a context slower than the lease); `wipeDirectory` empties the directory's data
  * tables of one connection so a later run must write every row again (the canonical dump then
  * compares what that run alone stored, with the same connection id).
  */
 import { expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-// The orchestrator never imports other apps; its pipeline tests start them beside it, as the launcher does.
+// The orchestrator never imports other apps; its tests start them beside it, as the launcher does.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startDirectory } from '@switchyard/directory';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
+import { startFaultFeed } from '@switchyard/fault-feed';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ConnectionsAdmin, CredentialsAdmin, SecretBox, startGateway, type ConnectionConfigPatch } from '@switchyard/gateway';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import type { Provider } from '@switchyard/domain';
 import { createBus, type MessageBus } from '@switchyard/messaging';
-import { createLogger, type RunningService } from '@switchyard/service-kit';
-import {
-  canonicalDump,
-  createResponseValidator,
-  deleteNamespaceStreams,
-  dropSchemas,
-  expectValidResponse,
-  isolatedSchemas,
-  loadOpenApi,
-  pollUntil,
-  resolveTestServices,
-  uniqueNamespace,
-} from '@switchyard/testing';
+import { createLogger, type RunningService, type StartOptions } from '@switchyard/service-kit';
+import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
 import { startSyncOrchestrator } from '../src/index.js';
+import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, validatedCall } from './gateway-client.js';
 
-export interface PipelineSync {
-  id: string;
-  status: string;
-  requestedAt: string;
-  startFrom: string;
-  progress: number;
-  failureReason?: string;
-  completedAt?: string;
-}
+export type { PublicSync } from './gateway-client.js';
+
+export type IngestContext = 'directory' | 'telemetry-ingest' | 'fault-feed';
+
+const STARTERS: Record<IngestContext, (options: StartOptions) => Promise<RunningService>> = {
+  directory: startDirectory,
+  'telemetry-ingest': startTelemetryIngest,
+  'fault-feed': startFaultFeed,
+};
 
 export interface ConnectionHealth {
   last_success_at?: string | null;
   last_error_code?: string | null;
+  extended_last_success_at?: string | null;
+  extended_last_error_code?: string | null;
 }
 
-const openApi = createResponseValidator(loadOpenApi());
-
-/** One HTTP exchange with the gateway, its response validated against the OpenAPI document. */
-async function call(url: string, path: string, init: RequestInit & { headers: Record<string, string> }): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${url}${path}`, init);
-  const text = await res.text();
-  const body: unknown = text ? JSON.parse(text) : undefined;
-  expectValidResponse(openApi, { method: init.method ?? 'GET', path, status: res.status, body, contentType: res.headers.get('content-type') ?? '' });
-  return { status: res.status, body };
-}
-
-export class PipelineConnection {
+export class PipelineConnection extends SyncApi {
   constructor(
     private readonly stack: PipelineStack,
     readonly connectionId: string,
-    private readonly headers: Record<string, string>,
+    readonly applicationId: string,
+    headers: Record<string, string>,
     private readonly readerKey: string,
-  ) {}
-
-  async createSync(body: unknown): Promise<PipelineSync> {
-    const res = await call(this.stack.gatewayUrl, '/v1/syncs', { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(res.status).toBe(201);
-    return res.body as PipelineSync;
+  ) {
+    super(stack.gatewayUrl, headers);
   }
 
-  async readSync(id: string): Promise<PipelineSync> {
-    const res = await call(this.stack.gatewayUrl, `/v1/syncs/${id}`, { headers: this.headers });
-    expect(res.status).toBe(200);
-    return res.body as PipelineSync;
-  }
-
-  /** `POST /v1/syncs/{id}/{action}` with an empty body. */
-  async act(id: string, action: 'cancel' | 'retry'): Promise<{ status: number; body: unknown }> {
-    return call(this.stack.gatewayUrl, `/v1/syncs/${id}/${action}`, { method: 'POST', headers: this.headers });
-  }
-
-  async listSyncs(status: string): Promise<PipelineSync[]> {
-    const res = await call(this.stack.gatewayUrl, `/v1/syncs?status=${status}&limit=100`, { headers: this.headers });
-    expect(res.status).toBe(200);
-    return (res.body as { syncs: PipelineSync[] }).syncs;
-  }
-
-  /** Polls until the sync is `completed`, `failed` or `cancelled`. */
-  async settled(id: string, timeoutMs = 120_000): Promise<PipelineSync> {
-    let last: PipelineSync | undefined;
-    await pollUntil(
-      async () => {
-        last = await this.readSync(id);
-        return ['completed', 'failed', 'cancelled'].includes(last.status);
-      },
-      { timeoutMs, intervalMs: 250, description: `sync ${id} settled` },
-    );
-    return last!;
-  }
-
+  /** `GET /v1/connections/{id}` with the connection's consumer key (read permission). */
   async health(): Promise<ConnectionHealth> {
-    const res = await call(this.stack.gatewayUrl, `/v1/connections/${this.connectionId}`, { headers: { authorization: `Bearer ${this.readerKey}` } });
+    const res = await validatedCall(this.gatewayUrl, 'GET', `/v1/connections/${this.connectionId}`, { authorization: `Bearer ${this.readerKey}` });
     expect(res.status).toBe(200);
     return res.body as ConnectionHealth;
+  }
+
+  /** Applies a configuration change at the gateway and waits until the orchestrator and every started context hold it. */
+  async configure(patch: ConnectionConfigPatch): Promise<void> {
+    const { revision } = await new ConnectionsAdmin(this.stack.gateway.runtime.orm, new SecretBox(this.stack.masterKey)).configure(this.connectionId, patch);
+    await this.stack.projected(this.connectionId, revision);
   }
 
   /** The canonical dump of the directory's data of this connection. */
@@ -143,25 +112,58 @@ export class PipelineConnection {
 }
 
 export interface PipelineStackOptions {
-  /** Simulator base URL per provider the test uses. */
-  providerBaseUrls: Partial<Record<Provider, string>>;
-  /** Extra orchestrator environment (LEASE_MS, COLLECTOR_CONCURRENCY, …). */
+  /** Base URLs of simulators the suite spawned itself. */
+  providerBaseUrls?: Partial<Record<Provider, string>>;
+  /** Spawn a Samsara simulator seeded with `name`, with these extra variables (fleet size, clock); see `samsara`. */
+  samsaraSimulator?: Record<string, string>;
+  /** Namespace prefix (and the Samsara simulator's seed); default `pipeline`. */
+  name?: string;
+  /** The ingesting contexts started beside the orchestrator; default directory only. */
+  contexts?: readonly IngestContext[];
+  /** Orchestrator instances on the one schema; default 1. */
+  orchestrators?: number;
+  /** Run every orchestrator's collection scheduler; default off. */
+  scheduler?: boolean;
+  /** Extra environment of every orchestrator (LEASE_MS, COLLECTOR_CONCURRENCY, SCHEDULE_WINDOW_MS, …) over POLL_MS=100, LEASE_MS=10000. */
   orchestratorEnv?: Record<string, string>;
+  /** Level of every service's log into `logLines`; default debug. */
+  logLevel?: 'debug' | 'info' | 'warn';
 }
 
+const APPS = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'] as const;
+type App = (typeof APPS)[number];
+
+/** `$orchestrator`, `$directory`, `$gateway`, `$telemetry`, `$faults` in `PipelineStack.sql` name these apps' isolated schemas. */
+const SCHEMA_PLACEHOLDERS: Record<string, App> = { orchestrator: 'sync-orchestrator', directory: 'directory', gateway: 'gateway', telemetry: 'telemetry-ingest', faults: 'fault-feed' };
+
 export class PipelineStack {
-  readonly schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
-  readonly namespace = uniqueNamespace('pipeline');
+  readonly schemas = isolatedSchemas(APPS);
+  readonly namespace: string;
   readonly logLines: string[] = [];
   readonly masterKey = SecretBox.generateKey();
   databaseUrl = '';
   natsUrl = '';
   gateway!: RunningService;
-  orchestrator!: RunningService;
-  directory: RunningService | undefined;
+  /** Every orchestrator instance, in start order. */
+  readonly orchestrators: RunningService[] = [];
+  /** The running ingesting contexts. */
+  readonly contexts: Partial<Record<IngestContext, RunningService>> = {};
   private readonly buses: MessageBus[] = [];
+  /** Every running service, in start order. */
   private readonly services: RunningService[] = [];
   private readonly sink = new PassThrough();
+  private simulator: { url: string; apiToken: string; process: NodeProcess } | undefined;
+
+  /** The first orchestrator. */
+  get orchestrator(): RunningService {
+    return this.orchestrators[0]!;
+  }
+
+  /** The spawned Samsara simulator's URL and the token it serves (`samsaraSimulator`). */
+  get samsara(): { url: string; apiToken: string } {
+    if (!this.simulator) throw new Error('no samsaraSimulator in the options');
+    return this.simulator;
+  }
 
   get gatewayUrl(): string {
     if (!this.gateway.url) throw new Error('the gateway serves no HTTP');
@@ -169,71 +171,85 @@ export class PipelineStack {
   }
 
   private constructor(private readonly options: PipelineStackOptions) {
+    this.namespace = uniqueNamespace(options.name ?? 'pipeline');
     this.sink.on('data', (chunk: Buffer) => this.logLines.push(chunk.toString('utf8')));
   }
 
   static async start(options: PipelineStackOptions): Promise<PipelineStack> {
     const stack = new PipelineStack(options);
-    await stack.boot();
+    try {
+      await stack.boot();
+    } catch (error) {
+      await stack.close().catch(() => undefined);
+      throw error;
+    }
     return stack;
   }
 
-  private common() {
-    return { databaseUrl: this.databaseUrl, environment: 'sandbox' as const, allServiceSchemas: Object.values(this.schemas) };
-  }
-
-  private logger(service: string) {
-    return createLogger({ service, level: 'debug', destination: this.sink });
-  }
-
+  /** A bus in the stack's namespace (closed by `close`). */
   async bus(name: string): Promise<MessageBus> {
     const created = await createBus({ kind: 'jetstream', servers: this.natsUrl, name, namespace: this.namespace });
     this.buses.push(created);
     return created;
   }
 
+  /** Starts an app on its own bus connection and schema; `extra` holds its own options (the gateway's settings, the orchestrator's collectors…). */
+  private async startService(service: App, busName: string, starter: (options: StartOptions) => Promise<RunningService>, extra: Partial<StartOptions> & Record<string, unknown>): Promise<RunningService> {
+    const running = await starter({
+      databaseUrl: this.databaseUrl,
+      environment: 'sandbox',
+      allServiceSchemas: Object.values(this.schemas),
+      bus: await this.bus(busName),
+      schema: this.schemas[service],
+      logger: createLogger({ service, level: this.options.logLevel ?? 'debug', destination: this.sink }),
+      ...extra,
+    });
+    this.services.push(running);
+    return running;
+  }
+
   private async boot(): Promise<void> {
     ({ databaseUrl: this.databaseUrl, natsUrl: this.natsUrl } = await resolveTestServices());
-    this.gateway = await startGateway({
-      ...this.common(),
-      bus: await this.bus('gateway-test'),
-      schema: this.schemas.gateway,
-      logger: this.logger('gateway'),
+    if (this.options.samsaraSimulator) {
+      const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
+      const spawned = await spawnSimulator('samsara', { SAMSARA_API_TOKENS: apiToken, SIM_SEED: this.options.name ?? 'pipeline', ...this.options.samsaraSimulator });
+      this.simulator = { url: spawned.url, apiToken, process: spawned.process };
+    }
+    this.gateway = await this.startService('gateway', 'gateway-test', startGateway, {
       http: { port: 0 },
       // A generous RPC deadline: the test machine is shared and often loaded.
       gatewaySettings: { masterKey: this.masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: 30_000 },
     });
-    this.services.push(this.gateway);
-    await this.startDirectory();
-    this.orchestrator = await startSyncOrchestrator({
-      ...this.common(),
-      bus: await this.bus('sync-orchestrator-test'),
-      schema: this.schemas['sync-orchestrator'],
-      logger: this.logger('sync-orchestrator'),
-      providerBaseUrls: this.options.providerBaseUrls,
-      collectors: true,
-      env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000', ...this.options.orchestratorEnv },
-    });
-    this.services.push(this.orchestrator);
+    for (const context of this.options.contexts ?? ['directory']) await this.startContext(context);
+    for (let i = 0; i < (this.options.orchestrators ?? 1); i++) {
+      this.orchestrators.push(
+        await this.startService('sync-orchestrator', `sync-orchestrator-test-${i}`, startSyncOrchestrator, {
+          providerBaseUrls: { ...this.options.providerBaseUrls, ...(this.simulator ? { samsara: this.simulator.url } : {}) },
+          collectors: true,
+          scheduler: this.options.scheduler ?? false,
+          env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000', ...this.options.orchestratorEnv },
+        }),
+      );
+    }
   }
 
-  async startDirectory(): Promise<void> {
-    if (this.directory) return;
-    this.directory = await startDirectory({ ...this.common(), bus: await this.bus('directory-test'), schema: this.schemas.directory, logger: this.logger('directory') });
+  async startContext(context: IngestContext): Promise<void> {
+    if (this.contexts[context]) return;
+    this.contexts[context] = await this.startService(context, `${context}-test`, STARTERS[context], {});
   }
 
-  async stopDirectory(): Promise<void> {
-    await this.directory?.close();
-    this.directory = undefined;
+  async stopContext(context: IngestContext): Promise<void> {
+    const running = this.contexts[context];
+    if (!running) return;
+    delete this.contexts[context];
+    this.services.splice(this.services.indexOf(running), 1);
+    await running.close();
   }
 
-  /** SQL on the shared database; `$orchestrator` / `$directory` / `$gateway` name the isolated schemas. */
+  /** SQL on the shared database; `$orchestrator` / `$directory` / `$gateway` / `$telemetry` / `$faults` name the isolated schemas. */
   async sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    const resolved = text
-      .replaceAll('$orchestrator', `"${this.schemas['sync-orchestrator']}"`)
-      .replaceAll('$directory', `"${this.schemas.directory}"`)
-      .replaceAll('$gateway', `"${this.schemas.gateway}"`);
-    return this.orchestrator.runtime.orm.em.fork().execute<T[]>(resolved, params);
+    const resolved = text.replace(/\$(orchestrator|directory|gateway|telemetry|faults)\b/g, (_, name: string) => `"${this.schemas[SCHEMA_PLACEHOLDERS[name]!]}"`);
+    return execute<T>(this.gateway, resolved, params);
   }
 
   /** Empties the directory's data tables of `connectionId` (see the header). */
@@ -241,50 +257,37 @@ export class PipelineStack {
     for (const table of ['vehicle', 'driver', '"group"', 'trip']) await this.sql(`delete from $directory.${table} where connection_id = ?::uuid`, [connectionId]);
   }
 
-  /** A collecting connection on `provider` with the given purposes (default: all three) and approved vehicles, granted to a fresh application. */
-  async connect(input: {
-    provider: Provider;
-    credentials: Record<string, string>;
-    approvedVehicleIds: readonly string[];
-    purposes?: { vehicles: boolean; groupMemberships: boolean; trips: boolean };
-    customerId?: string;
-  }): Promise<PipelineConnection> {
-    const connections = new ConnectionsAdmin(this.gateway.runtime.orm, new SecretBox(this.masterKey));
-    const connectionId = (await connections.create({ customerId: input.customerId ?? `fleet-${input.provider}`, provider: input.provider, environment: 'sandbox', providerCredentials: input.credentials }))
-      .connectionId;
-    const config = await connections.configure(connectionId, {
-      status: 'active',
-      unifiedCollection: true,
-      purposes: input.purposes ?? { vehicles: true, groupMemberships: true, trips: true },
-      approvedVehicleIds: [...input.approvedVehicleIds],
+  /** Waits until the orchestrators (one schema) and every running context hold `revision` of the connection. */
+  async projected(connectionId: string, revision: number, applicationId?: string): Promise<void> {
+    // The orchestrators share one schema: one of them holding the revision is all of them.
+    const projections = ['sync-orchestrator', ...Object.keys(this.contexts)];
+    await awaitProjected(this.gateway, this.schemas, { connectionId, revision, projections, ...(applicationId ? { applicationId } : {}), timeoutMs: 30_000 });
+  }
+
+  /**
+   * A connection on `provider` configured as `config` over a collecting one (active, unified
+   * collection, every purpose), an application with every sync operation and history on it, and a
+   * consumer key allowed to read it; waits until the orchestrator and every context projected both.
+   */
+  async connect(input: { provider: Provider; credentials: Record<string, string>; config: ConnectionConfigPatch; customerId?: string }): Promise<PipelineConnection> {
+    const { connectionId, revision } = await createConnection(this.gateway, this.masterKey, {
+      provider: input.provider,
+      providerCredentials: input.credentials,
+      customerId: input.customerId ?? `fleet-${input.provider}`,
+      config: { ...COLLECTING_CONFIG, ...input.config },
     });
+    const { applicationId, headers } = await grantApplication(this.gateway, connectionId, `pipeline ${input.provider}`);
     const credentials = new CredentialsAdmin(this.gateway.runtime.orm);
-    const app = await credentials.createApplication(`pipeline ${input.provider}`, 'sandbox');
-    await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
-    const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
     const reader = await credentials.createConsumerKey(`health reader ${input.provider}`);
     await credentials.grantConsumer(reader.id, connectionId, ['read']);
-    await this.gateway.app.get(OutboxRelay).flush();
-    for (const schema of ['$orchestrator', '$directory']) {
-      await pollUntil(async () => (await this.sql<{ revision: number }>(`select revision from ${schema}.connection_config where connection_id = ?::uuid`, [connectionId]))[0]?.revision === config.revision, {
-        timeoutMs: 20_000,
-        description: `config revision ${config.revision} in ${schema}`,
-      });
-    }
-    // The orchestrator must hold the application's CURRENT credential version (the gateway
-    // authenticates with it; an older projected one answers 503 service_unavailable).
-    const [gatewayApp] = await this.sql<{ v: number }>('select credential_version as v from $gateway.application where id = ?::uuid', [app.id]);
-    await pollUntil(async () => (await this.sql<{ v: number }>('select credential_version as v from $orchestrator.application_credential where application_id = ?::uuid', [app.id]))[0]?.v === gatewayApp!.v, {
-      timeoutMs: 30_000,
-      description: 'the application grant version in the orchestrator',
-    });
-    return new PipelineConnection(this, connectionId, { authorization: `Bearer ${app.token}`, 'connection-token': token }, reader.token);
+    await this.projected(connectionId, revision, applicationId);
+    return new PipelineConnection(this, connectionId, applicationId, headers, reader.token);
   }
 
   async close(): Promise<void> {
-    await this.stopDirectory().catch(() => undefined);
     for (const service of this.services.reverse()) await service.close().catch(() => undefined);
     await Promise.allSettled(this.buses.map((b) => b.close()));
+    await this.simulator?.process.kill();
     if (this.databaseUrl) await dropSchemas(this.databaseUrl, Object.values(this.schemas));
     if (this.natsUrl) await deleteNamespaceStreams(this.natsUrl, this.namespace);
   }

@@ -18,23 +18,13 @@
 import { randomBytes } from 'node:crypto';
 // The orchestrator never imports other apps; this test drives the gateway beside it, as the launcher does.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
+import { startGateway } from '@switchyard/gateway';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createOrm, type Orm } from '@switchyard/persistence';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
-import {
-  canonicalDump,
-  deleteNamespaceStreams,
-  dropSchemas,
-  isolatedSchemas,
-  pollUntil,
-  serviceStarted,
-  spawnService,
-  uniqueNamespace,
-  type ContextApp,
-  type NodeProcess,
-} from '@switchyard/testing';
+import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, serviceStarted, spawnService, uniqueNamespace, type ContextApp, type NodeProcess } from '@switchyard/testing';
 import { SCHEDULED_ORIGIN, SyncLifecycleService, syncOrchestratorService, type InternalRun, type InternalSyncPurpose } from '../src/index.js';
+import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, type PublicSync } from './gateway-client.js';
 
 /** What every deployment of one test shares: the servers, the simulator account and the connection. */
 export interface SharedFleet {
@@ -54,13 +44,6 @@ export interface SharedFleet {
 /** What every internal run collects: the selected signals' history and latest readings, and faults. */
 export const INTERNAL_PURPOSES: readonly InternalSyncPurpose[] = ['telemetryLatest', 'telemetryHistory', 'faults'];
 
-export interface Sync {
-  id: string;
-  status: string;
-  progress: number;
-  failureReason?: string;
-}
-
 const APPS = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'] as const;
 /** The contexts whose stored data the dump compares; one more context = one more entry. */
 export const DUMPED = { directory: 'directory', telemetry: 'telemetry-ingest', faults: 'fault-feed' } as const;
@@ -73,7 +56,7 @@ export class ProcessDeployment {
   readonly processes: { app: ContextApp; process: NodeProcess }[] = [];
   private gateway: RunningService | undefined;
   private bus: MessageBus | undefined;
-  private headers: Record<string, string> = {};
+  private api: SyncApi | undefined;
   private orchestratorOrm: Orm | undefined;
 
   constructor(
@@ -130,7 +113,7 @@ export class ProcessDeployment {
 
   /** PostgreSQL as the test sees it (through the gateway's pool; every name schema-qualified). */
   async sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-    return this.running().runtime.orm.em.fork().execute<T[]>(text, params);
+    return execute<T>(this.running(), text, params);
   }
 
   /**
@@ -140,54 +123,30 @@ export class ProcessDeployment {
    */
   async connect(): Promise<void> {
     const gateway = this.running();
-    const connections = new ConnectionsAdmin(gateway.runtime.orm, new SecretBox(this.fleet.masterKey));
-    const { connectionId } = this.fleet;
-    await connections.create({ id: connectionId, customerId: 'fleet-crash', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: this.fleet.apiToken } });
-    const config = await connections.configure(connectionId, {
-      status: 'active',
-      unifiedCollection: true,
-      purposes: { vehicles: true, groupMemberships: true, trips: true },
-      approvedVehicleIds: [...this.fleet.approvedVehicleIds],
-      // Odometer and faults: what the internal runs collect (telemetry-ingest, fault-feed).
-      selectedSignals: ['odometer', 'faults'],
+    const { connectionId, revision } = await createConnection(gateway, this.fleet.masterKey, {
+      id: this.fleet.connectionId,
+      customerId: 'fleet-crash',
+      provider: 'samsara',
+      providerCredentials: { apiToken: this.fleet.apiToken },
+      config: {
+        ...COLLECTING_CONFIG,
+        approvedVehicleIds: [...this.fleet.approvedVehicleIds],
+        // Odometer and faults: what the internal runs collect (telemetry-ingest, fault-feed).
+        selectedSignals: ['odometer', 'faults'],
+      },
     });
-    const credentials = new CredentialsAdmin(gateway.runtime.orm);
-    const app = await credentials.createApplication('crash test', 'sandbox');
-    await credentials.grantApplication(app.id, connectionId, ['sync.create', 'sync.read'], true);
-    const token = (await credentials.issueConnectionToken(app.id, connectionId)).token;
-    this.headers = { authorization: `Bearer ${app.token}`, 'connection-token': token, 'content-type': 'application/json' };
-    await gateway.app.get(OutboxRelay).flush();
-    for (const app of ['sync-orchestrator', ...INGEST_APPS] as const) {
-      const schema = this.schemas[app];
-      await pollUntil(async () => (await this.sql<{ revision: number }>(`select revision from "${schema}".connection_config where connection_id = ?::uuid`, [connectionId]))[0]?.revision === config.revision, {
-        timeoutMs: 120_000,
-        description: `config revision ${config.revision} in ${schema}`,
-      });
-    }
-    await pollUntil(async () => (await this.sql(`select 1 from "${this.schemas['sync-orchestrator']}".application_credential where application_id = ?::uuid`, [app.id])).length === 1, {
-      timeoutMs: 120_000,
-      description: 'application grant in the orchestrator',
-    });
+    const { applicationId, headers } = await grantApplication(gateway, connectionId, 'crash test', ['sync.create', 'sync.read']);
+    this.api = new SyncApi(gateway.url!, headers);
+    await awaitProjected(gateway, this.schemas, { connectionId, revision, projections: ['sync-orchestrator', ...INGEST_APPS], applicationId, timeoutMs: 120_000 });
   }
 
   async createSync(): Promise<string> {
-    const res = await fetch(`${this.running().url}/v1/syncs`, { method: 'POST', headers: this.headers, body: JSON.stringify({ startFrom: this.fleet.startFrom }) });
-    const body = (await res.json()) as Sync;
-    if (res.status !== 201) throw new Error(`POST /v1/syncs answered ${res.status}: ${JSON.stringify(body)}`);
-    return body.id;
+    return (await this.syncApi().createSync({ startFrom: this.fleet.startFrom })).id;
   }
 
   /** Polls GET /v1/syncs/{id} until completed or failed (503 while no orchestrator answers is waited out). */
-  async settled(id: string, timeoutMs: number): Promise<Sync> {
-    return pollUntil(
-      async () => {
-        const res = await fetch(`${this.running().url}/v1/syncs/${id}`, { headers: this.headers });
-        if (res.status !== 200) return undefined;
-        const sync = (await res.json()) as Sync;
-        return sync.status === 'completed' || sync.status === 'failed' ? sync : undefined;
-      },
-      { timeoutMs, intervalMs: 250, description: `sync ${id} completed or failed` },
-    );
+  async settled(id: string, timeoutMs: number): Promise<PublicSync> {
+    return this.syncApi().settled(id, timeoutMs);
   }
 
   /** Creates the internal run of INTERNAL_PURPOSES over the fleet's internal window (as the scheduler would); returns its id. */
@@ -261,6 +220,11 @@ export class ProcessDeployment {
   private running(): RunningService {
     if (!this.gateway) throw new Error('startGateway() first');
     return this.gateway;
+  }
+
+  private syncApi(): SyncApi {
+    if (!this.api) throw new Error('connect() first');
+    return this.api;
   }
 }
 

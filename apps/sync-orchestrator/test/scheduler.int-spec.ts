@@ -26,26 +26,20 @@
  *   parts column) is read as the one-run window of `last_sync_id`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import type { ConnectionConfigPatch } from '@switchyard/gateway';
-import type { RunningService } from '@switchyard/service-kit';
-import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil } from '@switchyard/testing';
+import { pollUntil } from '@switchyard/testing';
 import { CollectionScheduler, SCHEDULED_ORIGIN, type TickReport } from '../src/index.js';
-import { sql, startPipeline, type Pipeline } from './pipeline-support.js';
+import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const WINDOW_MS = 2_000;
 /** Units of one scheduled run: the earlier scenarios' windows (at most 7 units) stay one run; five vehicles with signals (27 units) need three. */
 const RUN_MAX_UNITS = 10;
 const SIM_VEHICLES = 5;
-const openApi = createResponseValidator(loadOpenApi());
 
-let pipeline: Pipeline;
-let syncSchema: string;
-let orchestrators: RunningService[];
+let stack: PipelineStack;
+let connection: PipelineConnection;
 let connectionId: string;
 let approved: string[];
 let fleetIds: string[];
-let headers: Record<string, string>;
 
 interface Run {
   id: string;
@@ -69,26 +63,21 @@ interface Schedule {
 const iso = (column: string, alias = column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${alias}`;
 
 async function scheduledRuns(): Promise<Run[]> {
-  return sql<Run>(
-    orchestrators[0]!,
-    `select id, status, ${iso('completed_at')}, origin, application_id, ${iso('start_from')}, ${iso('interval_end')}, ${iso('requested_at')}, failure_reason
-       from "${syncSchema}".sync where connection_id = ?::uuid and origin = ? order by requested_at, id`,
+  return stack.sql<Run>(`select id, status, ${iso('completed_at')}, origin, application_id, ${iso('start_from')}, ${iso('interval_end')}, ${iso('requested_at')}, failure_reason
+       from $orchestrator.sync where connection_id = ?::uuid and origin = ? order by requested_at, id`,
     [connectionId, SCHEDULED_ORIGIN],
   );
 }
 
 async function schedule(): Promise<Schedule | undefined> {
-  const [row] = await sql<Schedule>(orchestrators[0]!, `select last_decision, ${iso('last_decided_at')}, last_sync_id, last_sync_ids from "${syncSchema}".sync_schedule where connection_id = ?::uuid`, [
+  const [row] = await stack.sql<Schedule>(`select last_decision, ${iso('last_decided_at')}, last_sync_id, last_sync_ids from $orchestrator.sync_schedule where connection_id = ?::uuid`, [
     connectionId,
   ]);
   return row;
 }
 
-/** Applies a config change at the gateway and waits until the orchestrators' and directory's projections hold it. */
-async function configure(patch: ConnectionConfigPatch): Promise<void> {
-  const config = await pipeline.connections.configure(connectionId, patch);
-  await pipeline.projected(connectionId, config.revision);
-}
+/** The Samsara simulator's control API of the account: what the provider answers next. */
+const scenariosUrl = () => `${stack.samsara.url}/_sim/accounts/${stack.samsara.apiToken}/scenarios`;
 
 /** Waits until the schedule decided `decision` at least `times` more times after `since` (ISO), i.e. several windows passed. */
 async function decided(decision: string, since: string, windows = 2): Promise<void> {
@@ -103,19 +92,8 @@ async function decided(decision: string, since: string, windows = 2): Promise<vo
 }
 
 async function dbNow(): Promise<string> {
-  const [row] = await sql<{ now: string }>(orchestrators[0]!, `select ${iso('clock_timestamp()', 'now')}`);
+  const [row] = await stack.sql<{ now: string }>(`select ${iso('clock_timestamp()', 'now')}`);
   return row!.now;
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${pipeline.gateway.url}${path}`, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const parsed: unknown = await res.json();
-  expectValidResponse(openApi, { method, path: path.split('?')[0]!, status: res.status, body: parsed, contentType: res.headers.get('content-type') ?? '' });
-  return { status: res.status, body: parsed };
 }
 
 /**
@@ -124,8 +102,8 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
  */
 async function decideNow(): Promise<Schedule> {
   const before = await dbNow();
-  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
-  await Promise.all(orchestrators.map((o) => o.app.get(CollectionScheduler).tick()));
+  await stack.sql(`update $orchestrator.sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
+  await Promise.all(stack.orchestrators.map((o) => o.app.get(CollectionScheduler).tick()));
   await holdSchedule();
   const row = (await schedule())!;
   expect(Date.parse(row.last_decided_at!)).toBeGreaterThanOrEqual(Date.parse(before));
@@ -133,11 +111,11 @@ async function decideNow(): Promise<Schedule> {
 }
 
 async function holdSchedule(): Promise<void> {
-  await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() + interval '1 hour' where connection_id = ?::uuid`, [connectionId]);
+  await stack.sql(`update $orchestrator.sync_schedule set next_due_at = clock_timestamp() + interval '1 hour' where connection_id = ?::uuid`, [connectionId]);
 }
 
 async function setStatus(syncId: string, status: string): Promise<void> {
-  await sql(orchestrators[0]!, `update "${syncSchema}".sync set status = ? where id = ?`, [status, syncId]);
+  await stack.sql(`update $orchestrator.sync set status = ? where id = ?`, [status, syncId]);
 }
 
 /** Scheduled runs grouped by window: the runs (parts) one decision created share its requestedAt, in plan (id) order. */
@@ -165,35 +143,36 @@ function expectContiguous(runs: readonly Run[]): void {
 }
 
 beforeAll(async () => {
-  const env = { POLL_MS: '100', LEASE_MS: '10000', SCHEDULE_WINDOW_MS: String(WINDOW_MS), SCHEDULER_TICK_MS: '200', SCHEDULE_RUN_MAX_UNITS: String(RUN_MAX_UNITS) };
-  pipeline = await startPipeline({
-    namespace: 'schedule',
+  stack = await PipelineStack.start({
+    name: 'schedule',
     contexts: ['directory', 'telemetry-ingest', 'fault-feed'],
     // The simulator's clock runs with the wall clock: scheduled windows end at the database's now,
     // and a frozen simulator would refuse a telemetry-history window after its own now (HTTP 400).
     samsaraSimulator: { SIM_VEHICLES: String(SIM_VEHICLES) },
     logLevel: 'warn',
     // Two orchestrator processes' worth of services on one schema, each with its own scheduler loop.
-    orchestrators: [
-      { env, scheduler: true },
-      { env, scheduler: true },
-    ],
+    orchestrators: 2,
+    scheduler: true,
+    orchestratorEnv: { SCHEDULE_WINDOW_MS: String(WINDOW_MS), SCHEDULER_TICK_MS: '200', SCHEDULE_RUN_MAX_UNITS: String(RUN_MAX_UNITS) },
   });
-  ({ orchestrators } = pipeline);
-  syncSchema = pipeline.schemas['sync-orchestrator']!;
+  const { url: simulatorUrl, apiToken } = stack.samsara;
 
-  const fleet = await fetch(`${pipeline.simulatorUrl}/fleet/vehicles`, { headers: { authorization: `Bearer ${pipeline.apiToken}` } });
+  const fleet = await fetch(`${simulatorUrl}/fleet/vehicles`, { headers: { authorization: `Bearer ${apiToken}` } });
   fleetIds = ((await fleet.json()) as { data: { id: string }[] }).data.map((v) => v.id).sort();
   expect(fleetIds).toHaveLength(SIM_VEHICLES);
   approved = fleetIds.slice(0, 2);
-  // A new connection: active, but the unified-collection gate closed and nothing approved.
-  connectionId = (await pipeline.connections.create({ customerId: 'fleet-schedule', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: pipeline.apiToken } })).connectionId;
-  ({ headers } = await pipeline.syncApplication(connectionId, 'scheduler test'));
-  await configure({ purposes: { vehicles: true, groupMemberships: false, trips: true }, approvedVehicleIds: approved });
+  // A new connection: active, vehicles and trips of the approved vehicles, but the unified-collection gate closed.
+  connection = await stack.connect({
+    provider: 'samsara',
+    credentials: { apiToken },
+    customerId: 'fleet-schedule',
+    config: { unifiedCollection: false, purposes: { vehicles: true, groupMemberships: false, trips: true }, approvedVehicleIds: approved },
+  });
+  ({ connectionId } = connection);
 }, 90_000);
 
 // Closing waits for collector jobs still inside a slowed provider request.
-afterAll(() => pipeline?.close(), 60_000);
+afterAll(() => stack?.close(), 60_000);
 
 describe('scheduled collection', () => {
   it('creates no run while the unified-collection gate is closed, and records why', async () => {
@@ -203,7 +182,7 @@ describe('scheduled collection', () => {
 
   it('creates exactly one run per window across two scheduler processes, each covering [previous end, now), completed from receipts', async () => {
     const opened = await dbNow();
-    await configure({ unifiedCollection: true });
+    await connection.configure({ unifiedCollection: true });
     let runs: Run[] = [];
     await pollUntil(
       async () => {
@@ -221,34 +200,32 @@ describe('scheduled collection', () => {
     expect(runs.every((r) => r.status !== 'failed')).toBe(true);
 
     // Completed only through directory's receipts: every unit receipted, and the vehicles stored.
-    const pending = await sql<{ n: string }>(
-      orchestrators[0]!,
-      `select count(*)::text as n from "${syncSchema}".sync_unit u join "${syncSchema}".sync s on s.id = u.sync_id
+    const pending = await stack.sql<{ n: string }>(`select count(*)::text as n from $orchestrator.sync_unit u join $orchestrator.sync s on s.id = u.sync_id
         where s.origin = ? and s.status = 'completed' and u.state <> 'receipted'`,
       [SCHEDULED_ORIGIN],
     );
     expect(pending[0]!.n).toBe('0');
-    const stored = await sql<{ source_id: string }>(pipeline.contexts.directory!, `select source_id from "${pipeline.schemas.directory}".vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
+    const stored = await stack.sql<{ source_id: string }>(`select source_id from $directory.vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
     expect(stored.map((v) => v.source_id)).toEqual(approved);
   }, 90_000);
 
   it('hides scheduled runs from the public sync API and from the default startFrom', async () => {
     const [run] = await scheduledRuns();
-    const list = await api('GET', '/v1/syncs');
+    const list = await connection.request('GET', '/v1/syncs');
     expect(list).toMatchObject({ status: 200, body: { syncs: [] } });
-    expect(await api('GET', `/v1/syncs/${run!.id}`)).toMatchObject({ status: 404 });
+    expect(await connection.request('GET', `/v1/syncs/${run!.id}`)).toMatchObject({ status: 404 });
     // The connection's first public sync starts now, although scheduled runs exist before it.
-    const created = await api('POST', '/v1/syncs', {});
+    const created = await connection.request('POST', '/v1/syncs', {});
     expect(created.status).toBe(201);
     const sync = created.body as { id: string; requestedAt: string; startFrom: string };
     expect(sync.startFrom).toBe(sync.requestedAt);
-    const after = await api('GET', '/v1/syncs');
+    const after = await connection.request('GET', '/v1/syncs');
     expect((after.body as { syncs: { id: string }[] }).syncs.map((s) => s.id)).toEqual([sync.id]);
   }, 60_000);
 
   it('stops a run in flight when the connection is paused, creates none while paused, and keeps the public reads working', async () => {
     // Provider answers slower than any pause takes to apply keep the next scheduled run surely in flight.
-    const slow = await fetch(`${pipeline.simulatorUrl}/_sim/accounts/${pipeline.apiToken}/scenarios`, {
+    const slow = await fetch(scenariosUrl(), {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify([{ kind: 'slow', requests: 1_000, delayMs: 20_000 }]),
@@ -265,7 +242,7 @@ describe('scheduled collection', () => {
         },
         { timeoutMs: 30_000, intervalMs: 100, description: 'a scheduled run created under the slow scenario in progress' },
       );
-      await configure({ status: 'paused' });
+      await connection.configure({ status: 'paused' });
       const paused = await dbNow();
       await pollUntil(async () => (await scheduledRuns()).find((r) => r.id === inFlight!.id)?.status === 'failed', { timeoutMs: 20_000, description: 'the in-flight run stopped' });
       const stopped = (await scheduledRuns()).find((r) => r.id === inFlight!.id)!;
@@ -276,9 +253,9 @@ describe('scheduled collection', () => {
       expect(runs.filter((r) => Date.parse(r.requested_at) > Date.parse(paused))).toEqual([]);
       expect(runs.filter((r) => r.status === 'requested' || r.status === 'in_progress')).toEqual([]);
       // Reads stay available while collection is paused.
-      expect(await api('GET', '/v1/syncs')).toMatchObject({ status: 200 });
+      expect(await connection.request('GET', '/v1/syncs')).toMatchObject({ status: 200 });
     } finally {
-      await fetch(`${pipeline.simulatorUrl}/_sim/accounts/${pipeline.apiToken}/scenarios`, { method: 'DELETE' });
+      await fetch(scenariosUrl(), { method: 'DELETE' });
     }
   }, 90_000);
 
@@ -286,7 +263,7 @@ describe('scheduled collection', () => {
     const before = await scheduledRuns();
     const stopped = before.at(-1)!;
     expect(stopped.status).toBe('failed');
-    await configure({ status: 'active' });
+    await connection.configure({ status: 'active' });
     let resumed: Run | undefined;
     await pollUntil(
       async () => {
@@ -300,12 +277,12 @@ describe('scheduled collection', () => {
   }, 90_000);
 
   it('decides a window once when both schedulers tick at the same instant', async () => {
-    const [a, b] = orchestrators.map((o) => o.app.get(CollectionScheduler));
+    const [a, b] = stack.orchestrators.map((o) => o.app.get(CollectionScheduler));
     const ofConnection = (r: TickReport) => [...r.created, ...r.skipped].filter((d) => d.connectionId === connectionId).length;
     let decisions = 0;
     for (let round = 0; round < 8; round++) {
       // The window becomes due now; both processes race for it (their own loops may, too).
-      await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
+      await stack.sql(`update $orchestrator.sync_schedule set next_due_at = clock_timestamp() where connection_id = ?::uuid`, [connectionId]);
       const [ra, rb] = await Promise.all([a!.tick(), b!.tick()]);
       const both = ofConnection(ra) + ofConnection(rb);
       expect(both).toBeLessThanOrEqual(1);
@@ -318,13 +295,11 @@ describe('scheduled collection', () => {
   it('collects latest and history telemetry of the selected signal and the faults of the approved vehicle into telemetry-ingest and fault-feed', async () => {
     const vehicle = approved[0]!;
     const since = await dbNow();
-    await configure({ approvedVehicleIds: [vehicle], selectedSignals: ['odometer', 'faults'] });
+    await connection.configure({ approvedVehicleIds: [vehicle], selectedSignals: ['odometer', 'faults'] });
     let run: { id: string; purposes: string[] } | undefined;
     await pollUntil(
       async () => {
-        [run] = await sql<{ id: string; purposes: string[] }>(
-          orchestrators[0]!,
-          `select id, purposes from "${syncSchema}".sync where connection_id = ?::uuid and origin = ? and status = 'completed' and requested_at > ?::timestamptz and 'faults' = any(purposes) order by requested_at limit 1`,
+        [run] = await stack.sql<{ id: string; purposes: string[] }>(`select id, purposes from $orchestrator.sync where connection_id = ?::uuid and origin = ? and status = 'completed' and requested_at > ?::timestamptz and 'faults' = any(purposes) order by requested_at limit 1`,
           [connectionId, SCHEDULED_ORIGIN, since],
         );
         return run !== undefined;
@@ -333,21 +308,21 @@ describe('scheduled collection', () => {
     );
     expect(run!.purposes).toEqual(['vehicles', 'trips', 'drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults']);
     // Completed means telemetry-ingest and fault-feed receipted every unit of it: one vehicle, no unit for another.
-    const units = await sql<{ purpose: string; vehicle_source_id: string | null }>(orchestrators[0]!, `select purpose, vehicle_source_id from "${syncSchema}".sync_unit where sync_id = ? and purpose in ('telemetryLatest', 'faults')`, [run!.id]);
+    const units = await stack.sql<{ purpose: string; vehicle_source_id: string | null }>(`select purpose, vehicle_source_id from $orchestrator.sync_unit where sync_id = ? and purpose in ('telemetryLatest', 'faults')`, [run!.id]);
     expect(units.map((u) => [u.purpose, u.vehicle_source_id]).sort()).toEqual([
       ['faults', vehicle],
       ['telemetryLatest', vehicle],
     ]);
     // The selected metric only, stored by telemetry-ingest; fault occurrences (if the vehicle has any) only of the approved vehicle.
-    const latest = await sql<{ metric: string }>(pipeline.contexts['telemetry-ingest']!, `select distinct metric from "${pipeline.schemas['telemetry-ingest']}".latest_readings where connection_id = ?::uuid`, [connectionId]);
+    const latest = await stack.sql<{ metric: string }>(`select distinct metric from $telemetry.latest_readings where connection_id = ?::uuid`, [connectionId]);
     expect(latest.map((r) => r.metric)).toEqual(['odometer']);
-    const faults = await sql<{ vehicle_source_id: string }>(pipeline.contexts['fault-feed']!, `select distinct vehicle_source_id from "${pipeline.schemas['fault-feed']}".fault_occurrence where connection_id = ?::uuid`, [connectionId]);
+    const faults = await stack.sql<{ vehicle_source_id: string }>(`select distinct vehicle_source_id from $faults.fault_occurrence where connection_id = ?::uuid`, [connectionId]);
     expect(faults.every((f) => f.vehicle_source_id === vehicle)).toBe(true);
   }, 90_000);
 
   it('splits a window over the run limit into runs that plan every approved unit once, each within the limit, all completed', async () => {
     const since = await dbNow();
-    await configure({ approvedVehicleIds: fleetIds, selectedSignals: ['odometer', 'faults'] });
+    await connection.configure({ approvedVehicleIds: fleetIds, selectedSignals: ['odometer', 'faults'] });
     let split: Run[] = [];
     await pollUntil(
       async () => {
@@ -359,9 +334,7 @@ describe('scheduled collection', () => {
     );
     expect(split.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
     const { start_from: start, interval_end: end } = split[0]!;
-    const units = await sql<{ sync_id: string; purpose: string; vehicle_source_id: string | null; window_start: string | null; window_end: string | null; state: string }>(
-      orchestrators[0]!,
-      `select sync_id, purpose, vehicle_source_id, ${iso('window_start')}, ${iso('window_end')}, state from "${syncSchema}".sync_unit
+    const units = await stack.sql<{ sync_id: string; purpose: string; vehicle_source_id: string | null; window_start: string | null; window_end: string | null; state: string }>(`select sync_id, purpose, vehicle_source_id, ${iso('window_start')}, ${iso('window_end')}, state from $orchestrator.sync_unit
         where sync_id in (${split.map(() => '?').join(', ')}) order by sync_id, seq`,
       split.map((r) => r.id),
     );
@@ -383,7 +356,7 @@ describe('scheduled collection', () => {
     const ofPart = split.map((r) => units.filter((u) => u.sync_id === r.id));
     expect(ofPart.map((part) => part.length)).toEqual([7, 10, 10]);
     expect(ofPart.map((part) => [...new Set(part.map((u) => u.vehicle_source_id))])).toEqual([[null, fleetIds[0]], fleetIds.slice(1, 3), fleetIds.slice(3, 5)]);
-    const purposes = await sql<{ purposes: string[] }>(orchestrators[0]!, `select purposes from "${syncSchema}".sync where id in (${split.map(() => '?').join(', ')}) order by id`, split.map((r) => r.id));
+    const purposes = await stack.sql<{ purposes: string[] }>(`select purposes from $orchestrator.sync where id in (${split.map(() => '?').join(', ')}) order by id`, split.map((r) => r.id));
     expect(purposes.map((r) => r.purposes)).toEqual([
       ['vehicles', 'trips', 'drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults'],
       ['vehicles', 'trips', 'telemetryLatest', 'telemetryHistory', 'faults'],
@@ -391,7 +364,7 @@ describe('scheduled collection', () => {
     ]);
     // Completed only through receipts of every unit; directory stored every approved vehicle.
     expect(units.every((u) => u.state === 'receipted')).toBe(true);
-    const stored = await sql<{ source_id: string }>(pipeline.contexts.directory!, `select source_id from "${pipeline.schemas.directory}".vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
+    const stored = await stack.sql<{ source_id: string }>(`select source_id from $directory.vehicle where connection_id = ?::uuid order by source_id`, [connectionId]);
     expect(stored.map((v) => v.source_id)).toEqual(fleetIds);
 
     // The next window waits for the split window's last part (previous_run_open while any part is open) and starts where it ended.
@@ -427,7 +400,7 @@ describe('scheduled collection', () => {
     await setStatus(parts[2]!.id, 'in_progress');
     expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: parts.map((r) => r.id) });
     // A row written before migration 0010 (no parts column): the window is its one run, last_sync_id.
-    await sql(orchestrators[0]!, `update "${syncSchema}".sync_schedule set last_sync_ids = null where connection_id = ?::uuid`, [connectionId]);
+    await stack.sql(`update $orchestrator.sync_schedule set last_sync_ids = null where connection_id = ?::uuid`, [connectionId]);
     await setStatus(parts[2]!.id, 'completed');
     await setStatus(parts[0]!.id, 'in_progress');
     expect(await decideNow()).toMatchObject({ last_decision: 'previous_run_open', last_sync_ids: null });

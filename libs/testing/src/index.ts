@@ -14,6 +14,7 @@ export {
   type ResponseUnderTest,
   type ResponseValidator,
 } from './openapi-validator.js';
+export { fetchValidated, type ValidatedFetchInit, type ValidatedResponse } from './validated-fetch.js';
 export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from './openapi-match.js';
 export { expectEventually, pollUntil, sleep, type PollOptions } from './poll.js';
 export { freePort } from './free-port.js';
