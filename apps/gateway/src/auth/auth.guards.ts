@@ -63,7 +63,7 @@ export function ConsumerAuth(permission: ConsumerPermission = 'read') {
     ApiResponse({ status: 401, description: 'Missing, malformed, unknown or revoked consumer key (`unauthorized`).', type: ErrorBodyDto }),
     ApiResponse({
       status: 404,
-      description: `Connection or resource not found, or the key has no \`${permission}\` grant on this connection (\`not_found\`; indistinguishable by design).`,
+      description: `Connection or resource not found, the key has no \`${permission}\` grant on this connection, or the connection is disconnected (its local access is disabled until it is re-activated) (\`not_found\`; indistinguishable by design).`,
       type: ErrorBodyDto,
     }),
   );
@@ -88,7 +88,8 @@ export function ApplicationAuth(operation: SyncOperation) {
     ApiResponse({ status: 401, description: 'Invalid application secret or Connection-Token, or a `pt_` consumer key (`unauthorized`).', type: ErrorBodyDto }),
     ApiResponse({
       status: 403,
-      description: 'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`).',
+      description:
+        'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`). A disconnected connection has its local access disabled: every sync route, including reads of its past syncs, answers `connection_forbidden` until it is re-activated.',
       type: ErrorBodyDto,
     }),
   );

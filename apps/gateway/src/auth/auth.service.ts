@@ -7,16 +7,27 @@
  * - sync routes: the Connection-Token must belong to the calling application (else 401); a
  *   sandbox application reaching a production connection (or the reverse) is 403
  *   `connection_forbidden`; a missing operation grant 403 `operation_forbidden`; a missing history
- *   grant 403 `history_forbidden` (rules 2 and 4).
+ *   grant 403 `history_forbidden` (rules 2 and 4);
+ * - a disconnected connection has its local access disabled (spec 3: "the disconnect operation
+ *   disables the connection's local access and collection"): every grant on it is treated as
+ *   absent — connection routes answer 404 `not_found`, sync routes 403 `connection_forbidden`,
+ *   byte-identical to a connection the caller holds no grant on. Re-activating the connection
+ *   restores access; cursors issued before the disconnect stay refused, because they are bound to
+ *   the connection's access epoch, which every disconnect bumps (docs/decisions/0013).
  * Credential order is fixed (authenticate first, then authorize) so a caller without a valid
  * credential learns nothing about which connections exist.
  */
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '@switchyard/domain';
-import { AuthRepository } from '../db/repositories/auth.repository.js';
+import { AuthRepository, type ConnectionAccess } from '../db/repositories/auth.repository.js';
 import { ApiError } from '../http/api-error.js';
 import { bearerToken, credentialMatches, parseCredential } from '../services/credential-format.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ApplicationPrincipal, type ConsumerPermission, type ConsumerPrincipal, type SyncOperation } from './principal.js';
+
+/** The one rule of "local access disabled": a grant on a disconnected connection authorizes nothing. */
+function accessDisabled(connection: ConnectionAccess): boolean {
+  return connection.status === 'disconnected';
+}
 
 @Injectable()
 export class AuthService {
@@ -28,13 +39,14 @@ export class AuthService {
     const validConnection = connectionId !== undefined && isUuid(connectionId);
     const row = await this.repo.consumerKey(parsed.lookupId, validConnection ? connectionId : null);
     if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
-    if (!validConnection || !row.permissions || !row.permissions.includes(permission)) throw new ApiError('not_found');
+    if (!validConnection || !row.permissions || !row.connection || accessDisabled(row.connection) || !row.permissions.includes(permission)) throw new ApiError('not_found');
     return {
       kind: 'consumer',
       consumerKeyId: row.id,
       connectionId,
       permissions: row.permissions.filter((p): p is ConsumerPermission => (CONSUMER_PERMISSIONS as readonly string[]).includes(p)),
       credentialVersion: row.credentialVersion,
+      accessEpoch: row.connection.accessEpoch,
     };
   }
 
@@ -62,7 +74,7 @@ export class AuthService {
     if (!row || !credentialMatches(token.token, row.secretHash) || row.revoked || row.applicationId !== app.id) throw new ApiError('unauthorized');
 
     if (row.connectionEnvironment !== app.environment) throw new ApiError('connection_forbidden');
-    if (!row.operations) throw new ApiError('connection_forbidden');
+    if (!row.operations || accessDisabled(row.connection)) throw new ApiError('connection_forbidden');
     if (!row.operations.includes(operation)) throw new ApiError('operation_forbidden');
     if (needsHistory && !row.history) throw new ApiError('history_forbidden');
     return {
@@ -73,6 +85,7 @@ export class AuthService {
       operations: row.operations.filter((o): o is SyncOperation => (SYNC_OPERATIONS as readonly string[]).includes(o)),
       history: row.history ?? false,
       credentialVersion: app.credentialVersion,
+      accessEpoch: row.connection.accessEpoch,
     };
   }
 }

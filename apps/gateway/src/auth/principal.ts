@@ -1,7 +1,8 @@
 /**
  * Who is calling, as established by a guard, attached to the request for controllers to read.
  * `credentialVersion` feeds cursor bindings: revoking or changing a grant bumps it, so cursors
- * issued before the change stop working (spec 4.1 rule 6).
+ * issued before the change stop working (spec 4.1 rule 6). `accessEpoch` is the connection's: every
+ * disconnect bumps it, so cursors issued before a disconnect stay refused after re-activation.
  */
 export type ConsumerPermission = 'read' | 'manage' | 'history';
 export const CONSUMER_PERMISSIONS: readonly ConsumerPermission[] = ['read', 'manage', 'history'];
@@ -15,6 +16,7 @@ export interface ConsumerPrincipal {
   connectionId: string;
   permissions: ConsumerPermission[];
   credentialVersion: number;
+  accessEpoch: number;
 }
 
 export interface ApplicationPrincipal {
@@ -25,6 +27,7 @@ export interface ApplicationPrincipal {
   operations: SyncOperation[];
   history: boolean;
   credentialVersion: number;
+  accessEpoch: number;
 }
 
 export type Principal = ConsumerPrincipal | ApplicationPrincipal;

@@ -1,7 +1,7 @@
 /**
  * GET /v1/connections/{id} and GET /v1/connections/{id}/capabilities (spec 2.8, 4.3).
- * The guard has already answered 401/404; a connection that vanished between the grant check and
- * the read is a 404 as well.
+ * The guard has already answered 401/404 (404 also for a disconnected connection, whose local access
+ * is disabled); a connection that vanished between the grant check and the read is a 404 as well.
  */
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -20,7 +20,11 @@ export class ConnectionsController {
 
   @Get()
   @ConsumerAuth('read')
-  @ApiOperation({ operationId: 'getConnection', summary: 'Read the connection and its collection health' })
+  @ApiOperation({
+    operationId: 'getConnection',
+    summary: 'Read the connection and its collection health',
+    description: 'A disconnected connection has its local access disabled and answers 404 like every other route of the connection, so `status` reads `active` or `paused` here.',
+  })
   @ApiOkResponse({ type: ConnectionDto })
   async get(@Param('id') id: string): Promise<ConnectionDto> {
     const { environment: _environment, ...connection } = await this.load(id);

@@ -1,6 +1,8 @@
 /**
  * The authentication hot path: one indexed point lookup per credential, joined with the grant for
- * the connection in the path, so a request is authorized in one round trip.
+ * the connection in the path and with that connection's row (its status and access epoch), so a
+ * request is authorized — including "local access disabled" for a disconnected connection — in one
+ * round trip.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -14,6 +16,14 @@ export interface ConsumerKeyRow {
   credentialVersion: number;
   /** null when the key has no grant on the connection (or the connection does not exist). */
   permissions: string[] | null;
+  /** The granted connection's access state; null without a grant. */
+  connection: ConnectionAccess | null;
+}
+
+/** What authorization needs of a connection row: its status and the epoch cursors are bound to. */
+export interface ConnectionAccess {
+  status: string;
+  accessEpoch: number;
 }
 
 export interface ApplicationRow {
@@ -33,6 +43,7 @@ export interface ConnectionTokenRow {
   connectionEnvironment: 'sandbox' | 'production';
   operations: string[] | null;
   history: boolean | null;
+  connection: ConnectionAccess;
 }
 
 @Injectable()
@@ -45,16 +56,35 @@ export class AuthRepository {
 
   async consumerKey(lookupId: string, connectionId: string | null): Promise<ConsumerKeyRow | undefined> {
     const rows = await this.orm.em.getConnection().execute<
-      { id: string; secret_hash: Buffer; revoked: boolean; credential_version: number; permissions: string[] | null }[]
+      {
+        id: string;
+        secret_hash: Buffer;
+        revoked: boolean;
+        credential_version: number;
+        permissions: string[] | null;
+        connection_status: string | null;
+        access_epoch: number | null;
+      }[]
     >(
-      `select k.id, k.secret_hash, k.revoked_at is not null as revoked, k.credential_version, g.permissions
+      `select k.id, k.secret_hash, k.revoked_at is not null as revoked, k.credential_version, g.permissions,
+              c.config->>'status' as connection_status, c.access_epoch
          from ${this.t('consumer_key')} k
          left join ${this.t('consumer_grant')} g on g.consumer_key_id = k.id and g.connection_id = ?::uuid
+         left join ${this.t('connection')} c on c.id = g.connection_id
         where k.lookup_id = ?`,
       [connectionId, lookupId],
     );
     const row = rows[0];
-    return row && { id: row.id, secretHash: row.secret_hash, revoked: row.revoked, credentialVersion: row.credential_version, permissions: row.permissions };
+    return (
+      row && {
+        id: row.id,
+        secretHash: row.secret_hash,
+        revoked: row.revoked,
+        credentialVersion: row.credential_version,
+        permissions: row.permissions,
+        connection: row.connection_status === null || row.access_epoch === null ? null : { status: row.connection_status, accessEpoch: row.access_epoch },
+      }
+    );
   }
 
   async application(lookupId: string): Promise<ApplicationRow | undefined> {
@@ -80,10 +110,12 @@ export class AuthRepository {
         environment: 'sandbox' | 'production';
         operations: string[] | null;
         history: boolean | null;
+        connection_status: string;
+        access_epoch: number;
       }[]
     >(
       `select t.id, t.application_id, t.connection_id, t.secret_hash, t.revoked_at is not null as revoked,
-              c.environment, g.operations, g.history
+              c.environment, g.operations, g.history, c.config->>'status' as connection_status, c.access_epoch
          from ${this.t('connection_token')} t
          join ${this.t('connection')} c on c.id = t.connection_id
          left join ${this.t('application_grant')} g on g.application_id = t.application_id and g.connection_id = t.connection_id
@@ -101,6 +133,7 @@ export class AuthRepository {
         connectionEnvironment: row.environment,
         operations: row.operations,
         history: row.history,
+        connection: { status: row.connection_status, accessEpoch: row.access_epoch },
       }
     );
   }
