@@ -3,6 +3,8 @@
  * Invariant: the configuration row and the outbox event announcing it are written in one
  * transaction, with `revision` incremented under a row lock, so contexts receive every change in
  * revision order exactly as stored (the relay publishes with msgId `connection-config:<id>:<rev>`).
+ * A change of status to `disconnected` also bumps the connection's access epoch in the same
+ * transaction, which refuses every cursor issued before it (docs/decisions/0013).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
@@ -44,14 +46,15 @@ export class ConnectionsAdmin {
 
   async configure(connectionId: string, patch: ConnectionConfigPatch): Promise<ConnectionConfig> {
     return this.orm.em.fork().transactional(async (em) => {
-      const rows = await em.getConnection().execute<{ config: ConnectionConfig }[]>(
-        `select config from ${this.table('connection')} where id = ?::uuid for update`,
+      const rows = await em.getConnection().execute<{ config: ConnectionConfig; access_epoch: number }[]>(
+        `select config, access_epoch from ${this.table('connection')} where id = ?::uuid for update`,
         [connectionId],
         'all',
         em.getTransactionContext(),
       );
-      const current = rows[0]?.config;
-      if (!current) throw new AdminError('connection_not_found');
+      const locked = rows[0];
+      if (!locked) throw new AdminError('connection_not_found');
+      const current = locked.config;
       const next: ConnectionConfig = {
         ...current,
         ...patch,
@@ -63,7 +66,10 @@ export class ConnectionsAdmin {
       };
       const problems = validateConnectionConfig(next);
       if (problems.length > 0) throw new AdminError(`invalid_config: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`);
-      await em.nativeUpdate(Connection, { id: connectionId }, { config: next, configRevision: next.revision, updatedAt: new Date() });
+      // The row lock above makes this read-modify-write of the epoch safe.
+      const disconnects = current.status !== 'disconnected' && next.status === 'disconnected';
+      const accessEpoch = locked.access_epoch + (disconnects ? 1 : 0);
+      await em.nativeUpdate(Connection, { id: connectionId }, { config: next, configRevision: next.revision, accessEpoch, updatedAt: new Date() });
       await this.enqueue(em, next);
       return next;
     });

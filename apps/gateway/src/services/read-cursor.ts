@@ -2,9 +2,9 @@
  * Cursors of the connection-scoped stored reads (trips, drivers, groups, vehicles; spec 2.5-2.7,
  * 4.2): the same signed token as the sync list (libs/contracts cursor.ts, CURSOR_SECRET), bound to
  * the route, the consumer key, the connection, the key's credentialVersion (bumped by every grant
- * change) and a hash of the filters — so a cursor replayed with changed filters, on another
- * connection, by another key, after a grant change or after tampering is `invalid_cursor`, one
- * answer for every reason. The payload is the resource's keyset position plus the walk's horizon
+ * change), the connection's access epoch (bumped by every disconnect) and a hash of the filters —
+ * so a cursor replayed with changed filters, on another connection, by another key, after a grant
+ * change, across a disconnect or after tampering is `invalid_cursor`, one answer for every reason. The payload is the resource's keyset position plus the walk's horizon
  * (the directory's snapshot), checked against the resource's schema after the MAC.
  * `limit` and `expand` are not filters: changing them between pages is allowed.
  * Lifetime READ_CURSOR_TTL_MS (24 h, our choice; the spec names none for these reads): a walk
@@ -22,6 +22,7 @@ function binding(principal: ConsumerPrincipal, route: string, filters: unknown):
     consumerKeyId: principal.consumerKeyId,
     connectionId: principal.connectionId,
     credentialVersion: principal.credentialVersion,
+    accessEpoch: principal.accessEpoch,
     filters: filtersHash(filters),
   };
 }

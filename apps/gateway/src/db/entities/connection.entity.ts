@@ -16,6 +16,8 @@ export const Connection = defineEntity({
     providerCredentials: p.text().nullable(),
     config: p.json(),
     configRevision: p.integer().default(1),
+    /** Bumped by every disconnect; cursors are bound to it (migration 0003). */
+    accessEpoch: p.integer().default(1),
     lastSuccessAt: p.datetime().nullable(),
     lastErrorCode: p.string().nullable(),
     extendedLastSuccessAt: p.datetime().nullable(),

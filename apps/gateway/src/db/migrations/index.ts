@@ -1,5 +1,6 @@
 import { Migration0001CredentialsAndConnections } from './migration-0001-credentials-and-connections.js';
 import { Migration0002Outbox } from './migration-0002-outbox.js';
+import { Migration0003ConnectionAccessEpoch } from './migration-0003-connection-access-epoch.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox];
+export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch];
