@@ -61,7 +61,8 @@ export async function createSyncApp(
 /** Headers of a JSON POST for `app`. */
 export const jsonHeaders = (app: SyncApp) => ({ ...app.headers, 'content-type': 'application/json' });
 
-async function waitForConfig(gw: TestGateway, config: ConnectionConfig): Promise<void> {
+/** Waits until the orchestrator's projection holds `config` (its revision). */
+export async function waitForConfig(gw: TestGateway, config: ConnectionConfig): Promise<void> {
   await gw.flushOutbox();
   await pollUntil(
     async () => {
