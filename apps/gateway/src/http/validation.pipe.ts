@@ -14,6 +14,9 @@ import { ApiError } from './api-error.js';
 const CODE_BY_SOURCE = { query: 'invalid_query', body: 'invalid_body', param: 'invalid_path', custom: 'invalid_body' } as const;
 const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Object]);
 
+/** Whether a parameter's declared type is a DTO class this pipe validates (not a primitive or plain object). */
+export const isDtoType = (metatype: unknown): boolean => typeof metatype === 'function' && !PRIMITIVES.has(metatype);
+
 /** The `data` of @OptionalBody(), by which the pipe tells it from any other custom parameter. */
 const OPTIONAL_BODY = 'optional-body';
 
@@ -29,7 +32,7 @@ export const OptionalBody = (): ParameterDecorator => requestBody(OPTIONAL_BODY)
 export class ContractValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype, type, data } = metadata;
-    if (!metatype || PRIMITIVES.has(metatype)) return value;
+    if (!isDtoType(metatype)) return value;
     const code = CODE_BY_SOURCE[type];
     const optionalBody = type === 'custom' && data === OPTIONAL_BODY;
     if (optionalBody && value === undefined) value = {};
