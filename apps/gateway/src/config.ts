@@ -2,11 +2,18 @@
  * Gateway environment, parsed once at boot (libs/service-kit loadConfig): a bad value stops the
  * process with one message naming every bad variable. Secrets have no default outside the sandbox.
  */
-import { baseEnvSchema } from '@switchyard/service-kit';
+import { baseEnvSchema, type MainOptions } from '@switchyard/service-kit';
 import { z } from 'zod';
 
 /** The gateway binds loopback unless HOST says otherwise, so a laptop run is not exposed (images set 0.0.0.0). */
 export const GATEWAY_HOST = '127.0.0.1';
+
+/**
+ * Default of METRICS_PORT, the gateway's internal port for /metrics (and /healthz, /readyz): the
+ * OpenTelemetry Prometheus exporter's conventional port, clear of PORT 3000, the contexts'
+ * 3101-3105, the simulators' 4101-4103 and the embedded PostgreSQL's 54329.
+ */
+export const GATEWAY_METRICS_PORT = 9464;
 
 export const gatewayEnvSchema = baseEnvSchema
   .extend({
@@ -17,20 +24,29 @@ export const gatewayEnvSchema = baseEnvSchema
     SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),
     CURSOR_SECRET: z.string().min(16).optional(),
   })
-  .superRefine((env, ctx) => {
-    if (env.SWITCHYARD_ENV === 'production') {
-      for (const name of ['SWITCHYARD_MASTER_KEY', 'CURSOR_SECRET'] as const) {
-        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production' });
+  .superRefine(
+    (env, ctx) => {
+      if (env.SWITCHYARD_ENV === 'production') {
+        for (const name of ['SWITCHYARD_MASTER_KEY', 'CURSOR_SECRET'] as const) {
+          if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production' });
+        }
       }
-    }
-  });
+    },
+    // Run even when another variable is bad, so the one message names the missing secrets too.
+    { when: () => true },
+  );
 
 /**
- * Default of METRICS_PORT, the gateway's internal port for /metrics (and /healthz, /readyz): the
- * OpenTelemetry Prometheus exporter's conventional port, clear of PORT 3000, the contexts'
- * 3101-3105, the simulators' 4101-4103 and the embedded PostgreSQL's 54329.
+ * The environment part of main.ts's runMain options: the public PORT, METRICS_PORT, loopback HOST
+ * and this schema, all parsed at once before anything connects (one message for every bad variable).
  */
-export const GATEWAY_METRICS_PORT = 9464;
+export const GATEWAY_MAIN_ENV = {
+  portVariable: 'PORT',
+  defaultPort: 3000,
+  defaultHost: GATEWAY_HOST,
+  metricsPort: { variable: 'METRICS_PORT', defaultPort: GATEWAY_METRICS_PORT },
+  envSchema: gatewayEnvSchema,
+} as const satisfies Omit<MainOptions, 'start'>;
 
 export type GatewayEnv = z.output<typeof gatewayEnvSchema>;
 

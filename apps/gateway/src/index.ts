@@ -57,7 +57,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
   };
 }
 
-export { GATEWAY_METRICS_PORT } from './config.js';
+export { GATEWAY_MAIN_ENV, GATEWAY_METRICS_PORT } from './config.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export { renderOpenApi } from './openapi/render.js';
 export { GatewayModule } from './app.module.js';

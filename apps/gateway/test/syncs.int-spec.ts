@@ -107,6 +107,8 @@ describe('POST /v1/syncs', () => {
     ['providerRequests that is no array', { providerRequests: 'historical_files' }],
     ['an array body', []],
     ['a JSON null body', null],
+    ['a JSON string body', 'now'],
+    ['a JSON number body', 7],
   ])('refuses %s with 400 invalid_body', async (_label, body) => {
     expect(await create(app, body)).toEqual({ status: 400, body: { error: 'invalid_body' } });
   });

@@ -30,7 +30,9 @@ export interface MainOptions {
   start?: (options: StartOptions) => Promise<RunningService>;
   /**
    * The app's own variables, which its start function parses (e.g. INGEST_ACK_WAIT_MS): validated
-   * here too, with the shared ones, so one message names every bad variable.
+   * here too, with the shared ones, so one message names every bad variable. Its refinements run
+   * too (the gateway's secrets required in production); give them `when: () => true` to have them
+   * reported alongside another variable's bad value rather than after it is fixed.
    */
   envSchema?: z.ZodObject;
 }
@@ -52,18 +54,27 @@ export interface MainEnv {
   metrics: StartOptions['metrics'];
 }
 
-/** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
-export function parseMainEnv(options: Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHost' | 'metricsPort' | 'envSchema'>, source: NodeJS.ProcessEnv = process.env): MainEnv {
+type EnvOptions = Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHost' | 'metricsPort' | 'envSchema'>;
+
+/**
+ * Every variable a main.ts parses: the shared ones, the app's own `envSchema` (its refinements
+ * kept: `safeExtend`, where spreading its shape would drop them) and the listeners' ports and HOST.
+ */
+export function mainEnvSchema(options: EnvOptions): z.ZodObject {
   const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
-  const env = loadConfig(
-    baseEnvSchema.extend({
-      ...options.envSchema?.shape,
-      [options.portVariable]: port(options.defaultPort),
-      ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
-      HOST: z.string().default(options.defaultHost ?? '0.0.0.0'),
-    }),
-    source,
-  ) as MainEnv['env'];
+  const app = options.envSchema ?? z.object({});
+  return app.safeExtend({
+    ...baseEnvSchema.shape,
+    ...app.shape,
+    [options.portVariable]: port(options.defaultPort),
+    ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
+    HOST: z.string().default(options.defaultHost ?? '0.0.0.0'),
+  });
+}
+
+/** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
+export function parseMainEnv(options: EnvOptions, source: NodeJS.ProcessEnv = process.env): MainEnv {
+  const env = loadConfig(mainEnvSchema(options), source) as MainEnv['env'];
   const httpPort = env[options.portVariable] as number;
   const http = httpPort > 0 ? { port: httpPort, host: env.HOST } : undefined;
   if (!options.metricsPort) return { env, http, metrics: undefined };

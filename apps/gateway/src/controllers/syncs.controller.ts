@@ -6,19 +6,18 @@
  * inside its transaction (spec 5 rule 2). Orchestrator error codes are rendered unchanged by the
  * error filter. Every status each route can answer is declared here, with its reason codes.
  */
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
 import { isRfc3339DateTime, isSyncId } from '@switchyard/domain';
 import { RPCS, type SyncCallerV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
 import { ApplicationAuth } from '../auth/auth.guards.js';
 import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { CreateSyncDto, ListSyncsQueryDto, SyncControlDto, SyncDto, SyncPageDto } from '../dto/sync.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { OptionalBody } from '../http/validation.pipe.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { SyncCursorCodec } from '../services/sync-cursor.js';
 
@@ -42,16 +41,8 @@ function requireNoBody(req: AuthenticatedRequest): void {
   if ((req as { body?: unknown }).body !== undefined) throw new ApiError('invalid_body');
 }
 
-async function parseCreateBody(body: unknown): Promise<CreateSyncDto> {
-  if (body === undefined) return new CreateSyncDto();
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_body');
-  const dto = plainToInstance(CreateSyncDto, body, { enableImplicitConversion: false });
-  const problems = await validate(dto, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
-  // A leap second (…:60) passes the RFC 3339 shape but names no instant JavaScript can hold.
-  const badStart = dto.startFrom !== undefined && (!isRfc3339DateTime(dto.startFrom) || Number.isNaN(Date.parse(dto.startFrom)));
-  if (problems.length > 0 || badStart) throw new ApiError('invalid_body');
-  return dto;
-}
+/** An RFC 3339 date-time naming an instant: a leap second (…:60) passes the shape but names none JavaScript can hold. */
+const isInstant = (value: string) => isRfc3339DateTime(value) && !Number.isNaN(Date.parse(value));
 
 @ApiTags('syncs')
 @Controller('v1/syncs')
@@ -94,8 +85,8 @@ export class SyncsController {
   )
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
-  async create(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<SyncRecordV1> {
-    const dto = await parseCreateBody(body);
+  async create(@Req() req: AuthenticatedRequest, @OptionalBody() dto: CreateSyncDto): Promise<SyncRecordV1> {
+    if (dto.startFrom !== undefined && !isInstant(dto.startFrom)) throw new ApiError('invalid_body');
     if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
     if (dto.providerRequests && dto.providerRequests.length > 0) throw new ApiError('provider_requests_not_supported');
     const reply = await this.contexts.request(RPCS.sync.create, {

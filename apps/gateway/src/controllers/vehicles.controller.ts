@@ -144,10 +144,9 @@ export class VehiclesController {
   @ApiParam({ name: 'vehicleId', description: 'Vehicle id (`vcl_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
   @ApiOkResponse({ type: VehicleMetadataResponseDto })
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter (\`invalid_query\`).`, type: ErrorBodyDto })
-  async metadata(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: Record<string, unknown>): Promise<VehicleMetadataResponseV1> {
+  async metadata(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<VehicleMetadataResponseV1> {
+    // No query parameters: UndeclaredQueryInterceptor refuses any.
     const principal = consumerPrincipalOf(req);
-    // No parameters: the validation pipe passes a plain object through, so refuse any here.
-    if (Object.keys(query).length > 0) throw new ApiError('invalid_query');
     return this.contexts.request(DIRECTORY_VEHICLES_RPCS.metadata, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) });
   }
 }

@@ -1,8 +1,9 @@
 /**
  * HTTP wiring of the gateway, applied before the app initialises: request ids and access logs,
- * the one error filter, the DTO validation pipe, JSON-only bodies, and the OpenAPI document served
- * at /openapi.json with a human-readable page at /docs (Swagger UI assets come from the
- * swagger-ui-dist package on disk: no CDN, works offline).
+ * the one error filter, the DTO validation pipe, the refusal of undeclared query parameters,
+ * JSON-only bodies, and the OpenAPI document served at /openapi.json with a human-readable page
+ * at /docs (Swagger UI assets come from the swagger-ui-dist package on disk: no CDN, works
+ * offline).
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -12,6 +13,7 @@ import { buildOpenApiDocument } from '../openapi/document.js';
 import { ErrorFilter } from './error.filter.js';
 import { installRequestContext } from './request-context.js';
 import { RouteTable } from './route-table.js';
+import { UndeclaredQueryInterceptor } from './undeclared-query.interceptor.js';
 import { ContractValidationPipe } from './validation.pipe.js';
 
 export function configureGatewayHttp(app: NestFastifyApplication, runtime: ServiceRuntime): void {
@@ -35,6 +37,7 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   });
   app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());
+  app.useGlobalInterceptors(new UndeclaredQueryInterceptor());
 
   const document = buildOpenApiDocument(app);
   fastify.get('/openapi.json', { logLevel: 'silent' }, (_req, reply) => {

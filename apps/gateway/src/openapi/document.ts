@@ -5,10 +5,11 @@
  *
  * Post-processing does what decorators cannot say: schemas the spec marks "no extra properties"
  * get `additionalProperties: false`, every operation documents the generic failures every route
- * can produce (500, 503), and a success response without its own description takes the one of
- * the schema it returns (`@ApiSchema({ description })` on the DTO). When neither exists, rendering
- * the committed file fails (`strict`), so no operation ships an empty description; the running
- * gateway only falls back to a generic one (a documentation gap must not stop the API).
+ * can produce (500, 503), a /v1 operation without query parameters documents the 400
+ * `invalid_query` it answers to any, and a success response without its own description takes the
+ * one of the schema it returns (`@ApiSchema({ description })` on the DTO). When neither exists,
+ * rendering the committed file fails (`strict`), so no operation ships an empty description; the
+ * running gateway only falls back to a generic one (a documentation gap must not stop the API).
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
@@ -31,6 +32,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
         '',
         'Every error is a JSON body with one field, `error`, carrying a snake_case reason code.',
         'Missing data is unknown, never zero: absent or failed values carry a status and a reason code.',
+        'A query parameter the operation does not declare is refused with 400 `invalid_query`, never ignored.',
         'Responses carry `x-request-id`; send your own `x-request-id` (1-128 chars of `[A-Za-z0-9._:-]`) to correlate.',
       ].join('\n'),
     )
@@ -59,11 +61,29 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
         const problem = `${method.toUpperCase()} ${path}: response ${status} has no description (add @ApiSchema({ description }) to its DTO)`;
         response.description = describedBy(document, response) ?? (strict ? fail(problem) : 'Success.');
       }
+      if (path.startsWith('/v1/')) documentUndeclaredQuery(op as OperationLike, errorRef);
       op.responses['500'] ??= { description: 'Unexpected failure (`internal_error`); the body says nothing internal, `x-request-id` identifies it.', content: { 'application/json': { schema: errorRef } } };
       op.responses['503'] ??= { description: 'A backing service or the database is unavailable (`service_unavailable`).', content: { 'application/json': { schema: errorRef } } };
     }
   }
   return sortKeys(document) as OpenAPIObject;
+}
+
+/**
+ * An operation without query parameters refuses any (http/undeclared-query.interceptor.ts): its
+ * 400 says so, added to the one it documents already or as its own.
+ */
+function documentUndeclaredQuery(op: OperationLike, errorRef: { $ref: string }): void {
+  if (op.parameters?.some((p) => 'in' in p && p.in === 'query')) return;
+  const refusal = 'Any query parameter: this operation takes none (`invalid_query`).';
+  const existing = op.responses['400'];
+  if (!existing) op.responses['400'] = { description: refusal, content: { 'application/json': { schema: errorRef } } };
+  else if (!existing.description?.includes('`invalid_query`')) existing.description = `${existing.description ?? ''} ${refusal}`.trim();
+}
+
+interface OperationLike {
+  parameters?: ({ in?: string } | { $ref: string })[];
+  responses: Record<string, ResponseLike>;
 }
 
 /** The part of an OpenAPI response object read here (the package does not export its type). */
