@@ -88,7 +88,11 @@ export function ApplicationAuth(operation: SyncOperation) {
     ApiResponse({ status: 401, description: 'Invalid application secret or Connection-Token, or a `pt_` consumer key (`unauthorized`).', type: ErrorBodyDto }),
     ApiResponse({
       status: 403,
-      description: 'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`).',
+      // The history permission is asked only by create, for an explicit selector reaching before now (decision 0008).
+      description:
+        operation === 'sync.create'
+          ? 'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`).'
+          : 'Connection or operation permission denied (`connection_forbidden`, `operation_forbidden`).',
       type: ErrorBodyDto,
     }),
   );
