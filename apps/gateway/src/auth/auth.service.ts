@@ -73,6 +73,7 @@ export class AuthService {
       operations: row.operations.filter((o): o is SyncOperation => (SYNC_OPERATIONS as readonly string[]).includes(o)),
       history: row.history ?? false,
       credentialVersion: app.credentialVersion,
+      connectionTokenId: row.id,
     };
   }
 }
