@@ -24,7 +24,8 @@ import { SyncCursorCodec } from '../services/sync-cursor.js';
 
 const err = (status: number, description: string) => ApiResponse({ status, description, type: ErrorBodyDto });
 const NOT_FOUND = err(404, 'No such sync for this application and connection — unknown, malformed, or another application’s id (`not_found`).');
-const EMPTY_BODY = err(400, 'A body was sent; this route takes none (`invalid_body`).');
+const NO_INPUT = err(400, 'A body was sent; this route takes none (`invalid_body`). A query parameter was sent; this route takes none either (`invalid_query`).');
+const NO_QUERY = err(400, 'A query parameter was sent; this route takes none (`invalid_query`).');
 const UNAVAILABLE = '`service_unavailable`: the orchestrator did not answer, or the evidence needed to trust the call is not there yet (the grant change the gateway authenticated with, or the connection configuration, has not reached the orchestrator); retry shortly.';
 
 function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
@@ -33,6 +34,16 @@ function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
 }
 
 const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({ applicationId: p.applicationId, connectionId: p.connectionId, credentialVersion: p.credentialVersion });
+
+/**
+ * Only the list takes query parameters (spec 4.1); on the other routes any parameter is refused
+ * (spec 7: 400 for an invalid query) rather than ignored, so e.g. `POST /v1/syncs?lookbackDays=7`
+ * cannot silently create a default sync.
+ */
+function requireNoQuery(req: AuthenticatedRequest): void {
+  const query = (req as { query?: unknown }).query;
+  if (query && typeof query === 'object' && Object.keys(query).length > 0) throw new ApiError('invalid_query');
+}
 
 /**
  * Retry and cancel take no body (spec 4.1 rule 7): anything parsed — even `{}` or `null` — is
@@ -85,7 +96,7 @@ export class SyncsController {
   @ApiResponse({
     status: 400,
     description:
-      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`).',
+      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
     type: ErrorBodyDto,
   })
   @err(
@@ -95,6 +106,7 @@ export class SyncsController {
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
   async create(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<SyncRecordV1> {
+    requireNoQuery(req);
     const dto = await parseCreateBody(body);
     if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
     if (dto.providerRequests && dto.providerRequests.length > 0) throw new ApiError('provider_requests_not_supported');
@@ -135,9 +147,11 @@ export class SyncsController {
   @ApiOperation({ operationId: 'getSync', summary: 'Read one sync' })
   @ApiParam({ name: 'id', description: 'Sync id (`sync_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncDto })
+  @NO_QUERY
   @NOT_FOUND
   @err(503, UNAVAILABLE)
   async get(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncRecordV1> {
+    requireNoQuery(req);
     const syncId = this.syncId(id);
     return (await this.contexts.request(RPCS.sync.get, { caller: callerOf(principalOf(req)), syncId })).sync;
   }
@@ -152,11 +166,12 @@ export class SyncsController {
   })
   @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncControlDto, description: 'Retry accepted; the sync is `requested` again.' })
-  @EMPTY_BODY
+  @NO_INPUT
   @NOT_FOUND
   @err(422, 'The sync is not `failed` (`sync_state_conflict`).')
   @err(503, `Unified collection off, the connection not active, or a purpose of the sync disabled (\`gate_disabled\`); ${UNAVAILABLE}`)
   async retry(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+    requireNoQuery(req);
     requireNoBody(req);
     const syncId = this.syncId(id);
     await this.contexts.request(RPCS.sync.retry, { caller: callerOf(principalOf(req)), syncId });
@@ -174,11 +189,12 @@ export class SyncsController {
   })
   @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncControlDto, description: 'Cancellation accepted; the sync is `failed` with failureReason `cancelled`.' })
-  @EMPTY_BODY
+  @NO_INPUT
   @NOT_FOUND
   @err(422, 'The sync is `completed` or `failed` (`sync_state_conflict`).')
   @err(503, UNAVAILABLE)
   async cancel(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+    requireNoQuery(req);
     requireNoBody(req);
     const syncId = this.syncId(id);
     await this.contexts.request(RPCS.sync.cancel, { caller: callerOf(principalOf(req)), syncId });
