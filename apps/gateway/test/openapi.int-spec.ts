@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
 import { defaultOpenApiPath } from '@switchyard/testing';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -103,6 +104,93 @@ describe('committed document', () => {
     const refs = [...committedText.matchAll(/"\$ref": "#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const name of new Set(refs)) expect(doc.components.schemas).toHaveProperty([name]);
+  });
+});
+
+/**
+ * The document is generated from our DTOs, so a DTO that drifts from the spec passes every suite that
+ * validates against it. These pin the letter of the spec on the sync, catalog and connection routes:
+ * required lists (2.8, 2.11, 2.12), enums, the list limit (4.1 rule 6), and per route the statuses
+ * and reason codes (4.1, 5, 7), each code under the status the contracts table gives it.
+ */
+describe('the letter of the spec on the sync, catalog and connection routes', () => {
+  const schema = (name: string) => doc.components.schemas[name] as { required?: string[]; properties: Record<string, Record<string, unknown>> };
+  const requiredOf = (name: string) => [...(schema(name).required ?? [])].sort();
+
+  it.each([
+    // 2.11: Sync requires id, status, requestedAt; the rest is optional.
+    ['Sync', ['id', 'status', 'requestedAt']],
+    ['SyncControl', ['id', 'message']],
+    // 2.8: id, customer_id, provider; the health fields optional. `status` is ours (the spec leaves Connection open).
+    ['Connection', ['id', 'customer_id', 'provider', 'status']],
+    ['Capabilities', ['id', 'adapterVersion', 'fields', 'faultModel', 'vehicleMetadata', 'groupInventory']],
+    // 2.3: optInConfig, defaultEnabled and the 15-key fields object.
+    ['VehicleMetadataCapability', ['optInConfig', 'defaultEnabled', 'fields']],
+    // 2.2: "All fields are required".
+    ['GroupInventoryCapability', ['optInConfig', 'defaultEnabled', 'selection', 'maxGroupIds', 'parentResolution', 'raw', 'sourceTimestamps']],
+    // 2.12: releaseStatus, reviewedAt, faults and limits optional.
+    ['Catalog', ['apiVersion', 'catalogVersion', 'fields', 'endpoints', 'roadmap', 'enrichment', 'driverDirectory', 'tripHistory', 'vehicleProfiles', 'vehicleMetadata', 'groupInventory', 'groupDirectory']],
+    ['CatalogTripHistory', ['releaseStatus', 'authorization', 'coverage', 'retrieval', 'units', 'maxPageSize', 'maxFilterIds', 'responseByteLimit', 'gaps']],
+    ['CatalogVehicleProfiles', ['releaseStatus', 'authorization', 'query', 'visibility', 'groupRelationships', 'retrieval', 'selection', 'maxPageSize', 'responseByteLimit', 'gaps']],
+    [
+      'CatalogGroupDirectory',
+      ['releaseStatus', 'enablement', 'query', 'identity', 'pagination', 'relations', 'consistency', 'deletionEvidence', 'maxRows', 'maxReferences', 'projectedByteLimit', 'responseByteLimit', 'gaps'],
+    ],
+  ])('%s requires exactly what the spec requires', (name, required) => {
+    expect(requiredOf(name)).toEqual([...required].sort());
+  });
+
+  it('states the enums, closed shapes and nullability of 2.8 and 2.11', () => {
+    expect(schema('Sync').properties.status!.enum).toEqual(['requested', 'in_progress', 'completed', 'failed']);
+    expect(schema('Sync').properties.providerRequests).toMatchObject({ maxItems: 0, items: { enum: ['historical_files', 'provision_credentials'] } });
+    expect(schema('Sync').properties.issues).toMatchObject({ maxItems: 0, items: { type: 'string' } });
+    expect(schema('SyncControl').properties.message!.enum).toEqual(['Sync retry requested', 'Sync cancellation requested']);
+    for (const name of ['Sync', 'SyncControl']) expect(schema(name)).toMatchObject({ additionalProperties: false });
+    expect(schema('Capabilities').properties.faultModel!.enum).toEqual(['complete_snapshot', 'explicit_records']);
+    expect(schema('Capabilities').properties.collection!.enum).toEqual(['native_feed', 'poll']);
+    expect(schema('Capabilities').properties.fields!.additionalProperties).toMatchObject({ enum: ['supported', 'conditional', 'unsupported'] });
+    for (const field of ['last_success_at', 'last_error_code', 'extended_last_success_at', 'extended_last_error_code', 'extended_next_retry_at']) {
+      expect({ field, type: schema('Connection').properties[field]!.type }).toEqual({ field, type: ['string', 'null'] });
+    }
+    const limit = (doc.paths['/v1/syncs']!.get as unknown as { parameters: { name: string; schema: unknown }[] }).parameters.find((p) => p.name === 'limit');
+    expect(limit?.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+  });
+
+  const APP = { 401: ['unauthorized'], 403: ['connection_forbidden', 'operation_forbidden'], 500: ['internal_error'] };
+  const KEY = { 401: ['unauthorized'], 404: ['not_found'], 500: ['internal_error'], 503: ['service_unavailable'] };
+  const ROUTES: [string, string, Record<number, string[]>][] = [
+    [
+      'POST',
+      '/v1/syncs',
+      {
+        ...APP,
+        201: [],
+        400: ['invalid_body', 'conflicting_selectors', 'empty_interval', 'invalid_query'],
+        403: ['connection_forbidden', 'operation_forbidden', 'history_forbidden'],
+        409: ['provider_requests_not_supported', 'unsupported_purpose', 'empty_selection'],
+        422: ['sync_plan_too_large'],
+        503: ['gate_disabled', 'service_unavailable'],
+      },
+    ],
+    ['GET', '/v1/syncs', { ...APP, 200: [], 400: ['invalid_query', 'invalid_cursor'], 503: ['service_unavailable'] }],
+    ['GET', '/v1/syncs/{id}', { ...APP, 200: [], 400: ['invalid_query'], 404: ['not_found'], 503: ['service_unavailable'] }],
+    ['POST', '/v1/syncs/{id}/retry', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['gate_disabled', 'service_unavailable'] }],
+    ['POST', '/v1/syncs/{id}/cancel', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['service_unavailable'] }],
+    ['GET', '/v1/catalog', { 200: [], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
+    ['GET', '/v1/connections/{id}', { ...KEY, 200: [] }],
+    ['GET', '/v1/connections/{id}/capabilities', { ...KEY, 200: [] }],
+  ];
+
+  it.each(ROUTES)('%s %s documents exactly its statuses and reason codes, each under its own status', (method, path, expected) => {
+    const op = doc.paths[path]![method.toLowerCase()]!;
+    const documented = Object.fromEntries(
+      Object.entries(op.responses).map(([status, response]) => [
+        status,
+        [...new Set([...(response.description ?? '').matchAll(/`([a-z][a-z0-9_]*)`/g)].map((m) => m[1]!).filter((code) => isErrorCode(code)))].sort(),
+      ]),
+    );
+    expect(documented).toEqual(Object.fromEntries(Object.entries(expected).map(([status, codes]) => [status, [...codes].sort()])));
+    for (const [status, codes] of Object.entries(documented)) for (const code of codes) expect({ code, status: statusOf(code as ErrorCode) }).toEqual({ code, status: Number(status) });
   });
 });
 

@@ -158,6 +158,16 @@ describe('GET /v1/syncs', () => {
     expect(await list(app, '?limit=2&cursor=not-a-cursor')).toEqual({ status: 400, body: { error: 'invalid_cursor' } });
   });
 
+  it('refuses a cursor presented with another Connection-Token, e.g. after a rotation (400 invalid_cursor)', async () => {
+    const first = await page(app, '?limit=1');
+    const rotated = { ...app.headers, 'connection-token': (await gw.credentials.issueConnectionToken(app.id, app.connectionId)).token };
+    const res = await gw.call('GET', `/v1/syncs?limit=1&cursor=${first.next}`, { headers: rotated });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_cursor' } });
+    // The new token walks from the start; the old one still continues its own walk.
+    expect((await gw.call('GET', '/v1/syncs?limit=1', { headers: rotated })).status).toBe(200);
+    expect((await page(app, `?limit=1&cursor=${first.next}`)).syncs).toHaveLength(1);
+  });
+
   it('refuses a cursor issued before a grant change (400 invalid_cursor)', async () => {
     const walker = await createSyncApp(gw, app.connectionId, { name: 'walker' });
     await createSync(walker);

@@ -113,6 +113,15 @@ describe('POST /v1/syncs', () => {
     expect(await create(app, body)).toEqual({ status: 400, body: { error: 'invalid_body' } });
   });
 
+  it('refuses a query parameter with 400 invalid_query (spec 7) and creates nothing, e.g. a selector sent in the query', async () => {
+    const before = await countSyncs(gw, app.connectionId);
+    for (const query of ['?lookbackDays=7', '?startFrom=2026-01-01T00:00:00Z', '?expand=issues', '?x']) {
+      const res = await gw.call('POST', `/v1/syncs${query}`, { headers: app.headers });
+      expect({ query, status: res.status, body: res.body }).toEqual({ query, status: 400, body: { error: 'invalid_query' } });
+    }
+    expect(await countSyncs(gw, app.connectionId)).toBe(before);
+  });
+
   it('refuses non-empty providerRequests with 409 (spec 4.1 rule 2)', async () => {
     const before = await countSyncs(gw, app.connectionId);
     expect(await create(app, { providerRequests: ['historical_files'] })).toEqual({ status: 409, body: { error: 'provider_requests_not_supported' } });
@@ -205,6 +214,19 @@ describe('POST /v1/syncs', () => {
 describe('GET /v1/syncs/{id}', () => {
   it('reads the sync as created', async () => {
     const sync = await created(app);
+    expect(await gw.call('GET', `/v1/syncs/${sync.id}`, { headers: app.headers })).toMatchObject({ status: 200, body: sync });
+  });
+
+  it('refuses a query parameter on read, retry and cancel with 400 invalid_query, changing nothing', async () => {
+    const sync = await created(app);
+    for (const [method, path] of [
+      ['GET', `/v1/syncs/${sync.id}?expand=issues`],
+      ['POST', `/v1/syncs/${sync.id}/cancel?reason=x`],
+      ['POST', `/v1/syncs/${sync.id}/retry?force=true`],
+    ] as const) {
+      const res = await gw.call(method, path, { headers: app.headers });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { error: 'invalid_query' } });
+    }
     expect(await gw.call('GET', `/v1/syncs/${sync.id}`, { headers: app.headers })).toMatchObject({ status: 200, body: sync });
   });
 

@@ -50,4 +50,11 @@ describe('error code table', () => {
     expect(errorBody('rate_limited')).toEqual({ error: 'rate_limited' });
     expect(codesWithStatus(422).sort()).toEqual(['sync_plan_too_large', 'sync_state_conflict']);
   });
+
+  it('has no 409 for a closed gate: spec 7 makes a disabled gate on the sync routes a 503 (gate_disabled)', () => {
+    expect(statusOf('gate_disabled')).toBe(503);
+    expect(codesWithStatus(409).sort()).toEqual(
+      ['conflict', 'connection_disconnected', 'empty_selection', 'enrollment_unavailable', 'geotab_account_setup_required', 'pause_connection_before_connect', 'provider_requests_not_supported', 'unsupported_purpose'].sort(),
+    );
+  });
 });

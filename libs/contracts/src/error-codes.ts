@@ -16,7 +16,7 @@ export const ERROR_CODES = {
   invalid_body: { status: 400, description: 'The JSON body is malformed, fails its schema, or is present where the route takes none.' },
   invalid_cursor: { status: 400, description: 'The cursor is malformed, tampered, expired, or was issued for other filters, grant or connection.' },
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
-  invalid_header: { status: 400, description: 'A required header is missing or malformed (e.g. Connection-Token on sync routes).' },
+  invalid_header: { status: 400, description: 'A required non-credential header is missing or malformed. (A missing or wrong Connection-Token is a credential: 401 unauthorized, spec 5 rule 4.)' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (e.g. a trip-only sync whose window holds no time).' },
   // 401 / 403 / 404: who may see what (spec 5 rule 4).
@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, description: 'The credential is valid but its kind may never do this (e.g. a sandbox secret on a production connection).' },
   connection_forbidden: { status: 403, description: 'Sync routes: the credential has no grant for the connection named by the Connection-Token.' },
   operation_forbidden: { status: 403, description: 'Sync routes: the credential lacks the explicit operation grant (create, retry or cancel).' },
-  history_forbidden: { status: 403, description: 'Sync routes: the credential lacks permission to read sync history.' },
+  history_forbidden: { status: 403, description: 'Sync create: an explicit selector reaches before now and the grant has no history permission (decision 0008).' },
   management_forbidden: { status: 403, description: 'The consumer key lacks management permission for this connection (connect sessions, disconnect).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to this credential (connection routes answer 404, not 403).' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this method.' },
@@ -32,7 +32,6 @@ export const ERROR_CODES = {
   // 409: the request is valid but conflicts with the state of the connection.
   conflict: { status: 409, description: 'The request conflicts with the current state of the resource.' },
   provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
-  collection_disabled: { status: 409, description: 'Unified collection or a configured purpose is disabled for this connection (spec 4.1 rule 4).' },
   unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
   empty_selection: { status: 409, description: 'The connection has no explicitly approved vehicles, so a sync would collect nothing; nothing was created (spec 4.1 rule 5).' },
   pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },

@@ -88,8 +88,13 @@ export function ApplicationAuth(operation: SyncOperation) {
     ApiResponse({ status: 401, description: 'Invalid application secret or Connection-Token, or a `pt_` consumer key (`unauthorized`).', type: ErrorBodyDto }),
     ApiResponse({
       status: 403,
+      // The history permission is asked only by create, for an explicit selector reaching before now (decision 0008).
+      // A disconnected connection has its local access disabled (decision 0013).
       description:
-        'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`). A disconnected connection has its local access disabled: every sync route, including reads of its past syncs, answers `connection_forbidden` until it is re-activated.',
+        (operation === 'sync.create'
+          ? 'Connection, operation or history permission denied (`connection_forbidden`, `operation_forbidden`, `history_forbidden`).'
+          : 'Connection or operation permission denied (`connection_forbidden`, `operation_forbidden`).') +
+        ' A disconnected connection has its local access disabled: every sync route, including reads of its past syncs, answers `connection_forbidden` until it is re-activated.',
       type: ErrorBodyDto,
     }),
   );

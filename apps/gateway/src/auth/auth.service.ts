@@ -86,6 +86,7 @@ export class AuthService {
       history: row.history ?? false,
       credentialVersion: app.credentialVersion,
       accessEpoch: row.connection.accessEpoch,
+      connectionTokenId: row.id,
     };
   }
 }

@@ -28,6 +28,8 @@ export interface ApplicationPrincipal {
   history: boolean;
   credentialVersion: number;
   accessEpoch: number;
+  /** The Connection-Token the call came with: a credential too, so sync cursors are bound to it (spec 4.1 rule 6). */
+  connectionTokenId: string;
 }
 
 export type Principal = ConsumerPrincipal | ApplicationPrincipal;

@@ -23,7 +23,7 @@ import { SyncCursorCodec } from '../services/sync-cursor.js';
 
 const err = (status: number, description: string) => ApiResponse({ status, description, type: ErrorBodyDto });
 const NOT_FOUND = err(404, 'No such sync for this application and connection — unknown, malformed, or another application’s id (`not_found`).');
-const EMPTY_BODY = err(400, 'A body was sent; this route takes none (`invalid_body`).');
+const NO_BODY = err(400, 'A body was sent; this route takes none (`invalid_body`).');
 const UNAVAILABLE = '`service_unavailable`: the orchestrator did not answer, or the evidence needed to trust the call is not there yet (the grant change the gateway authenticated with, or the connection configuration, has not reached the orchestrator); retry shortly.';
 
 function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
@@ -76,7 +76,7 @@ export class SyncsController {
   @ApiResponse({
     status: 400,
     description:
-      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`).',
+      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
     type: ErrorBodyDto,
   })
   @err(
@@ -143,7 +143,7 @@ export class SyncsController {
   })
   @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncControlDto, description: 'Retry accepted; the sync is `requested` again.' })
-  @EMPTY_BODY
+  @NO_BODY
   @NOT_FOUND
   @err(422, 'The sync is not `failed` (`sync_state_conflict`).')
   @err(503, `Unified collection off, the connection not active, or a purpose of the sync disabled (\`gate_disabled\`); ${UNAVAILABLE}`)
@@ -165,7 +165,7 @@ export class SyncsController {
   })
   @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncControlDto, description: 'Cancellation accepted; the sync is `failed` with failureReason `cancelled`.' })
-  @EMPTY_BODY
+  @NO_BODY
   @NOT_FOUND
   @err(422, 'The sync is `completed` or `failed` (`sync_state_conflict`).')
   @err(503, UNAVAILABLE)

@@ -13,6 +13,9 @@ export class VehicleMetadataCapabilityDto {
 
   @ApiProperty({
     type: 'object',
+    // `required` below is the inner object's key list, which the generator then takes for this
+    // property's own flag (it left `fields` out of the parent's required list): say it explicitly.
+    selfRequired: true,
     description: 'The 15 metadata keys, each conditional or unsupported for this provider.',
     properties: Object.fromEntries(VEHICLE_METADATA_KEYS.map((k) => [k, { type: 'string', enum: ['conditional', 'unsupported'] }])),
     required: [...VEHICLE_METADATA_KEYS],

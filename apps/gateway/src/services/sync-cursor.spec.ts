@@ -11,6 +11,7 @@ const principal: ApplicationPrincipal = {
   history: false,
   credentialVersion: 3,
   accessEpoch: 1,
+  connectionTokenId: '44444444-4444-4444-8444-444444444444',
 };
 const position = { horizon: '1200:1210:1201,1205', after: { requestedAt: '2026-11-22T11:00:00.000Z', id: `sync_${'1'.repeat(26)}` } };
 const secret = 'x'.repeat(43);
@@ -31,13 +32,14 @@ describe('SyncCursorCodec', () => {
     expect(codec.decode(principal, undefined, token)).toBeUndefined();
   });
 
-  it('is bound to the status filter, the credential version, the access epoch, the application and the connection', () => {
+  it('is bound to the status filter, the credential version, the access epoch, the Connection-Token, the application and the connection', () => {
     const codec = new SyncCursorCodec(secret, () => 1_000);
     const token = codec.encode(principal, 'requested', position);
     expect(codec.decode(principal, undefined, token)).toBeUndefined();
     expect(codec.decode(principal, 'failed', token)).toBeUndefined();
     expect(codec.decode({ ...principal, credentialVersion: 4 }, 'requested', token)).toBeUndefined();
     expect(codec.decode({ ...principal, accessEpoch: 2 }, 'requested', token)).toBeUndefined();
+    expect(codec.decode({ ...principal, connectionTokenId: '55555555-5555-4555-8555-555555555555' }, 'requested', token)).toBeUndefined();
     expect(codec.decode({ ...principal, applicationId: '33333333-3333-4333-8333-333333333333' }, 'requested', token)).toBeUndefined();
     expect(codec.decode({ ...principal, connectionId: '33333333-3333-4333-8333-333333333333' }, 'requested', token)).toBeUndefined();
     expect(new SyncCursorCodec('y'.repeat(43), () => 1_000).decode(principal, 'requested', token)).toBeUndefined();

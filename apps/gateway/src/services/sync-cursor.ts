@@ -1,10 +1,12 @@
 /**
  * Cursors of GET /v1/syncs (spec 4.1 rule 6): signed with the gateway's CURSOR_SECRET (the
  * orchestrator never sees them), valid 15 minutes, and bound to the application, the connection,
- * the credentialVersion the caller authenticated with, the connection's access epoch (bumped by
- * every disconnect) and the status filter — so a cursor replayed with another filter, after a grant
- * or credential change, across a disconnect, by another application, after expiry or after
- * tampering is refused as `invalid_cursor`. The payload is the fixed creation horizon of the first
+ * the credentialVersion the caller authenticated with, the Connection-Token it came with, the
+ * connection's access epoch (bumped by every disconnect) and the status filter — so a cursor
+ * replayed with another filter, after a grant or credential change, with another (e.g. rotated)
+ * Connection-Token, across a disconnect, by another application, after expiry or after tampering
+ * is refused as `invalid_cursor`. (Issuing or revoking a token does not move credentialVersion, so
+ * the token itself must be in the binding.) The payload is the fixed creation horizon of the first
  * page (the orchestrator's opaque snapshot) and the keyset position of the last row served.
  */
 import { decodeCursor, encodeCursor, filtersHash, SYNC_CURSOR_TTL_MS, type CursorBinding } from '@switchyard/contracts';
@@ -27,6 +29,7 @@ function binding(principal: ApplicationPrincipal, status: string | undefined): C
     connectionId: principal.connectionId,
     credentialVersion: principal.credentialVersion,
     accessEpoch: principal.accessEpoch,
+    connectionTokenId: principal.connectionTokenId,
     filters: filtersHash({ status: status ?? null }),
   };
 }
