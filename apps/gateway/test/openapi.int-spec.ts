@@ -157,7 +157,8 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
   });
 
   const APP = { 401: ['unauthorized'], 403: ['connection_forbidden', 'operation_forbidden'], 500: ['internal_error'] };
-  const KEY = { 401: ['unauthorized'], 404: ['not_found'], 500: ['internal_error'], 503: ['service_unavailable'] };
+  // Every /v1 route without query parameters refuses any (http/undeclared-query.interceptor.ts).
+  const KEY = { 400: ['invalid_query'], 401: ['unauthorized'], 404: ['not_found'], 500: ['internal_error'], 503: ['service_unavailable'] };
   const ROUTES: [string, string, Record<number, string[]>][] = [
     [
       'POST',
@@ -176,7 +177,7 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
     ['GET', '/v1/syncs/{id}', { ...APP, 200: [], 400: ['invalid_query'], 404: ['not_found'], 503: ['service_unavailable'] }],
     ['POST', '/v1/syncs/{id}/retry', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['gate_disabled', 'service_unavailable'] }],
     ['POST', '/v1/syncs/{id}/cancel', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['service_unavailable'] }],
-    ['GET', '/v1/catalog', { 200: [], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
+    ['GET', '/v1/catalog', { 200: [], 400: ['invalid_query'], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
     ['GET', '/v1/connections/{id}', { ...KEY, 200: [] }],
     ['GET', '/v1/connections/{id}/capabilities', { ...KEY, 200: [] }],
   ];
