@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
+import { ID_PATTERNS } from '@switchyard/domain';
 import { defaultOpenApiPath } from '@switchyard/testing';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -94,6 +95,19 @@ describe('committed document', () => {
       expect(Object.keys(response.content ?? {})).toEqual(['application/json']);
       expect(response.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
     }
+  });
+
+  it('types each stored-read id in a path with its spec 2.1 pattern', () => {
+    const patterns: Record<string, string> = { tripId: ID_PATTERNS.trip, driverId: ID_PATTERNS.driver, groupId: ID_PATTERNS.group, vehicleId: ID_PATTERNS.vehicle };
+    const seen = new Set<string>();
+    for (const { op } of operations) {
+      for (const p of (op as { parameters?: { name: string; in: string; schema?: { pattern?: string } }[] }).parameters ?? []) {
+        if (p.in !== 'path' || !(p.name in patterns)) continue;
+        expect({ name: p.name, pattern: p.schema?.pattern }).toEqual({ name: p.name, pattern: patterns[p.name] });
+        seen.add(p.name);
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(patterns).sort());
   });
 
   it('every path starts with /v1', () => {

@@ -99,6 +99,7 @@ describe('stored trips', () => {
       '?limit=1.5',
       '?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z',
       '?from=yesterday',
+      '?from=2026-11-01t00:00:00z',
       '?expand=fleet',
       '?unknown=1',
     ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { available, invalid, missing, unsupported } from '@switchyard/domain';
-import { driverV1 } from '@switchyard/messaging';
+import { driverV1, type DriverV1 } from '@switchyard/messaging';
+import { createResponseValidator, loadOpenApi } from '@switchyard/testing';
 import type { DriverDirectoryRow } from '../db/repositories/drivers-read.repository.js';
 import { driverOf, type DriverMapContext } from './driver.mapper.js';
 
@@ -21,6 +22,15 @@ const fields = {
   createdAt: available('2024-01-02T03:04:05Z', S),
   updatedAt: available('2024-01-02T03:04:05Z', S),
 };
+// The public contract itself (openapi/openapi.json), not only our zod mirror: a value both accept is safe to serve.
+const contract = createResponseValidator(loadOpenApi());
+const servedAsResult = (driver: DriverV1) =>
+  contract.validate({
+    method: 'GET',
+    path: `/v1/connections/22222222-2222-4222-8222-222222222222/drivers/${driver.id}`,
+    status: 200,
+    body: { status: 'available', retrieval: 'stored', fetchedAt: T, capturedAt: T, errorCode: null, driver },
+  });
 const row = (over: Partial<DriverDirectoryRow> = {}): DriverDirectoryRow => ({
   id: 'drv_01JD0000000000000000000000',
   source_id: 'd-1',
@@ -57,6 +67,28 @@ describe('driverOf', () => {
     }
     expect(d.license).toEqual({ number: 'D1' });
     expect(d.availability.licenseState).toBe('invalid');
+    expect(servedAsResult(d)).toEqual([]);
+  });
+
+  it('serves only emails and times the public contract accepts (format email, date-time)', () => {
+    expect(servedAsResult(driverOf(row(), ctx)!)).toEqual([]);
+    // Zod's default email check passes these domains; RFC 5321 and the JSON Schema email format do not.
+    for (const email of ['ada@example-.com', 'ada@-example.com', `ada@${'a'.repeat(64)}.com`]) {
+      const d = driverOf(row({ fields: { ...fields, email: available(email, S) } }), ctx)!;
+      expect(d).not.toHaveProperty('email');
+      expect(d.availability.email).toBe('invalid');
+      expect(servedAsResult(d)).toEqual([]);
+    }
+    // RFC 3339 allows lowercase t/z and a leap second; the reply schema does not, so serving them failed the whole page.
+    for (const time of ['2024-01-02t03:04:05z', '2024-01-02T03:04:60Z']) {
+      const d = driverOf(row({ fields: { ...fields, createdAt: available(time, S) } }), ctx)!;
+      expect(d).not.toHaveProperty('createdAt');
+      expect(d.availability.createdAt).toBe('invalid');
+      expect(driverV1.safeParse(d).success).toBe(true);
+    }
+    const ok = driverOf(row({ fields: { ...fields, email: available("o'brien+fleet@mail.example.co", S) } }), ctx)!;
+    expect(ok.email).toBe("o'brien+fleet@mail.example.co");
+    expect(servedAsResult(ok)).toEqual([]);
   });
 
   it('marks more than 1000 groups partial, unknown membership by its status, and degraded membership with its code', () => {

@@ -2,7 +2,7 @@
  * Stored driver row → the public Driver (spec 2.5). Missing data is a status, never a made-up value:
  * each of the 11 availability keys reports the stored Field's status, and a value appears only when
  * it is `available` AND meets the public constraint — an email that is not an email, a phone not in
- * E.164 shape, a license state outside the spec's list or a time that is not RFC 3339 is omitted and
+ * E.164 shape, a license state outside the spec's list or a time the reply schema refuses (`isWireDateTime`) is omitted and
  * reported `invalid`. A driver without a known status, an unknown provider or a source id outside the
  * spec's pattern cannot be a Driver (required, constrained fields): `driverOf` returns undefined and
  * the read skips it (by id: 404) rather than invent one.
@@ -17,10 +17,11 @@
  * errorCode = the degrading reason when it is one of the membership reason codes.
  */
 import { DRIVER_AVAILABILITY_KEYS, GROUPS_PER_ENTITY, isLicenseState } from '@switchyard/contracts';
-import { GROUP_MEMBERSHIP_REASON_CODES, isProvider, isRfc3339DateTime, type AvailabilityStatus, type Field } from '@switchyard/domain';
+import { GROUP_MEMBERSHIP_REASON_CODES, isProvider, type AvailabilityStatus, type Field } from '@switchyard/domain';
 import {
   driverEmailV1,
   driverPhoneV1,
+  isWireDateTime,
   type DatasetStatusV1,
   type DriverAvailabilityV1,
   type DriverGroupMembershipV1,
@@ -49,8 +50,8 @@ const VALID: Partial<Record<Key, (v: string) => boolean>> = {
   email: (v) => driverEmailV1.safeParse(v).success,
   phone: (v) => driverPhoneV1.safeParse(v).success,
   licenseState: isLicenseState,
-  createdAt: isRfc3339DateTime,
-  updatedAt: isRfc3339DateTime,
+  createdAt: isWireDateTime,
+  updatedAt: isWireDateTime,
 };
 
 /** Each field's public value (only when available and valid) and its availability. */

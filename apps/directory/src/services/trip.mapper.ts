@@ -8,9 +8,9 @@
  * provider did not identify is omitted). metadata.addedAt = fetch time of the first batch that
  * carried the trip; modifiedAt = fetch time of the last batch that changed it.
  */
-import { isRfc3339DateTime, type DriverId, type Field, type LatLon, type VehicleVisibility } from '@switchyard/domain';
+import type { DriverId, Field, LatLon, VehicleVisibility } from '@switchyard/domain';
 import { DRIVER_SOURCE_ID_PATTERN } from '@switchyard/contracts';
-import type { TripDriverV1, TripExpandV1, TripV1 } from '@switchyard/messaging';
+import { isWireDateTime, type TripDriverV1, type TripExpandV1, type TripV1 } from '@switchyard/messaging';
 import type { DriverReadRow, TripReadRow } from '../db/repositories/trips-read.repository.js';
 import { expandedVehicle, withoutUndefined } from './vehicle.mapper.js';
 
@@ -26,7 +26,7 @@ export function tripDriver(row: DriverReadRow): TripDriverV1 | undefined {
   };
   const time = (key: string) => {
     const v = value(key);
-    return isRfc3339DateTime(v) ? v : undefined;
+    return isWireDateTime(v) ? v : undefined;
   };
   const number = value('licenseNumber');
   const state = value('licenseState');

@@ -2,7 +2,7 @@
  * Stored vehicle row → the public vehicle (spec 2.6): ExpandedVehicle here (trips' `expand=vehicle`);
  * VehicleEntity is the same with expandable groups and builds on this. Values come from the stored
  * Field envelopes and appear only when `available` and within the spec's bounds (strings ≤ 1024,
- * year 1886-2200, fuel enum, RFC 3339 times) — anything else is omitted, never zeroed.
+ * year 1886-2200, fuel enum, date-times the reply schema accepts: `isWireDateTime`) — anything else is omitted, never zeroed.
  * Entity status (required by the spec) = `vehicleStatus`: the provider's status when it reports one;
  * a stored vehicle whose provider does not report a status at all (its metadata `status` cell is
  * `unsupported`: Samsara) is in the provider's current roster and counts as `active`; a status the
@@ -12,8 +12,8 @@
  * hides it never disagree; a vehicle not stored at all has no status (null). Group memberships are the provider group ids of the `groups` cell,
  * minted into group_ ids of the same connection; more than 1000 are cut to 1000 and marked `partial`.
  */
-import { FUEL_TYPES, groupId, isProvider, isRfc3339DateTime, VEHICLE_METADATA_BOUNDS, type Field, type FuelType, type GroupRef, type RecordStatus, type VehicleVisibility } from '@switchyard/domain';
-import type { ExpandedVehicleV1 } from '@switchyard/messaging';
+import { FUEL_TYPES, groupId, isProvider, VEHICLE_METADATA_BOUNDS, type Field, type FuelType, type GroupRef, type RecordStatus, type VehicleVisibility } from '@switchyard/domain';
+import { isWireDateTime, type ExpandedVehicleV1 } from '@switchyard/messaging';
 import type { VehicleReadRow } from '../db/repositories/trips-read.repository.js';
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= VEHICLE_METADATA_BOUNDS.stringMax ? v : undefined);
@@ -21,7 +21,7 @@ const cell = (row: VehicleReadRow, key: string): unknown => {
   const field = row.metadata[key] as Field<unknown> | undefined;
   return field?.status === 'available' ? field.value : undefined;
 };
-const time = (v: unknown): string | undefined => (isRfc3339DateTime(v) ? v : undefined);
+const time = (v: unknown): string | undefined => (isWireDateTime(v) ? v : undefined);
 
 function membership(row: VehicleReadRow, connectionId: string, directoryFetchedAt: string | null): Pick<ExpandedVehicleV1, 'groups' | 'groupMembership'> {
   const field = row.metadata.groups as Field<readonly GroupRef[]> | undefined;

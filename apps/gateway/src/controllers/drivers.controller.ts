@@ -86,7 +86,7 @@ export class DriversController {
     summary: 'Read one stored driver',
     description: 'One driver of the last stored driver directory of the connection by drv_ id. A driver of another connection is 404.',
   })
-  @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
+  @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.driver } })
   @ApiOkResponse({ type: DriverResultDto })
   @ApiResponse({ status: 400, description: 'The driverId is not a drv_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultDto> {

@@ -118,7 +118,7 @@ export class GroupsController {
     summary: 'Read one stored group',
     description: 'One stored group of the connection by group_ id, from the credential-visible directory. A group of another connection is 404.',
   })
-  @ApiParam({ name: 'groupId', description: 'Group id (`group_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
+  @ApiParam({ name: 'groupId', description: 'Group id (`group_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.group } })
   @ApiOkResponse({ type: GroupDirectoryResultDto })
   @ApiResponse({ status: 400, description: 'The groupId is not a group_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultDto> {

@@ -10,7 +10,7 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
-import { isTripId } from '@switchyard/domain';
+import { ID_PATTERNS, isTripId } from '@switchyard/domain';
 import { DIRECTORY_TRIPS_RPCS, readHorizonV1, tripPositionV1, type TripV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
@@ -100,7 +100,7 @@ export class TripsController {
     summary: 'Read one stored trip',
     description: "One current stored trip of the connection by trp_ id. A trip of another connection, or of a vehicle hidden by the connection's visibility rules, is 404.",
   })
-  @ApiParam({ name: 'tripId', description: 'Trip id (`trp_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
+  @ApiParam({ name: 'tripId', description: 'Trip id (`trp_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.trip } })
   @ApiOkResponse({ type: TripDto })
   @ApiResponse({ status: 400, description: 'The tripId is not a trp_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {

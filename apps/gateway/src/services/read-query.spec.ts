@@ -27,6 +27,9 @@ describe('read query parsing', () => {
     refused(() => parseWindow('2026-11-02T00:00:00Z', '2026-11-01T00:00:00Z'));
     refused(() => parseWindow('2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z'));
     refused(() => parseWindow('2026-02-30T00:00:00Z', undefined));
+    // RFC 3339 allows these, the directory request schema does not: before, they passed here and failed on the bus (500).
+    refused(() => parseWindow('2026-11-01t00:00:00z', undefined));
+    refused(() => parseWindow(undefined, '2026-11-01T00:00:00z'));
   });
 
   it('leaves the envelope reserve out of the results budget, within the bus payload limit', () => {

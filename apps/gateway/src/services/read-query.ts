@@ -5,7 +5,9 @@
  *   an empty item, a malformed id or more than `max` ids is refused, never truncated; duplicates
  *   collapse and the list is sorted, so the cursor binding does not depend on spelling order;
  * - `expand` is a comma-separated subset of the route's expandable references;
- * - a time window is two RFC 3339 date-times naming real instants, `from` < `to` when both are given;
+ * - a time window is two date-times naming real instants, in the form the directory request schema
+ *   accepts (`isWireDateTime`: uppercase T and Z, no leap second; anything else would fail that
+ *   schema on the bus and answer 500), `from` < `to` when both are given;
  * - the page byte budget: the directory fills `results` up to the response limit minus
  *   READ_ENVELOPE_RESERVE, which covers the rest of the page (status, times, coverage and a cursor
  *   of at most 8 KiB), so a response never exceeds the limit. The page also travels as ONE core
@@ -13,7 +15,8 @@
  *   smaller of the two, so an oversized page ends early and continues with `next` instead of
  *   failing on the bus. Raise NATS_MAX_PAYLOAD_BYTES only together with the server's max_payload.
  */
-import { isEntityId, isRfc3339DateTime, type EntityKind } from '@switchyard/domain';
+import { isEntityId, type EntityKind } from '@switchyard/domain';
+import { isWireDateTime } from '@switchyard/messaging';
 import { ApiError } from '../http/api-error.js';
 
 export const READ_ENVELOPE_RESERVE = 16_384;
@@ -42,7 +45,7 @@ export function parseExpand<E extends string>(raw: string | undefined, allowed: 
 const instant = (v: string | undefined): number | undefined => {
   if (v === undefined) return undefined;
   const ms = Date.parse(v);
-  if (!isRfc3339DateTime(v) || Number.isNaN(ms)) throw new ApiError('invalid_query');
+  if (!isWireDateTime(v) || Number.isNaN(ms)) throw new ApiError('invalid_query');
   return ms;
 };
 

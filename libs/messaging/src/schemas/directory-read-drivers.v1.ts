@@ -29,7 +29,15 @@ const driverIdV1 = z.string().regex(new RegExp(ID_PATTERNS.driver));
 const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 const availabilityStatus = z.enum(AVAILABILITY_STATUSES);
 
-export const driverEmailV1 = z.email();
+/**
+ * Driver.email (spec 2.5, format email). Zod's default address check lets a domain label start or
+ * end with a hyphen or run past 63 characters ("ada@example-.com"), which RFC 5321's domain and the
+ * JSON Schema `email` format refuse: such a value would be served as available and break the
+ * contract. Same local part as zod's default; domain labels as RFC 1035 (letter or digit at both
+ * ends, at most 63), a top-level label of letters.
+ */
+const DRIVER_EMAIL_PATTERN = /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+\-.]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+export const driverEmailV1 = z.email({ pattern: DRIVER_EMAIL_PATTERN });
 export const driverPhoneV1 = z.string().regex(new RegExp(PHONE_PATTERN));
 
 export const driverGroupMembershipV1 = z

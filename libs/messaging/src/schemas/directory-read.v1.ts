@@ -21,6 +21,14 @@ import { syncListHorizonV1 } from './sync-api.v1.js';
 
 export const isoDateTimeV1 = z.iso.datetime({ offset: true });
 
+/**
+ * Whether a stored time may be served as a public date-time: exactly what the reply schemas accept.
+ * Stricter than libs/domain `isRfc3339DateTime`, which also passes lowercase `t`/`z` and a leap
+ * second at any minute (RFC 3339 allows both); a mapper that admitted those would build a reply its
+ * own schema refuses, failing the whole page (500) instead of reporting one value `invalid`.
+ */
+export const isWireDateTime = (v: unknown): v is string => isoDateTimeV1.safeParse(v).success;
+
 /** Stored datasets of the directory, as the ingest ledger names them. */
 export const DIRECTORY_DATASETS = ['vehicles', 'drivers', 'groups', 'trips'] as const;
 export type DirectoryDataset = (typeof DIRECTORY_DATASETS)[number];
