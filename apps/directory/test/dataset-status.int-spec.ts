@@ -2,12 +2,24 @@
  * Dataset status on the real PostgreSQL and NATS: batches go through the directory's ingest
  * consumer and health observations through its connection-health consumer, as the collectors
  * publish them; DatasetStatusService reads what they committed. Covers pending, available, stale
- * (a batch fetched an hour ago), degraded with the provider code, and health that never moves
- * backwards when an older observation arrives late.
+ * (a batch fetched an hour ago), degraded with the provider code, health that never moves
+ * backwards when an older observation arrives late, and health per dataset: an observation
+ * naming one dataset changes only that dataset's status, one naming none (an older publisher)
+ * every dataset's.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { available, missing } from '@switchyard/domain';
-import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, INGEST_EVENTS, ingestBatchId, subjectFor, type ConnectionHealthV1, type DirectoryBatchV1 } from '@switchyard/messaging';
+import {
+  CONNECTION_HEALTH_EVENT,
+  connectionHealthMsgId,
+  DIRECTORY_DATASETS,
+  INGEST_EVENTS,
+  ingestBatchId,
+  subjectFor,
+  type ConnectionHealthV1,
+  type DirectoryBatchV1,
+  type DirectoryDataset,
+} from '@switchyard/messaging';
 import { pollUntil, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { directoryService, startDirectory } from '../src/index.js';
 import { DatasetStatusService } from '../src/services/dataset-status.service.js';
@@ -15,7 +27,17 @@ import { DatasetStatusService } from '../src/services/dataset-status.service.js'
 let x: IngestHarness;
 let unit = 0;
 let sequence = 0;
-const status = (connectionId: string) => new DatasetStatusService().status(x.h.service.runtime.orm.em.fork(), connectionId, 'trips');
+const status = (connectionId: string, dataset: DirectoryDataset = 'trips') => new DatasetStatusService().status(x.h.service.runtime.orm.em.fork(), connectionId, dataset);
+/** The status (and errorCode) of every dataset of the connection. */
+async function statuses(connectionId: string): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    DIRECTORY_DATASETS.map(async (dataset) => {
+      const { status: value, errorCode } = await status(connectionId, dataset);
+      return [dataset, `${value}:${errorCode}`] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
 
 async function trips(connectionId: string, fetchedAt: string): Promise<void> {
   const unitId = String(++unit);
@@ -51,14 +73,18 @@ async function trips(connectionId: string, fetchedAt: string): Promise<void> {
   await pollUntil(async () => (await x.sql<{ status: string }>(`select status from ${x.t('ingest_batch')} where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', { timeoutMs: 15_000 });
 }
 
-async function health(connectionId: string, outcome: 'success' | 'failure', observedAt: string, errorCode: string | null = null): Promise<void> {
-  const event: ConnectionHealthV1 = { connectionId, observedAt, outcome, errorCode, scope: 'core', nextRetryAt: null, sequence: String(++sequence) };
+/** `datasets` undefined: an event of a publisher from before the field. */
+async function health(connectionId: string, outcome: 'success' | 'failure', observedAt: string, errorCode: string | null = null, datasets?: DirectoryDataset[]): Promise<void> {
+  const event: ConnectionHealthV1 = { connectionId, observedAt, outcome, errorCode, scope: 'core', nextRetryAt: null, sequence: String(++sequence), ...(datasets ? { datasets } : {}) };
   await x.h.client.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
 }
 
-/** Waits until the newest stored observation of `column` is at least `observedAt`. */
-async function projected(connectionId: string, column: 'last_success_at' | 'last_failure_at', observedAt: string): Promise<void> {
-  await pollUntil(async () => (await x.sql(`select 1 from ${x.t('connection_health')} where connection_id = ? and ${column} >= ?::timestamptz`, [connectionId, observedAt])).length === 1, { timeoutMs: 15_000 });
+/** Waits until the newest stored observation of `column` of `dataset` is at least `observedAt`. */
+async function projected(connectionId: string, column: 'last_success_at' | 'last_failure_at', observedAt: string, dataset: DirectoryDataset = 'trips'): Promise<void> {
+  await pollUntil(
+    async () => (await x.sql(`select 1 from ${x.t('dataset_health')} where connection_id = ? and dataset = ? and scope = 'core' and ${column} >= ?::timestamptz`, [connectionId, dataset, observedAt])).length === 1,
+    { timeoutMs: 15_000 },
+  );
 }
 
 describe('dataset status', () => {
@@ -100,5 +126,40 @@ describe('dataset status', () => {
     await health(connectionId, 'success', recovered);
     await projected(connectionId, 'last_success_at', recovered);
     expect(await status(connectionId)).toMatchObject({ status: 'available', errorCode: null });
+  });
+
+  it('is per dataset: a trips failure degrades trips only, a trips success clears only trips, an event naming no dataset degrades all', async () => {
+    const { connectionId } = await x.connect();
+    await trips(connectionId, new Date().toISOString());
+    const base = Date.now();
+    const at = (s: number) => new Date(base + s * 1000).toISOString();
+
+    await health(connectionId, 'failure', at(1), 'provider_scope_mismatch', ['trips']);
+    await health(connectionId, 'success', at(1), null, ['vehicles']);
+    await projected(connectionId, 'last_failure_at', at(1), 'trips');
+    await projected(connectionId, 'last_success_at', at(1), 'vehicles');
+    expect(await statuses(connectionId)).toEqual({ vehicles: 'pending:null', drivers: 'pending:null', groups: 'pending:null', trips: 'degraded:provider_scope_mismatch' });
+
+    // Telemetry and fault work feeds no dataset: its failure changes nothing.
+    await health(connectionId, 'failure', at(2), 'provider_unavailable', []);
+    await health(connectionId, 'failure', at(2), 'provider_auth_required', ['drivers']);
+    await projected(connectionId, 'last_failure_at', at(2), 'drivers');
+    expect(await statuses(connectionId)).toEqual({ vehicles: 'pending:null', drivers: 'degraded:provider_auth_required', groups: 'pending:null', trips: 'degraded:provider_scope_mismatch' });
+
+    await health(connectionId, 'success', at(3), null, ['trips']);
+    await projected(connectionId, 'last_success_at', at(3), 'trips');
+    expect(await statuses(connectionId)).toEqual({ vehicles: 'pending:null', drivers: 'degraded:provider_auth_required', groups: 'pending:null', trips: 'available:null' });
+
+    // An older publisher's event (no datasets) counts for every dataset, as health per connection did.
+    await health(connectionId, 'failure', at(4), 'provider_unavailable');
+    await Promise.all(DIRECTORY_DATASETS.map((d) => projected(connectionId, 'last_failure_at', at(4), d)));
+    expect(await statuses(connectionId)).toEqual({ vehicles: 'degraded:provider_unavailable', drivers: 'degraded:provider_unavailable', groups: 'degraded:provider_unavailable', trips: 'degraded:provider_unavailable' });
+
+    // A newer groups success clears groups only; an older trips success changes nothing.
+    await health(connectionId, 'success', at(5), null, ['groups']);
+    await health(connectionId, 'success', at(3.5), null, ['trips']);
+    await projected(connectionId, 'last_success_at', at(5), 'groups');
+    await sleep(1_000);
+    expect(await statuses(connectionId)).toEqual({ vehicles: 'degraded:provider_unavailable', drivers: 'degraded:provider_unavailable', groups: 'pending:null', trips: 'degraded:provider_unavailable' });
   });
 });

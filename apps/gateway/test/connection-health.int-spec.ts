@@ -4,7 +4,8 @@
  * connection row through the durable consumer and show on `GET /v1/connections/{id}`, every
  * response validated against the OpenAPI document. Covers: success sets last_success_at and clears
  * the code, failure sets the code and keeps the success time, an older observation (success or
- * failure) changes nothing, extended scope writes only the extended_* fields, and an unknown
+ * failure) changes nothing, extended scope writes only the extended_* fields, the datasets an
+ * observation names (the directory's per-dataset status) do not narrow the connection row, and an unknown
  * connection is acknowledged without blocking later messages. The collector pipeline test
  * (apps/sync-orchestrator/test/collector-pipeline.int-spec.ts) covers the real publisher.
  */
@@ -100,6 +101,13 @@ describe('connection health from events.connection.health', () => {
     expect(await read()).toMatchObject({ last_success_at: at(20), last_error_code: null });
     await publish({ observedAt: at(30), outcome: 'success', scope: 'extended' });
     await eventually({ extended_last_success_at: at(30), extended_last_error_code: null, extended_next_retry_at: null, last_success_at: at(20) });
+  });
+
+  it('keeps the connection fields per connection whatever datasets an observation names', async () => {
+    await publish({ observedAt: at(31), outcome: 'failure', errorCode: 'provider_scope_mismatch', datasets: ['trips'] });
+    await eventually({ last_success_at: at(20), last_error_code: 'provider_scope_mismatch' });
+    await publish({ observedAt: at(32), outcome: 'success', datasets: [] });
+    await eventually({ last_success_at: at(32), last_error_code: null });
   });
 
   it('logs each applied observation without failing the consumer', () => {

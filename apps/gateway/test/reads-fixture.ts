@@ -8,10 +8,13 @@ import { available, missing, type Provider } from '@switchyard/domain';
 import {
   CONNECTION_HEALTH_EVENT,
   connectionHealthMsgId,
+  healthDatasetsOf,
   INGEST_EVENTS,
   ingestBatchId,
   subjectFor,
+  type ConnectionHealthV1,
   type DirectoryBatchV1,
+  type DirectoryDataset,
   type DriverRecordV1,
   type TripRecordV1,
   type VehicleRecordV1,
@@ -167,15 +170,24 @@ export async function ingest<K extends DirectoryBatchV1['kind']>(
 
 let healthSequence = 1;
 
-/** Publishes a connection-health observation as a collector does and waits until the directory projected it. */
-export async function reportHealth(gw: TestGateway, connectionId: string, outcome: 'success' | 'failure', errorCode: string | null = null): Promise<void> {
-  const event = { connectionId, observedAt: new Date().toISOString(), outcome, errorCode, scope: 'core' as const, nextRetryAt: null, sequence: String(healthSequence++) };
+/**
+ * Publishes a connection-health observation as a collector does and waits until the directory
+ * projected it for every dataset it is about; `datasets` undefined: an event without the field
+ * (it counts for every dataset).
+ */
+export async function reportHealth(gw: TestGateway, connectionId: string, outcome: 'success' | 'failure', errorCode: string | null = null, datasets?: DirectoryDataset[]): Promise<void> {
+  const event: ConnectionHealthV1 = { connectionId, observedAt: new Date().toISOString(), outcome, errorCode, scope: 'core', nextRetryAt: null, sequence: String(healthSequence++), ...(datasets ? { datasets } : {}) };
   await gw.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
   const column = outcome === 'success' ? 'last_success_at' : 'last_failure_at';
+  const expected = healthDatasetsOf(event);
   await pollUntil(
     async () => {
-      const [row] = await directorySql<{ at: string | null }>(gw, (t) => `select ${column}::text as at from ${t('connection_health')} where connection_id = ?::uuid and scope = 'core'`, [connectionId]);
-      return row?.at !== null && row?.at !== undefined && Date.parse(row.at) >= Date.parse(event.observedAt);
+      const rows = await directorySql<{ at: string | null }>(
+        gw,
+        (t) => `select ${column}::text as at from ${t('dataset_health')} where connection_id = ?::uuid and scope = 'core' and dataset = any(?::text[])`,
+        [connectionId, `{${expected.join(',')}}`],
+      );
+      return rows.length === expected.length && rows.every((row) => row.at !== null && Date.parse(row.at) >= Date.parse(event.observedAt));
     },
     { timeoutMs: 15_000, description: `health ${outcome} projected` },
   );

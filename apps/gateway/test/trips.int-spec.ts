@@ -175,6 +175,26 @@ describe('stored trips', () => {
     expect((await list(connectionId, key.headers)).body).toMatchObject({ status: 'available', errorCode: null });
   });
 
+  it("reports each dataset's own health: a refused trips fetch degrades trips while vehicles stay available", async () => {
+    const connectionId = await readConnection(gw);
+    const key = await readKey(gw, [connectionId]);
+    const now = new Date().toISOString();
+    await ingest(gw, connectionId, 'vehicles', [vehicleRecord('v1', now)]);
+    await ingest(gw, connectionId, 'trips', [tripRecord('t1', 'v1', '2026-11-06T08:00:00.000Z', now)]);
+    const profiles = async () => (await gw.call('GET', `/v1/connections/${connectionId}/vehicles?view=profiles`, { headers: key.headers })).body;
+
+    await reportHealth(gw, connectionId, 'failure', 'provider_scope_mismatch', ['trips']);
+    await reportHealth(gw, connectionId, 'success', null, ['vehicles']);
+    expect((await list(connectionId, key.headers)).body).toMatchObject({ status: 'degraded', errorCode: 'provider_scope_mismatch', results: [expect.objectContaining({ sourceId: 't1' })] });
+    expect(await profiles()).toMatchObject({ status: 'available', errorCode: null, results: [expect.objectContaining({ sourceId: 'v1' })] });
+
+    // A vehicles failure does not clear the trips one, and a trips success does not clear the vehicles one.
+    await reportHealth(gw, connectionId, 'failure', 'provider_unavailable', ['vehicles']);
+    await reportHealth(gw, connectionId, 'success', null, ['trips']);
+    expect((await list(connectionId, key.headers)).body).toMatchObject({ status: 'available', errorCode: null });
+    expect(await profiles()).toMatchObject({ status: 'degraded', errorCode: 'provider_unavailable' });
+  });
+
   it('never shows trips of hidden vehicles, by list, by id or by expansion', async () => {
     const connectionId = await readConnection(gw);
     const key = await readKey(gw, [connectionId]);

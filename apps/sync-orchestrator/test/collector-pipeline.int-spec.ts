@@ -9,7 +9,8 @@
  * `provider_auth_required`. Connection health: the completed sync sets `last_success_at` on
  * `GET /v1/connections/{id}` (validated against the OpenAPI document), the revoked credential sets
  * `last_error_code: provider_auth_required` and keeps every stored directory row, and an older
- * health observation published afterwards does not roll `last_success_at` back.
+ * health observation published afterwards does not roll `last_success_at` back. The directory
+ * keeps the observations per dataset the jobs fed (no drivers row after a public sync).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
@@ -129,6 +130,11 @@ describe('collectors', () => {
     const health = await connectionHealth('last_success_at after the first sync', (c) => typeof c.last_success_at === 'string');
     expect(health.last_error_code).toBeNull();
     expect(Date.parse(health.last_success_at!)).toBeGreaterThanOrEqual(Date.parse(done.requestedAt));
+    // The directory keeps it per dataset the jobs fed (groupMemberships → groups); nothing here fed drivers.
+    const successes = async () =>
+      (await stack.sql<{ dataset: string }>(`select dataset from $directory.dataset_health where connection_id = ?::uuid and scope = 'core' and last_success_at is not null order by dataset`, [connectionId])).map((r) => r.dataset);
+    await pollUntil(async () => (await successes()).length >= 3, { timeoutMs: 20_000, description: 'dataset health in the directory' });
+    expect(await successes()).toEqual(['groups', 'trips', 'vehicles']);
   }, 90_000);
 
   it('changes no stored content when the same sync runs again (idempotent upserts)', async () => {

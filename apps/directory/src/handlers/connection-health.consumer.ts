@@ -1,8 +1,9 @@
 /**
  * The directory's durable consumer of `events.connection.health.<connectionId>` (durable
  * `directory-connection-health`, one consumer group for every directory process): each
- * observation the collectors publish is applied to the `connection_health` projection, which
- * dataset-status.service.ts reads to report `degraded` with the provider's errorCode. The write is
+ * observation the collectors publish is applied to the `dataset_health` projection (the rows of
+ * the datasets it names), which dataset-status.service.ts reads to report `degraded` with the
+ * provider's errorCode. The write is
  * order-safe and idempotent (dataset-status.repository.ts), so the message is acked after the
  * statement returns; a database error throws and the message is redelivered. Starts once the
  * schema is migrated (the table may not exist before), drains on shutdown.

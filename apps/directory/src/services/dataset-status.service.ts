@@ -2,9 +2,11 @@
  * The status of one stored dataset (vehicles, drivers, groups, trips) of one connection — the
  * one answer every directory read reports as {status, fetchedAt, capturedAt, publishedAt, errorCode}:
  * - `degraded` (with the provider's errorCode) while the newest core-scope connection-health
- *   observation is a failure — stored data is still served. Health is per connection (collectors
- *   report per job, not per dataset), so a failure degrades every dataset of the connection;
- *   a connection failing before its first batch is `degraded` too: the reason beats `pending`;
+ *   observation OF THIS DATASET is a failure — stored data is still served. Health is per
+ *   dataset: each observation names the datasets its collector job feeds (a refused trips fetch
+ *   degrades trips, not vehicles; telemetry and fault work none), and an observation from a
+ *   publisher that names none counts for every dataset of the connection (the old meaning);
+ *   a dataset failing before its first batch is `degraded` too: the reason beats `pending`;
  * - `pending` before the first committed batch of the dataset;
  * - `stale` when the newest committed batch was fetched more than DATASET_FRESHNESS_S ago
  *   (3 × the five-minute scheduler window: a missed window is normal, three are not);

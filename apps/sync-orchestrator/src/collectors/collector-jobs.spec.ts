@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { available, missing, type TripRecord } from '@switchyard/domain';
 import { INGEST_MAX_RECORDS, ingestBatchId, tripsBatchV1 } from '@switchyard/messaging';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
-import { decodeFleetCursor, decodeMembershipCursor, encodeFleetCursor, encodeMembershipCursor, groupIntoJobs, groupVehicles, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
+import { decodeFleetCursor, decodeMembershipCursor, encodeFleetCursor, encodeMembershipCursor, groupIntoJobs, groupVehicles, healthDatasets, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
 import { failureCode, RETRYABLE_CODES } from './collector.service.js';
 import { ProviderError } from '@switchyard/providers';
 import { RpcError } from '@switchyard/messaging';
@@ -114,6 +114,21 @@ describe('internal purposes', () => {
     expect(healthScopes(optedOut!, support)).toEqual(['core']);
     const [faults] = groupIntoJobs([unit('s', 'faults', 'v1', { signals: ['faults', 'engineHours'], extendedTelemetry: true })]);
     expect(healthScopes(faults!, support)).toEqual(['core']);
+  });
+
+  it('names the directory dataset each purpose feeds in its health, none for telemetry and faults', () => {
+    const purposes = ['vehicles', 'groupMemberships', 'trips', 'drivers', 'groups', 'telemetryLatest', 'telemetryHistory', 'faults'] as const;
+    const jobs = groupIntoJobs(purposes.map((purpose) => unit('s', purpose, 'v1')));
+    expect(Object.fromEntries(jobs.map((job) => [job.purpose, healthDatasets(job)]))).toEqual({
+      vehicles: ['vehicles'],
+      groupMemberships: ['groups'],
+      trips: ['trips'],
+      drivers: ['drivers'],
+      groups: ['groups'],
+      telemetryLatest: [],
+      telemetryHistory: [],
+      faults: [],
+    });
   });
 });
 

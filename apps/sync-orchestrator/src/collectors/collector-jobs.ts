@@ -20,7 +20,7 @@
  * under the same lease is deduplicated and a re-leased unit (new fencing token) gets new ids;
  * `final` is set only on the last part of the unit's last page.
  */
-import type { IngestBatchV1, IngestKind } from '@switchyard/messaging';
+import type { DirectoryDataset, IngestBatchV1, IngestKind } from '@switchyard/messaging';
 import { ingestBatchId, splitIngestRecords } from '@switchyard/messaging';
 import type { Provider } from '@switchyard/domain';
 import { createHash } from 'node:crypto';
@@ -71,6 +71,24 @@ export function healthScopes(job: CollectorJob, support: Readonly<Record<string,
   const metrics = unit ? telemetryMetricsFor({ signals: unit.signals, extendedTelemetry: unit.extendedTelemetry, support }) : [];
   return metrics.some(isExtendedMetric) ? ['core', 'extended'] : ['core'];
 }
+
+/**
+ * The directory datasets a job's outcome is about (the health event's `datasets`), so one
+ * dataset's provider failure degrades only that dataset's reads: `groupMemberships` feeds the
+ * groups dataset (reads report memberships under its status); telemetry and fault work feeds none.
+ */
+const HEALTH_DATASETS: Readonly<Record<SyncPurpose, readonly DirectoryDataset[]>> = {
+  vehicles: ['vehicles'],
+  drivers: ['drivers'],
+  groups: ['groups'],
+  groupMemberships: ['groups'],
+  trips: ['trips'],
+  telemetryLatest: [],
+  telemetryHistory: [],
+  faults: [],
+};
+
+export const healthDatasets = (job: CollectorJob): DirectoryDataset[] => [...HEALTH_DATASETS[job.purpose]];
 
 /** The sorted, distinct vehicles of a group (the vehicle set a fleet cursor belongs to). */
 export function groupVehicles(units: readonly LeasedUnit[]): string[] {

@@ -34,7 +34,9 @@
  *   with its code (nextRetryAt = when the lease runs out, for retryable codes). Other errors
  *   (collector bugs, no credentials) are not provider observations and report nothing. Telemetry
  *   work that asks for an extended metric reports under both scopes, `core` and `extended`
- *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it.
+ *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it. Each
+ *   observation names the directory datasets the job feeds (healthDatasets), so the directory
+ *   degrades only those datasets.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { INGEST_EVENTS, RpcError, subjectFor, type IngestBatchV1, type MessageBus } from '@switchyard/messaging';
@@ -48,7 +50,7 @@ import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
 import { ConnectionHealthPublisher } from './connection-health.publisher.js';
-import { groupIntoJobs, healthScopes, jobUnits, type CollectorJob } from './collector-jobs.js';
+import { groupIntoJobs, healthDatasets, healthScopes, jobUnits, type CollectorJob } from './collector-jobs.js';
 import { runJob } from './purpose-fetchers.js';
 
 /** Codes after which the unit is re-leased (bounded); any other provider code fails the sync at once. */
@@ -211,7 +213,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
       }
       if (published) {
         for (const scope of healthScopes(job, built.adapter.capabilities.fields)) {
-          await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null, scope });
+          await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null, scope, datasets: healthDatasets(job) });
         }
       }
     } catch (error) {
@@ -228,7 +230,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     if (error instanceof ProviderError) {
       const nextRetryAt = retryable ? new Date(Date.now() + (code === 'provider_throttled' ? throttleDelayMs(error) : this.settings.leaseMs)).toISOString() : null;
       for (const scope of healthScopes(job, support)) {
-        await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt, scope });
+        await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt, scope, datasets: healthDatasets(job) });
       }
     }
     try {

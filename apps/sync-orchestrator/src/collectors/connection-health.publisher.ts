@@ -1,6 +1,7 @@
 /**
  * Publishes the collectors' connection-health observations (`events.connection.health.<id>`,
- * libs/messaging connection-health.ts) for the gateway's connection row (spec 2.8).
+ * libs/messaging connection-health.ts) for the gateway's connection row (spec 2.8) and the
+ * directory's dataset status (per the datasets the job feeds).
  *
  * Delivery choice: published directly after the observation, NOT through a transactional outbox.
  * An observation commits nothing in the orchestrator's schema (the units' own bookkeeping is
@@ -17,7 +18,7 @@ import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type Connec
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { query, tableNamer } from '../db/repositories/sql.js';
 
-export type HealthObservation = Pick<ConnectionHealthV1, 'connectionId' | 'outcome' | 'errorCode' | 'nextRetryAt'> & { scope?: ConnectionHealthV1['scope'] };
+export type HealthObservation = Pick<ConnectionHealthV1, 'connectionId' | 'outcome' | 'errorCode' | 'nextRetryAt' | 'datasets'> & { scope?: ConnectionHealthV1['scope'] };
 
 @Injectable()
 export class ConnectionHealthPublisher {
@@ -37,6 +38,7 @@ export class ConnectionHealthPublisher {
         scope: observation.scope ?? 'core',
         nextRetryAt: observation.nextRetryAt,
         sequence: row.seq,
+        ...(observation.datasets === undefined ? {} : { datasets: observation.datasets }),
       };
       await this.runtime.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, event.connectionId), event, { msgId: connectionHealthMsgId(event) });
       return event;

@@ -2,7 +2,7 @@
  * The tables of migration 0002 as the ORM sees them. DirectoryUpsertRepository writes them with
  * set-based SQL; these definitions exist so the schema-drift check compares the migration with a
  * declaration, column for column and index for index, and must change with the next migration
- * (0003 adds `created_xid` and the `connection_health` projection).
+ * (0003 adds `created_xid` and the health projection, per dataset since 0011).
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
@@ -112,12 +112,13 @@ export const TripEntity = defineEntity({
   ],
 });
 
-/** Migration 0003: the directory's projection of connection-health events. */
-export const ConnectionHealthEntity = defineEntity({
-  name: 'ConnectionHealth',
-  tableName: 'connection_health',
+/** Migration 0011 (was 0003's `connection_health`): the directory's projection of connection-health events, per dataset. */
+export const DatasetHealthEntity = defineEntity({
+  name: 'DatasetHealth',
+  tableName: 'dataset_health',
   properties: {
     connectionId: p.uuid().primary(),
+    dataset: p.text().primary(),
     scope: p.text().primary(),
     lastSuccessAt: p.datetime().nullable(),
     lastFailureAt: p.datetime().nullable(),
@@ -141,4 +142,4 @@ export const VehicleVisibilityEntity = defineEntity({
   },
 });
 
-export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, ConnectionHealthEntity, VehicleVisibilityEntity];
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity];
