@@ -12,11 +12,11 @@ export const DATASET_TIMES = {
   fetchedAt: 'When the provider data behind this answer was fetched: the fetch time of the newest committed batch of the dataset; null before the first.',
   capturedAt: 'When the last complete pass over the dataset was fetched (the fetch time of its final page); null before the first complete pass.',
   publishedAt: 'When Switchyard committed the newest batch of the dataset and made it readable; null before the first. A page walk keeps the rows that existed when its first page was read.',
-  errorCode: 'The provider reason code (e.g. `provider_throttled`) while the newest collection attempt of the connection failed (status `degraded`); null otherwise.',
+  errorCode: 'The provider reason code (e.g. `provider_throttled`) while the newest collection attempt of this dataset (its provider fetch) failed (status `degraded`); null otherwise.',
 } as const;
 
 export const STATUS_RULES =
-  '`pending`: nothing committed for this dataset yet. `available`: stored data is served. `stale`: the newest batch was fetched more than 15 minutes (3 scheduler windows) ago. `degraded`: the newest collection attempt of the connection failed (see errorCode); stored data is still served.';
+  '`pending`: nothing committed for this dataset yet. `available`: stored data is served. `stale`: the newest batch was fetched more than 15 minutes (3 scheduler windows) ago. `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored data is still served.';
 
 export const NEXT_CURSOR = (what: string) =>
   ({

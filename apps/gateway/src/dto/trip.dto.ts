@@ -125,7 +125,7 @@ export class TripPageDto {
   @ApiProperty({
     enum: ['pending', 'available', 'degraded'],
     description:
-      '`pending`: no trips committed for the connection yet. `available`: stored trips are served (publishedAt tells their age). `degraded`: the newest collection attempt of the connection failed (see errorCode); stored trips are still served.',
+      '`pending`: no trips committed for the connection yet. `available`: stored trips are served (publishedAt tells their age). `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored trips are still served.',
   })
   status!: string;
 

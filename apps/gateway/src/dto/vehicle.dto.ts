@@ -60,7 +60,7 @@ export class VehicleProfilePageDto {
   @ApiProperty({
     enum: ['pending', 'available', 'degraded'],
     description:
-      '`pending`: no vehicles committed for the connection yet. `available`: stored profiles are served (publishedAt tells their age). `degraded`: the newest collection attempt of the connection failed (see errorCode); stored profiles are still served.',
+      '`pending`: no vehicles committed for the connection yet. `available`: stored profiles are served (publishedAt tells their age). `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored profiles are still served.',
   })
   status!: string;
 
