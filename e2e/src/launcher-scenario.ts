@@ -41,6 +41,14 @@ interface Credentials {
   };
 }
 
+/**
+ * A start waits up to 40 s for the try-it block (which itself waits up to 15 s for the grants to
+ * reach the orchestrator), then runs every curl line: a test that starts the launcher gets more
+ * than jest's 30 s default, so a slow start under CI load fails with the launcher's output rather
+ * than a bare jest timeout.
+ */
+const START_TEST_MS = 120_000;
+
 async function start(env: Record<string, string>): Promise<{ proc: NodeProcess; block: string }> {
   const proc = spawnNode(launcherEntry, { env });
   running.push(proc);
@@ -170,7 +178,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       await runCurlLines(block, curlHome, credentials);
       await checkMetricsLine(block, credentials, env.METRICS_PORT);
       first = { proc, block, credentials };
-    });
+    }, START_TEST_MS);
 
     it('stops on SIGINT with exit code 0', async () => {
       if (!first) throw new Error('the first start failed');
@@ -194,6 +202,6 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       await runCurlLines(block, curlHome, again);
       await checkMetricsLine(block, again, env.METRICS_PORT);
       await sigint(proc);
-    });
+    }, START_TEST_MS);
   });
 }
