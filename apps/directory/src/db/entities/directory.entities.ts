@@ -6,6 +6,9 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** The inserting transaction (migrations 0003, 0014), for snapshot-bounded reads. */
+const createdXid = () => p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint');
+
 const seen = () => ({
   firstSeenAt: p.datetime(),
   lastSeenAt: p.datetime(),
@@ -14,7 +17,7 @@ const seen = () => ({
   publication: p.bigint(),
   batchId: p.text(),
   // Migration 0003: the inserting transaction, for snapshot-bounded page walks.
-  createdXid: p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint'),
+  createdXid: createdXid(),
 });
 
 export const VehicleEntity = defineEntity({
@@ -140,8 +143,6 @@ export const VehicleVisibilityEntity = defineEntity({
     computedAt: p.datetime(),
   },
 });
-
-const createdXid = () => p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint');
 
 /** Migration 0014: the drivers an unfinished pass carried so far (decision 0014). */
 export const DriverSightingEntity = defineEntity({
