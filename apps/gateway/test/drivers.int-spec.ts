@@ -3,18 +3,20 @@
  * real directory (PostgreSQL + NATS JetStream), every response validated against the committed
  * OpenAPI document. Data enter through the directory's ingest consumer (the collectors' path).
  * Covers: pending before data, the exact Driver shape (availability, invalid values omitted,
- * groups and expansion, groupMembership), stale, degraded, keyset pages while batches commit,
- * cursor misuse, limits and cross-connection 404s.
+ * groups and expansion, groupMembership), stale, degraded, the directory as the last complete pass
+ * (decision 0014: a driver a newer pass lacks leaves the list and is served stale by id, a pass in
+ * progress shows nothing until its final page), keyset pages across a completing pass, cursor
+ * misuse, limits and cross-connection 404s. Each `ingest` without `unit` is a whole pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { driverId, groupId, PROVIDERS } from '@switchyard/domain';
 import { startTestGateway, type TestGateway } from './support.js';
-import { configureReads, ingest, readConnection, readKey, reportHealth } from './reads-fixture.js';
+import { configureReads, ingest, newUnit, readConnection, readKey, reportHealth } from './reads-fixture.js';
 import { bad, driverWith, groupRecord, have } from './groups-fixture.js';
 import { collectInto, simulatedAdapter } from './providers-directory.js';
 
 type Directory = { status: string; retrieval: string; fetchedAt: string | null; capturedAt: string | null; errorCode: string | null; results: Record<string, unknown>[]; next?: string };
-type Result = { status: string; errorCode: string | null; driver: Record<string, unknown> };
+type Result = { status: string; fetchedAt: string | null; capturedAt: string | null; errorCode: string | null; driver: Record<string, unknown> };
 
 describe('stored drivers', () => {
   let gw: TestGateway;
@@ -121,13 +123,14 @@ describe('stored drivers', () => {
     expect((await get(connectionId, key.headers)).body).toMatchObject({ status: 'stale' });
   });
 
-  it('walks keyset pages that ignore drivers committed mid-walk, and refuses misused cursors', async () => {
+  it('walks keyset pages on the pass they started with while a newer pass completes, and refuses misused cursors', async () => {
     const connectionId = await readConnection(gw);
     const other = await readConnection(gw);
     const key = await readKey(gw, [connectionId]);
     const otherKey = await readKey(gw, [other]);
     const now = new Date().toISOString();
-    await ingest(gw, connectionId, 'drivers', ['a', 'b', 'c', 'd', 'e'].map((s) => driverWith(s, now)));
+    const id = (s: string) => driverId({ connectionId, provider: 'samsara', sourceId: s });
+    await ingest(gw, connectionId, 'drivers', ['a', 'b', 'c', 'd', 'e'].map((s) => driverWith(s, now)), { fetchedAt: now });
     await ingest(gw, other, 'drivers', [driverWith('x', now)]);
 
     const p1 = await get(connectionId, key.headers, '?limit=2');
@@ -135,19 +138,26 @@ describe('stored drivers', () => {
     const b1 = p1.body as Directory;
     expect(b1.results).toHaveLength(2);
     expect(b1.next).toMatch(/^[A-Za-z0-9_-]+$/);
-    // Committed after the first page: not part of this walk.
-    await ingest(gw, connectionId, 'drivers', ['f', 'g'].map((s) => driverWith(s, now)));
+    // A newer pass completes after the first page: it drops b and d, adds f and g, and changes a's name.
+    const later = new Date(Date.parse(now) + 1_000).toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('a', later, { firstName: have('Grace') }), ...['c', 'e', 'f', 'g'].map((s) => driverWith(s, later))], { fetchedAt: later });
     const walked = [...ids(b1)];
     let next = b1.next;
     while (next) {
       const page = await get(connectionId, key.headers, `?limit=2&expand=groups&cursor=${next}`);
       expect(page.status).toBe(200);
+      // The walk reports the pass it serves, not the newer one.
+      expect(page.body).toMatchObject({ status: 'available', capturedAt: now });
       walked.push(...ids(page.body));
       next = (page.body as Directory).next;
     }
-    const five = ['a', 'b', 'c', 'd', 'e'].map((s) => driverId({ connectionId, provider: 'samsara', sourceId: s })).sort();
-    expect(walked).toEqual(five);
-    expect(ids((await get(connectionId, key.headers)).body)).toHaveLength(7);
+    // Exactly the first pass: nothing skipped, nothing repeated, b and d still there, f and g not.
+    expect(walked).toEqual(['a', 'b', 'c', 'd', 'e'].map(id).sort());
+    // A new walk serves the newer pass; an updated row shows its current content in either walk.
+    const fresh = (await get(connectionId, key.headers)).body as Directory;
+    expect(fresh).toMatchObject({ status: 'available', fetchedAt: later, capturedAt: later });
+    expect(ids(fresh)).toEqual(['a', 'c', 'e', 'f', 'g'].map(id).sort());
+    expect(fresh.results.find((d) => d.id === id('a'))).toMatchObject({ firstName: 'Grace' });
 
     const invalid = { error: 'invalid_cursor' };
     expect((await get(connectionId, key.headers, '?cursor=garbage')).body).toEqual(invalid);
@@ -172,6 +182,79 @@ describe('stored drivers', () => {
     expect(full.status).toBe(200);
   });
 
+  it('lists the last complete pass only: a driver a newer pass lacks leaves the list and is served stale by id', async () => {
+    const connectionId = await readConnection(gw);
+    const key = await readKey(gw, [connectionId]);
+    const id = (s: string) => driverId({ connectionId, provider: 'samsara', sourceId: s });
+    const t1 = new Date(Date.now() - 2_000).toISOString();
+    const t2 = new Date(Date.now() - 1_000).toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('kept', t1), driverWith('gone', t1)], { fetchedAt: t1 });
+    expect(ids((await get(connectionId, key.headers)).body)).toEqual([id('kept'), id('gone')].sort());
+
+    await ingest(gw, connectionId, 'drivers', [driverWith('kept', t2)], { fetchedAt: t2 });
+    const list = (await get(connectionId, key.headers)).body as Directory;
+    expect(list).toMatchObject({ status: 'available', fetchedAt: t2, capturedAt: t2 });
+    expect(ids(list)).toEqual([id('kept')]);
+    // By id: its last known record, `stale`, fetchedAt = that record's fetch (before capturedAt, the current directory's).
+    const gone = await get(connectionId, key.headers, `/${id('gone')}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toMatchObject({ status: 'stale', retrieval: 'stored', fetchedAt: t1, capturedAt: t2, errorCode: null });
+    expect((gone.body as Result).driver).toMatchObject({ id: id('gone'), sourceId: 'gone', groupMembership: { status: 'stale', membershipCapturedAt: t1 } });
+    expect((await get(connectionId, key.headers, `/${id('kept')}`)).body).toMatchObject({ status: 'available', fetchedAt: t2, capturedAt: t2 });
+    // Degraded beats stale, with its reason.
+    await reportHealth(gw, connectionId, 'failure', 'provider_unavailable');
+    expect((await get(connectionId, key.headers, `/${id('gone')}`)).body).toMatchObject({ status: 'degraded', errorCode: 'provider_unavailable', fetchedAt: t1 });
+    await reportHealth(gw, connectionId, 'success');
+
+    // Listed again by a later pass: back in the list and available.
+    const t3 = new Date().toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('kept', t3), driverWith('gone', t3)], { fetchedAt: t3 });
+    expect(ids((await get(connectionId, key.headers)).body)).toEqual([id('kept'), id('gone')].sort());
+    expect((await get(connectionId, key.headers, `/${id('gone')}`)).body).toMatchObject({ status: 'available', fetchedAt: t3, capturedAt: t3 });
+
+    // A complete pass without any driver is an empty directory, not pending.
+    await ingest(gw, connectionId, 'drivers', [], { fetchedAt: new Date().toISOString() });
+    expect((await get(connectionId, key.headers)).body).toMatchObject({ status: 'available', results: [] });
+    expect((await get(connectionId, key.headers, `/${id('kept')}`)).body).toMatchObject({ status: 'stale', fetchedAt: t3 });
+  });
+
+  it('shows nothing of a pass in progress until its final page commits', async () => {
+    const connectionId = await readConnection(gw);
+    const key = await readKey(gw, [connectionId]);
+    const id = (s: string) => driverId({ connectionId, provider: 'samsara', sourceId: s });
+    // Before the first complete pass: pending, empty, and its drivers are not found by id.
+    const first = newUnit();
+    const t0 = new Date(Date.now() - 3_000).toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('old', t0)], { fetchedAt: t0, unit: first, page: 'start', final: false });
+    expect((await get(connectionId, key.headers)).body).toEqual({ status: 'pending', retrieval: 'stored', fetchedAt: null, capturedAt: null, errorCode: null, results: [] });
+    expect(await get(connectionId, key.headers, `/${id('old')}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    const t1 = new Date(Date.now() - 2_000).toISOString();
+    await ingest(gw, connectionId, 'drivers', [], { fetchedAt: t1, unit: first, page: 'last' });
+    expect((await get(connectionId, key.headers)).body).toMatchObject({ status: 'available', fetchedAt: t1, capturedAt: t1, results: [expect.objectContaining({ id: id('old') })] });
+
+    // A second pass: its first page carries a new driver (and not `old`); nothing changes until its final page.
+    const second = newUnit();
+    const t2 = new Date(Date.now() - 1_000).toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('new1', t2)], { fetchedAt: t2, unit: second, page: 'start', final: false });
+    const during = (await get(connectionId, key.headers)).body as Directory;
+    expect(during).toMatchObject({ status: 'available', fetchedAt: t1, capturedAt: t1 });
+    expect(ids(during)).toEqual([id('old')]);
+    expect(await get(connectionId, key.headers, `/${id('new1')}`)).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect((await get(connectionId, key.headers, `/${id('old')}`)).body).toMatchObject({ status: 'available' });
+
+    const t3 = new Date().toISOString();
+    await ingest(gw, connectionId, 'drivers', [driverWith('new2', t3)], { fetchedAt: t3, unit: second, page: 'last' });
+    const after = (await get(connectionId, key.headers)).body as Directory;
+    expect(after).toMatchObject({ status: 'available', fetchedAt: t3, capturedAt: t3 });
+    expect(ids(after)).toEqual([id('new1'), id('new2')].sort());
+    expect((await get(connectionId, key.headers, `/${id('new1')}`)).body).toMatchObject({ status: 'available', capturedAt: t3 });
+    expect((await get(connectionId, key.headers, `/${id('old')}`)).body).toMatchObject({ status: 'stale', fetchedAt: t0, capturedAt: t3 });
+
+    // An older pass whose final page arrives late never replaces the newer directory.
+    await ingest(gw, connectionId, 'drivers', [driverWith('old', t0)], { fetchedAt: t0 });
+    expect(ids((await get(connectionId, key.headers)).body)).toEqual([id('new1'), id('new2')].sort());
+  });
+
   it("never shows connection B's drivers to a key granted on A", async () => {
     const a = await readConnection(gw);
     const b = await readConnection(gw);
@@ -181,10 +264,16 @@ describe('stored drivers', () => {
     await ingest(gw, b, 'drivers', [driverWith('secret', now)]);
     await ingest(gw, a, 'drivers', [driverWith('mine', now, {}, ['g1'])]);
     const bDriver = driverId({ connectionId: b, provider: 'samsara', sourceId: 'secret' });
-    for (const res of [await get(b, key.headers), await get(b, key.headers, `/${bDriver}`), await get(a, key.headers, `/${bDriver}`)]) {
-      expect(res).toMatchObject({ status: 404, body: { error: 'not_found' } });
-      expect(res.text).not.toContain('secret');
-    }
+    const denied = async () => {
+      for (const res of [await get(b, key.headers), await get(b, key.headers, `/${bDriver}`), await get(a, key.headers, `/${bDriver}`)]) {
+        expect(res).toMatchObject({ status: 404, body: { error: 'not_found' } });
+        expect(res.text).not.toContain('secret');
+      }
+    };
+    await denied();
+    // Still 404 once B's newer pass delists it (a delisted driver is served stale only on its own connection).
+    await ingest(gw, b, 'drivers', [driverWith('other', new Date().toISOString())]);
+    await denied();
     // A's expansion resolves only A's groups: B's stored g1 never appears.
     const mine = await get(a, key.headers, '?expand=groups');
     expect(mine.status).toBe(200);

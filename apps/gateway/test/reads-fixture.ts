@@ -138,17 +138,24 @@ export function tripRecord(
 
 let unitCounter = Math.floor(Math.random() * 1e9);
 
-/** Publishes a batch into the directory's ingest consumer and waits until the directory committed it. */
+/** A fresh collection unit id: the batches published with it form one pass. */
+export const newUnit = (): string => String(++unitCounter);
+
+/**
+ * Publishes a batch into the directory's ingest consumer and waits until the directory committed it.
+ * By default the batch is a whole pass (a unit of its own, final); `unit` and `page` make it one
+ * page of a longer pass.
+ */
 export async function ingest<K extends DirectoryBatchV1['kind']>(
   gw: TestGateway,
   connectionId: string,
   kind: K,
   records: Extract<DirectoryBatchV1, { kind: K }>['records'],
-  options: { fetchedAt?: string; final?: boolean; provider?: Provider } = {},
+  options: { fetchedAt?: string; final?: boolean; provider?: Provider; unit?: string; page?: string } = {},
 ): Promise<string> {
-  const unitId = String(++unitCounter);
+  const unitId = options.unit ?? newUnit();
   const batch = {
-    batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
+    batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: options.page ?? 'p', part: 0 }),
     connectionId,
     provider: options.provider ?? 'samsara',
     syncId: 'sync_01JD0000000000000000000000',

@@ -40,4 +40,14 @@ export class DatasetStatusService {
   async status(em: Em, connectionId: string, dataset: DirectoryDataset): Promise<DatasetStatusV1> {
     return deriveDatasetStatus(await this.repository.read(em, connectionId, dataset), this.now());
   }
+
+  /**
+   * The status of a dataset served from one complete pass (the driver directory, decision 0014):
+   * the connection's health as above, the three times from the pass — its newest page, its final
+   * page, its completion — and `pending` while no pass completed.
+   */
+  async ofPass(em: Em, connectionId: string, dataset: DirectoryDataset, pass: { fetched_at: string; captured_at: string; published_at: string } | undefined): Promise<DatasetStatusV1> {
+    const row = await this.repository.read(em, connectionId, dataset);
+    return deriveDatasetStatus({ ...row, fetched_at: pass?.fetched_at ?? null, captured_at: pass?.captured_at ?? null, published_at: pass?.published_at ?? null }, this.now());
+  }
 }

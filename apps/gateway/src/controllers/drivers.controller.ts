@@ -3,7 +3,7 @@
  * 2.5, 4.2: the stored-read pattern of trips.controller.ts — the guard authorizes (consumer key with
  * a read grant on the connection, else 404), the controller parses limit, expand and the cursor
  * (read-cursor.ts: bound to key, connection, grant version; the drivers route has no filters), the
- * directory answers from its last stored driver directory over `directory.read.drivers.*` (no
+ * directory answers from its last complete driver directory (decision 0014) over `directory.read.drivers.*` (no
  * provider contact), and the controller signs the next position and the walk's horizon into `next`.
  */
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
@@ -51,8 +51,9 @@ export class DriversController {
     operationId: 'listDrivers',
     summary: 'List the stored driver directory',
     description: [
-      'Drivers of the last stored driver directory of the connection (no provider contact), ascending id, at most `limit` (1-100, default 100) per page.',
-      'Pass `next` back as `cursor` (limit and expand may change). Drivers whose stored record lacks a status or a valid source id are not listed.',
+      'Drivers of the last complete driver directory of the connection (no provider contact): exactly the drivers the last collection pass that reached its final page carried, ascending id, at most `limit` (1-100, default 100) per page.',
+      'A pass still in progress shows nothing until its final page; a driver a newer complete pass lacks is no longer listed. `pending` with no results until the first pass completes; fetchedAt and capturedAt are the served pass\'s newest and final page fetch times.',
+      'Pass `next` back as `cursor` (limit and expand may change): a walk stays on the pass its first page served, even when a newer pass completes meanwhile. Drivers whose stored record lacks a status or a valid source id are not listed.',
     ].join(' '),
   })
   @ApiOkResponse({ type: DriverDirectoryDto })
@@ -84,7 +85,11 @@ export class DriversController {
   @ApiOperation({
     operationId: 'getDriver',
     summary: 'Read one stored driver',
-    description: 'One driver of the last stored driver directory of the connection by drv_ id. A driver of another connection is 404.',
+    description: [
+      'One driver by drv_ id. A driver of the last complete driver directory answers with the directory\'s status and times.',
+      'A driver an earlier complete directory listed but the last one does not (removed at the provider) answers its last known record as `stale` (or `degraded`), fetchedAt being that record\'s fetch time, before capturedAt.',
+      'A driver no complete directory listed yet (seen only by a pass still in progress, or before the first pass completes) and a driver of another connection are 404.',
+    ].join(' '),
   })
   @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.driver } })
   @ApiOkResponse({ type: DriverResultDto })

@@ -25,7 +25,7 @@ import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
 import { GroupDto } from './group.dto.js';
 import { TripDriverDto } from './trip.dto.js';
-import { DATASET_TIMES, NEXT_CURSOR, STATUS_RULES } from './read.dto.js';
+import { DATASET_TIMES, NEXT_CURSOR } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableTime = (description: string) => ({ type: 'string', format: 'date-time', nullable: true, description }) as const;
@@ -101,15 +101,25 @@ export class DriverDto extends TripDriverDto {
   availability!: Record<string, string>;
 }
 
+/** The driver directory is the last complete collection pass (decision 0014): its times and statuses say so. */
+const PASS_TIMES = {
+  fetchedAt:
+    'When the provider data behind this answer was fetched: the fetch time of the newest page of the complete pass served (for a driver that pass no longer lists, the fetch time of its last known record); null before the first complete pass.',
+  capturedAt: 'When the final page of the complete pass served was fetched; null before the first complete pass.',
+} as const;
+const DEGRADED = '`degraded`: the newest collection attempt of the connection failed (see errorCode); stored data is still served.';
+const DIRECTORY_STATUS_RULES = `\`pending\`: no drivers pass has completed yet (no results). \`available\`: the last complete pass is served. \`stale\`: its newest page was fetched more than 15 minutes (3 scheduler windows) ago. ${DEGRADED}`;
+const RESULT_STATUS_RULES = `\`available\` and \`stale\` as for the directory; \`stale\` also for a driver an earlier complete pass listed but the last one does not (its last known record is served, fetchedAt before capturedAt). ${DEGRADED}`;
+
 /** The dataset fields DriverDirectory and DriverResult share (not a schema of its own). */
 abstract class DriverFrameDto {
   @ApiProperty({ enum: ['stored'], description: 'Always `stored`: served from stored data, no provider is contacted.' })
   retrieval!: 'stored';
 
-  @ApiProperty(nullableTime(DATASET_TIMES.fetchedAt))
+  @ApiProperty(nullableTime(PASS_TIMES.fetchedAt))
   fetchedAt!: string | null;
 
-  @ApiProperty(nullableTime(DATASET_TIMES.capturedAt))
+  @ApiProperty(nullableTime(PASS_TIMES.capturedAt))
   capturedAt!: string | null;
 
   @ApiProperty(errorCode)
@@ -117,9 +127,9 @@ abstract class DriverFrameDto {
 }
 
 @Closed()
-@ApiSchema({ description: 'A page of the last stored driver directory of the connection (no provider contact), ascending id, at most 100 drivers.' })
+@ApiSchema({ description: 'A page of the last complete driver directory of the connection (the drivers of the last collection pass that reached its final page; no provider contact), ascending id, at most 100 drivers.' })
 export class DriverDirectoryDto extends DriverFrameDto {
-  @ApiProperty({ enum: DRIVER_DIRECTORY_STATUSES, description: STATUS_RULES })
+  @ApiProperty({ enum: DRIVER_DIRECTORY_STATUSES, description: DIRECTORY_STATUS_RULES })
   status!: string;
 
 
@@ -131,9 +141,9 @@ export class DriverDirectoryDto extends DriverFrameDto {
 }
 
 @Closed()
-@ApiSchema({ description: 'One driver of the last stored driver directory (spec 2.5).' })
+@ApiSchema({ description: 'One stored driver (spec 2.5): of the last complete driver directory, or its last known record when that directory no longer lists it.' })
 export class DriverResultDto extends DriverFrameDto {
-  @ApiProperty({ enum: DRIVER_RESULT_STATUSES, description: STATUS_RULES })
+  @ApiProperty({ enum: DRIVER_RESULT_STATUSES, description: RESULT_STATUS_RULES })
   status!: string;
 
 

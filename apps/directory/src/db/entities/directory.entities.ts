@@ -6,6 +6,9 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** The inserting transaction (migrations 0003, 0014), for snapshot-bounded reads. */
+const createdXid = () => p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint');
+
 const seen = () => ({
   firstSeenAt: p.datetime(),
   lastSeenAt: p.datetime(),
@@ -14,7 +17,7 @@ const seen = () => ({
   publication: p.bigint(),
   batchId: p.text(),
   // Migration 0003: the inserting transaction, for snapshot-bounded page walks.
-  createdXid: p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint'),
+  createdXid: createdXid(),
 });
 
 export const VehicleEntity = defineEntity({
@@ -142,4 +145,45 @@ export const VehicleVisibilityEntity = defineEntity({
   },
 });
 
-export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity];
+/** Migration 0014: the drivers an unfinished pass carried so far (decision 0014). */
+export const DriverSightingEntity = defineEntity({
+  name: 'DriverSighting',
+  tableName: 'driver_sighting',
+  properties: {
+    connectionId: p.uuid().primary(),
+    passKey: p.text().primary(),
+    driverId: p.text().primary(),
+    seenAt: p.datetime(),
+  },
+});
+
+/** Migration 0014: the completed drivers passes of a connection, `seq` in completion order. */
+export const DriverPassEntity = defineEntity({
+  name: 'DriverPass',
+  tableName: 'driver_pass',
+  properties: {
+    connectionId: p.uuid().primary(),
+    seq: p.bigint().primary(),
+    passKey: p.text(),
+    startedAt: p.datetime(),
+    fetchedAt: p.datetime(),
+    capturedAt: p.datetime(),
+    publishedAt: p.datetime(),
+    createdXid: createdXid(),
+  },
+});
+
+/** Migration 0014: the completed-pass intervals [fromSeq, toSeq) that listed a driver. */
+export const DriverRosterEntity = defineEntity({
+  name: 'DriverRoster',
+  tableName: 'driver_roster',
+  properties: {
+    connectionId: p.uuid().primary(),
+    driverId: p.text().primary(),
+    fromSeq: p.bigint().primary(),
+    toSeq: p.bigint().nullable(),
+    createdXid: createdXid(),
+  },
+});
+
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity, DriverSightingEntity, DriverPassEntity, DriverRosterEntity];

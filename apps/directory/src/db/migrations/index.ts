@@ -4,6 +4,15 @@ import { Migration0003DirectoryReads } from './migration-0003-directory-reads.js
 import { Migration0005VehicleVisibility } from './migration-0005-vehicle-visibility.js';
 import { Migration0010LedgerReadIndex } from './migration-0010-ledger-read-index.js';
 import { Migration0011DatasetHealth } from './migration-0011-dataset-health.js';
+import { Migration0014DriverPasses } from './migration-0014-driver-passes.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const directoryMigrations = [Migration0001ConnectionConfigProjection, Migration0002DirectoryIngest, Migration0003DirectoryReads, Migration0005VehicleVisibility, Migration0010LedgerReadIndex, Migration0011DatasetHealth];
+export const directoryMigrations = [
+  Migration0001ConnectionConfigProjection,
+  Migration0002DirectoryIngest,
+  Migration0003DirectoryReads,
+  Migration0005VehicleVisibility,
+  Migration0010LedgerReadIndex,
+  Migration0011DatasetHealth,
+  Migration0014DriverPasses,
+];

@@ -3,11 +3,14 @@
  * ascending, never offset, inside the walk's horizon snapshot (migration 0003 `created_xid`, the
  * same rule as trips), and one driver by id. Rows carry the stored Field envelopes verbatim
  * (`fields`, `group_membership`) so the mapper can report per-field availability, and timestamps
- * as RFC 3339 text.
+ * as RFC 3339 text. A page holds only the drivers the walk's pass listed (driver_roster, migration
+ * 0014): the roster row must be visible in the horizon too, so a late page of the pass listing a
+ * driver after the walk began does not add it mid-walk.
  */
 import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { listedIn } from './driver-pass.repository.js';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
 import type { DriverReadRow } from './trips-read.repository.js';
 
@@ -27,8 +30,9 @@ export class DriversReadRepository {
          from ${tableNamer(em)('driver')} d`;
   }
 
-  async page(em: Em, q: IdPageQuery): Promise<DriverDirectoryRow[]> {
-    const tail = idPageTail('d', q);
+  /** A page of the drivers completed pass `seq` listed, as the walk's horizon sees the roster. */
+  async page(em: Em, q: IdPageQuery & { seq: number }): Promise<DriverDirectoryRow[]> {
+    const tail = idPageTail('d', { ...q, filter: { sql: listedIn('d', tableNamer(em)), params: [q.seq, q.seq, q.horizon] } });
     return query<DriverDirectoryRow>(em, `${this.select(em)} ${tail.sql}`, tail.params);
   }
 

@@ -23,6 +23,8 @@ export interface IdPageQuery {
   /** The last id served; the page starts after it. */
   after?: string;
   limit: number;
+  /** One more condition on the row (e.g. the driver roster), with its params in order. */
+  filter?: { sql: string; params: readonly unknown[] };
 }
 
 /**
@@ -32,6 +34,10 @@ export interface IdPageQuery {
 export function idPageTail(alias: string, q: IdPageQuery): { sql: string; params: unknown[] } {
   const where = [`${alias}.connection_id = ?::uuid`, inHorizon(alias)];
   const params: unknown[] = [q.connectionId, q.horizon];
+  if (q.filter) {
+    where.push(q.filter.sql);
+    params.push(...q.filter.params);
+  }
   if (q.after !== undefined) {
     where.push(`${alias}.id > ?`);
     params.push(q.after);
