@@ -39,7 +39,7 @@ describe('migration 0011 (dataset health)', () => {
       [failing, failing, healthy],
     );
 
-    const after = await open(directoryMigrations);
+    const after = await open(directoryMigrations.slice(0, directoryMigrations.indexOf(Migration0011DatasetHealth) + 1));
     expect(await migrateUp(after, { log: () => undefined })).toEqual(['Migration0011DatasetHealth']);
     const rows = await after.em
       .fork()
