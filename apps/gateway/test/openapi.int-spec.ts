@@ -67,6 +67,14 @@ describe('committed document', () => {
     expect(operations.map((o) => o.label).sort()).toEqual(served.sort());
   });
 
+  it.each(operations)('$label: the catalog names the credentials the operation declares', ({ label, op }) => {
+    const entry = CATALOG_ENDPOINTS[label]!;
+    const schemes = (op.security ?? []).flatMap((r) => Object.keys(r));
+    const headers = ((op as { parameters?: { name: string; in: string; required?: boolean }[] }).parameters ?? []).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
+    const declared = schemes.includes('applicationSecret') ? (headers.includes('Connection-Token') ? 'application_secret_and_connection_token' : 'application_secret') : 'consumer_key';
+    expect({ label, auth: entry.auth, schemes }).toEqual({ label, auth: declared, schemes: [declared === 'consumer_key' ? 'consumerKey' : 'applicationSecret'] });
+  });
+
   it.each(operations)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {
     expect(path.startsWith('/v1/')).toBe(true);
     expect(op.security?.length).toBeGreaterThan(0);

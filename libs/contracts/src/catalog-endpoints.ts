@@ -10,7 +10,12 @@
  * releaseStatus and roadmap are derived from it.
  */
 
-export type EndpointAuth = 'application_secret' | 'consumer_key';
+/**
+ * consumer_key: a bearer consumer key `pt_…` with a grant on the connection.
+ * application_secret_and_connection_token: a bearer application secret `sk_…` plus the
+ * Connection-Token header (spec 4 "APP", spec 5): the secret alone authorizes no sync route.
+ */
+export type EndpointAuth = 'application_secret_and_connection_token' | 'consumer_key';
 /**
  * stored: served from stored data, no provider contact. provider_on_demand: may call the provider
  * (refresh). control: changes or reads workflow state, not fleet data. static: the same for everyone.
@@ -52,7 +57,7 @@ export interface CatalogEndpoint {
 
 const C = '/v1/connections/{id}';
 const V = `${C}/vehicles/{vehicleId}`;
-const APP: EndpointAuth = 'application_secret';
+const APP: EndpointAuth = 'application_secret_and_connection_token';
 const KEY: EndpointAuth = 'consumer_key';
 const SERVED = 'preview';
 const NOT_YET = 'not_released';

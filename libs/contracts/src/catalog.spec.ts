@@ -93,7 +93,8 @@ describe('catalog (spec 2.12)', () => {
   it('describes every route of spec 4, stored reads marked stored', () => {
     const keys = Object.keys(catalog.endpoints);
     expect(keys).toHaveLength(36);
-    expect(catalog.endpoints['POST /v1/syncs']).toMatchObject({ auth: 'application_secret' });
+    // Spec 5: sync routes need the application secret and the Connection-Token header.
+    for (const e of Object.values(catalog.endpoints)) expect({ path: e.path, auth: e.auth }).toEqual({ path: e.path, auth: e.path.startsWith('/v1/syncs') ? 'application_secret_and_connection_token' : 'consumer_key' });
     expect(catalog.endpoints['GET /v1/connections/{id}/drivers']).toMatchObject({ auth: 'consumer_key', retrieval: 'stored' });
     expect(catalog.endpoints['POST /v1/connections/{id}/vehicles/{vehicleId}/refresh']).toMatchObject({ retrieval: 'provider_on_demand' });
     for (const e of Object.values(catalog.endpoints)) expect(e.path.startsWith('/v1/')).toBe(true);

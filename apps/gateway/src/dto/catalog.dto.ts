@@ -122,7 +122,7 @@ export class CatalogDto {
     openObject(
       [
         'Every operation of the contract, keyed `METHOD /path`, each with method, path, area (the feature it belongs to),',
-        'auth (`consumer_key`: a `pt_` consumer key with a grant on the connection; `application_secret`: an `sk_` application secret),',
+        'auth (`consumer_key`: a `pt_` consumer key with a grant on the connection; `application_secret_and_connection_token`: an `sk_` application secret and the Connection-Token header),',
         'retrieval (`stored`: no provider contact; `provider_on_demand`; `control`: workflow state; `static`) and releaseStatus:',
         '`preview` — served by this deployment, under the preview contract; `not_released` — part of the contract, not served by this deployment yet (404).',
       ].join(' '),
