@@ -89,6 +89,31 @@ describe('committed document', () => {
     }
   });
 
+  it('documents every stored read\'s expand as a comma-separated list of the values its controller accepts', () => {
+    const allowed: Record<string, string[]> = {
+      '/v1/connections/{id}/trips': ['vehicle', 'driver'],
+      '/v1/connections/{id}/trips/{tripId}': ['vehicle', 'driver'],
+      '/v1/connections/{id}/drivers': ['groups'],
+      '/v1/connections/{id}/drivers/{driverId}': ['groups'],
+      '/v1/connections/{id}/groups': ['parent'],
+      '/v1/connections/{id}/groups/{groupId}': ['parent'],
+      '/v1/connections/{id}/vehicles': ['groups'],
+      '/v1/connections/{id}/vehicles/{vehicleId}': ['groups'],
+    };
+    const documented: Record<string, unknown> = {};
+    for (const { path, op } of operations) {
+      const expand = (op as { parameters?: { name: string; in: string }[] }).parameters?.find((p) => p.in === 'query' && p.name === 'expand');
+      if (expand && path.startsWith('/v1/connections/')) documented[path] = expand;
+    }
+    expect(Object.keys(documented).sort()).toEqual(Object.keys(allowed).sort());
+    for (const [path, values] of Object.entries(allowed)) {
+      expect({ path, parameter: documented[path] }).toEqual({
+        path,
+        parameter: expect.objectContaining({ required: false, style: 'form', explode: false, schema: { type: 'array', minItems: 1, items: { type: 'string', enum: values } } }),
+      });
+    }
+  });
+
   it('types each stored-read id in a path with its spec 2.1 pattern', () => {
     const patterns: Record<string, string> = { tripId: ID_PATTERNS.trip, driverId: ID_PATTERNS.driver, groupId: ID_PATTERNS.group, vehicleId: ID_PATTERNS.vehicle };
     const seen = new Set<string>();
