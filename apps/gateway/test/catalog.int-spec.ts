@@ -5,6 +5,7 @@
  * committed OpenAPI document (through `call`).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { TELEMETRY_METRICS } from '@switchyard/domain';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
@@ -165,10 +166,36 @@ describe('GET /v1/catalog', () => {
     expectStringArray(e.gaps);
   });
 
-  it('the endpoint table names every operation the gateway serves', () => {
-    const endpoints = catalog.endpoints as Record<string, { method: string; path: string }>;
-    const listed = new Set(Object.values(endpoints).map((e) => `${e.method} ${e.path}`));
-    for (const op of ['GET /v1/catalog', 'GET /v1/connections/{id}', 'GET /v1/connections/{id}/capabilities']) expect(listed).toContain(op);
+  it('the endpoint table marks served exactly the routes the gateway registers, and every unserved one not_released', async () => {
+    const endpoints = catalog.endpoints as Record<string, { method: string; path: string; releaseStatus: string }>;
+    expect(Object.keys(endpoints).length).toBeGreaterThan(0);
+    const fastify = gw.service.app.getHttpAdapter().getInstance();
+    const connection = await gw.connections.create({ customerId: 'cust-release', provider: 'samsara', environment: 'sandbox' });
+    const granted = await gw.credentials.createConsumerKey('release');
+    await gw.credentials.grantConsumer(granted.id, connection.connectionId, ['read']);
+    const values: Record<string, string> = { id: connection.connectionId, vehicleId: `vcl_0${'0'.repeat(25)}`, sessionId: randomUUID() };
+    for (const [op, e] of Object.entries(endpoints)) {
+      const registered = fastify.hasRoute({ method: e.method as 'GET' | 'POST', url: e.path.replace(/\{(\w+)\}/g, ':$1') });
+      expect({ op, releaseStatus: e.releaseStatus }).toEqual({ op, releaseStatus: registered ? 'preview' : 'not_released' });
+      if (registered) continue;
+      // Not served: no route answers it, whatever the key may do on the connection.
+      const res = await gw.call(e.method, e.path.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!), { headers: bearer(granted.token), validate: false });
+      expect({ op, status: res.status, body: res.body }).toEqual({ op, status: 404, body: { error: 'not_found' } });
+    }
+  });
+
+  it('each area entry reports the release status of its routes, and the roadmap lists the routes not served yet', () => {
+    const endpoints = Object.values(catalog.endpoints as Record<string, { area: string; releaseStatus: string }>);
+    const statusOfArea = (area: string) => {
+      const statuses = new Set(endpoints.filter((e) => e.area === area).map((e) => e.releaseStatus));
+      return statuses.size > 1 ? 'partial' : [...statuses][0];
+    };
+    const areas = { enrichment: 'enrichment', driverDirectory: 'drivers', tripHistory: 'trips', vehicleProfiles: 'vehicles', vehicleMetadata: 'vehicleMetadata', groupInventory: 'groups', groupDirectory: 'groups', faults: 'faults' };
+    for (const [entryName, area] of Object.entries(areas)) expect({ entryName, releaseStatus: entry(entryName).releaseStatus }).toEqual({ entryName, releaseStatus: statusOfArea(area) });
+    const roadmap = catalog.roadmap as Record<string, string>;
+    for (const [op, e] of Object.entries(catalog.endpoints as Record<string, { area: string; releaseStatus: string }>)) {
+      if (e.releaseStatus === 'not_released') expect(roadmap[e.area]?.split(/: |, /)).toContain(op);
+    }
   });
 
   it('the limits object states the numbers of spec section 8', () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
+import { CATALOG_ENDPOINTS, isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { defaultOpenApiPath } from '@switchyard/testing';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -61,26 +61,18 @@ describe('committed document', () => {
     expect((errorBody.properties as { error: { type: string } }).error.type).toBe('string');
   });
 
-  it('has the operations of the gateway so far', () => {
-    expect(operations.map((o) => o.label).sort()).toEqual([
-      'GET /v1/catalog',
-      'GET /v1/connections/{id}',
-      'GET /v1/connections/{id}/capabilities',
-      'GET /v1/connections/{id}/drivers',
-      'GET /v1/connections/{id}/drivers/{driverId}',
-      'GET /v1/connections/{id}/groups',
-      'GET /v1/connections/{id}/groups/{groupId}',
-      'GET /v1/connections/{id}/trips',
-      'GET /v1/connections/{id}/trips/{tripId}',
-      'GET /v1/connections/{id}/vehicles',
-      'GET /v1/connections/{id}/vehicles/{vehicleId}',
-      'GET /v1/connections/{id}/vehicles/{vehicleId}/metadata',
-      'GET /v1/syncs',
-      'GET /v1/syncs/{id}',
-      'POST /v1/syncs',
-      'POST /v1/syncs/{id}/cancel',
-      'POST /v1/syncs/{id}/retry',
-    ]);
+  it('has exactly the operations the catalog marks served (releaseStatus preview)', () => {
+    // The catalog's endpoint table is the one statement of what this release serves (spec 9).
+    const served = Object.entries(CATALOG_ENDPOINTS).filter(([, e]) => e.releaseStatus === 'preview').map(([key]) => key);
+    expect(operations.map((o) => o.label).sort()).toEqual(served.sort());
+  });
+
+  it.each(operations)('$label: the catalog names the credentials the operation declares', ({ label, op }) => {
+    const entry = CATALOG_ENDPOINTS[label]!;
+    const schemes = (op.security ?? []).flatMap((r) => Object.keys(r));
+    const headers = ((op as { parameters?: { name: string; in: string; required?: boolean }[] }).parameters ?? []).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
+    const declared = schemes.includes('applicationSecret') ? (headers.includes('Connection-Token') ? 'application_secret_and_connection_token' : 'application_secret') : 'consumer_key';
+    expect({ label, auth: entry.auth, schemes }).toEqual({ label, auth: declared, schemes: [declared === 'consumer_key' ? 'consumerKey' : 'applicationSecret'] });
   });
 
   it.each(operations)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {
@@ -94,6 +86,31 @@ describe('committed document', () => {
       if (status.startsWith('2')) continue;
       expect(Object.keys(response.content ?? {})).toEqual(['application/json']);
       expect(response.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    }
+  });
+
+  it('documents every stored read\'s expand as a comma-separated list of the values its controller accepts', () => {
+    const allowed: Record<string, string[]> = {
+      '/v1/connections/{id}/trips': ['vehicle', 'driver'],
+      '/v1/connections/{id}/trips/{tripId}': ['vehicle', 'driver'],
+      '/v1/connections/{id}/drivers': ['groups'],
+      '/v1/connections/{id}/drivers/{driverId}': ['groups'],
+      '/v1/connections/{id}/groups': ['parent'],
+      '/v1/connections/{id}/groups/{groupId}': ['parent'],
+      '/v1/connections/{id}/vehicles': ['groups'],
+      '/v1/connections/{id}/vehicles/{vehicleId}': ['groups'],
+    };
+    const documented: Record<string, unknown> = {};
+    for (const { path, op } of operations) {
+      const expand = (op as { parameters?: { name: string; in: string }[] }).parameters?.find((p) => p.in === 'query' && p.name === 'expand');
+      if (expand && path.startsWith('/v1/connections/')) documented[path] = expand;
+    }
+    expect(Object.keys(documented).sort()).toEqual(Object.keys(allowed).sort());
+    for (const [path, values] of Object.entries(allowed)) {
+      expect({ path, parameter: documented[path] }).toEqual({
+        path,
+        parameter: expect.objectContaining({ required: false, style: 'form', explode: false, schema: { type: 'array', minItems: 1, items: { type: 'string', enum: values } } }),
+      });
     }
   });
 

@@ -91,7 +91,10 @@ describe('stored vehicles', () => {
 
     const one = await get(`${base}/${vcl(a, 'v1')}?scope=directory&expand=groups`, key.headers);
     expect(one.status).toBe(200);
-    expect((one.body as Json).groups).toEqual([{ id: g1, sourceId: 'g1', provider: 'samsara', name: 'Group g1', metadata: { addedAt: now, modifiedAt: now, visibility: 'visible' } }]);
+    // The same Group a driver's expansion shows, parentResolution included (spec 2.2).
+    expect((one.body as Json).groups).toEqual([
+      { id: g1, sourceId: 'g1', provider: 'samsara', name: 'Group g1', metadata: { addedAt: now, modifiedAt: now, visibility: 'visible', parentResolution: 'root_or_unreported' } },
+    ]);
     expect((await get(`${base}/${vcl(a, 'v1')}`, key.headers)).body).toMatchObject({ id: vcl(a, 'v1'), groups: [g1] });
 
     // Not a profile (unknown status), not stored, not a vcl_ id, a bad scope or expand.

@@ -1,70 +1,112 @@
 /**
- * The catalog's endpoint table (spec 4): every public route with its auth scheme and retrieval mode.
- * The spec leaves the internal shape of `endpoints` open; ours is keyed "METHOD /path" because one
- * path can carry two methods (GET and POST /v1/syncs). Invariant: `retrieval: 'stored'` is said only
- * of routes that never contact a provider (spec 1 global rule 4).
+ * The catalog's endpoint table (spec 4): every public route of the contract with its area, auth,
+ * retrieval mode and whether this release serves it. The spec leaves the internal shape of
+ * `endpoints` open; ours is keyed "METHOD /path" because one path can carry two methods (GET and
+ * POST /v1/syncs). Invariants: `retrieval: 'stored'` is said only of routes that never contact a
+ * provider (spec 1 global rule 4); `releaseStatus: 'preview'` is said of exactly the operations the
+ * gateway registers — the gateway's OpenAPI test compares this table with the generated document
+ * and its catalog test calls every `not_released` route and gets 404 — so this table is the one
+ * place that says what the deployed release serves (spec 9), and the catalog's per-area
+ * releaseStatus and roadmap are derived from it.
  */
 
-export type EndpointAuth = 'application_secret' | 'consumer_key';
+/**
+ * consumer_key: a bearer consumer key `pt_…` with a grant on the connection.
+ * application_secret_and_connection_token: a bearer application secret `sk_…` plus the
+ * Connection-Token header (spec 4 "APP", spec 5): the secret alone authorizes no sync route.
+ */
+export type EndpointAuth = 'application_secret_and_connection_token' | 'consumer_key';
 /**
  * stored: served from stored data, no provider contact. provider_on_demand: may call the provider
  * (refresh). control: changes or reads workflow state, not fleet data. static: the same for everyone.
  */
 export type EndpointRetrieval = 'stored' | 'provider_on_demand' | 'control' | 'static';
+/** preview: served by this deployment, under the preview contract (spec 9). not_released: part of the contract, not served by this deployment (404). */
+export type EndpointReleaseStatus = 'preview' | 'not_released';
+
+/** The feature an endpoint belongs to; the catalog's area entries and roadmap are keyed by it. */
+export const ENDPOINT_AREAS = [
+  'syncs',
+  'trips',
+  'drivers',
+  'groups',
+  'vehicles',
+  'vehicleMetadata',
+  'enrichment',
+  'locations',
+  'catalog',
+  'connection',
+  'connectSessions',
+  'disconnect',
+  'telemetry',
+  'refresh',
+  'faults',
+  'history',
+  'usageReports',
+] as const;
+export type EndpointArea = (typeof ENDPOINT_AREAS)[number];
 
 export interface CatalogEndpoint {
   readonly method: 'GET' | 'POST';
   readonly path: string;
+  readonly area: EndpointArea;
   readonly auth: EndpointAuth;
   readonly retrieval: EndpointRetrieval;
+  readonly releaseStatus: EndpointReleaseStatus;
 }
 
 const C = '/v1/connections/{id}';
 const V = `${C}/vehicles/{vehicleId}`;
+const APP: EndpointAuth = 'application_secret_and_connection_token';
+const KEY: EndpointAuth = 'consumer_key';
+const SERVED = 'preview';
+const NOT_YET = 'not_released';
 
-const rows: ReadonlyArray<readonly [CatalogEndpoint['method'], string, EndpointAuth, EndpointRetrieval]> = [
+type Row = readonly [CatalogEndpoint['method'], string, EndpointArea, EndpointAuth, EndpointRetrieval, EndpointReleaseStatus];
+
+const rows: readonly Row[] = [
   // 4.1 sync (APP)
-  ['POST', '/v1/syncs', 'application_secret', 'control'],
-  ['GET', '/v1/syncs', 'application_secret', 'control'],
-  ['GET', '/v1/syncs/{id}', 'application_secret', 'control'],
-  ['POST', '/v1/syncs/{id}/retry', 'application_secret', 'control'],
-  ['POST', '/v1/syncs/{id}/cancel', 'application_secret', 'control'],
+  ['POST', '/v1/syncs', 'syncs', APP, 'control', SERVED],
+  ['GET', '/v1/syncs', 'syncs', APP, 'control', SERVED],
+  ['GET', '/v1/syncs/{id}', 'syncs', APP, 'control', SERVED],
+  ['POST', '/v1/syncs/{id}/retry', 'syncs', APP, 'control', SERVED],
+  ['POST', '/v1/syncs/{id}/cancel', 'syncs', APP, 'control', SERVED],
   // 4.2 stored directory reads (KEY)
-  ['GET', `${C}/trips`, 'consumer_key', 'stored'],
-  ['GET', `${C}/trips/{tripId}`, 'consumer_key', 'stored'],
-  ['GET', `${C}/drivers`, 'consumer_key', 'stored'],
-  ['GET', `${C}/drivers/{driverId}`, 'consumer_key', 'stored'],
-  ['GET', `${C}/groups`, 'consumer_key', 'stored'],
-  ['GET', `${C}/groups/{groupId}`, 'consumer_key', 'stored'],
-  ['GET', `${C}/vehicles`, 'consumer_key', 'stored'],
-  ['GET', V, 'consumer_key', 'stored'],
-  ['GET', `${V}/metadata`, 'consumer_key', 'stored'],
-  ['GET', `${V}/profile`, 'consumer_key', 'stored'],
-  ['GET', `${V}/identity`, 'consumer_key', 'stored'],
-  ['GET', `${V}/images`, 'consumer_key', 'stored'],
-  ['GET', `${V}/specifications`, 'consumer_key', 'stored'],
-  ['GET', `${V}/build`, 'consumer_key', 'stored'],
-  ['GET', `${C}/locations`, 'consumer_key', 'stored'],
+  ['GET', `${C}/trips`, 'trips', KEY, 'stored', SERVED],
+  ['GET', `${C}/trips/{tripId}`, 'trips', KEY, 'stored', SERVED],
+  ['GET', `${C}/drivers`, 'drivers', KEY, 'stored', SERVED],
+  ['GET', `${C}/drivers/{driverId}`, 'drivers', KEY, 'stored', SERVED],
+  ['GET', `${C}/groups`, 'groups', KEY, 'stored', SERVED],
+  ['GET', `${C}/groups/{groupId}`, 'groups', KEY, 'stored', SERVED],
+  ['GET', `${C}/vehicles`, 'vehicles', KEY, 'stored', SERVED],
+  ['GET', V, 'vehicles', KEY, 'stored', SERVED],
+  ['GET', `${V}/metadata`, 'vehicleMetadata', KEY, 'stored', SERVED],
+  ['GET', `${V}/profile`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/identity`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/images`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/specifications`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/build`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${C}/locations`, 'locations', KEY, 'stored', NOT_YET],
   // 4.3 catalog and connection (KEY)
-  ['GET', '/v1/catalog', 'consumer_key', 'static'],
-  ['GET', C, 'consumer_key', 'control'],
-  ['GET', `${C}/capabilities`, 'consumer_key', 'static'],
-  ['POST', `${C}/connect-sessions`, 'consumer_key', 'control'],
-  ['GET', `${C}/connect-sessions/{sessionId}`, 'consumer_key', 'control'],
-  ['POST', `${C}/disconnect`, 'consumer_key', 'control'],
+  ['GET', '/v1/catalog', 'catalog', KEY, 'static', SERVED],
+  ['GET', C, 'connection', KEY, 'control', SERVED],
+  ['GET', `${C}/capabilities`, 'connection', KEY, 'static', SERVED],
+  ['POST', `${C}/connect-sessions`, 'connectSessions', KEY, 'control', NOT_YET],
+  ['GET', `${C}/connect-sessions/{sessionId}`, 'connectSessions', KEY, 'control', NOT_YET],
+  ['POST', `${C}/disconnect`, 'disconnect', KEY, 'control', NOT_YET],
   // 4.4 telemetry and faults (KEY)
-  ['GET', `${V}/telemetry`, 'consumer_key', 'stored'],
-  ['POST', `${V}/refresh`, 'consumer_key', 'provider_on_demand'],
-  ['GET', `${C}/faults`, 'consumer_key', 'stored'],
-  ['GET', `${C}/fault-events`, 'consumer_key', 'stored'],
-  ['GET', `${V}/history`, 'consumer_key', 'stored'],
-  ['GET', `${V}/utilization`, 'consumer_key', 'stored'],
-  ['GET', `${V}/distance`, 'consumer_key', 'stored'],
-  ['GET', `${V}/engine-hours`, 'consumer_key', 'stored'],
-  ['GET', `${V}/idling`, 'consumer_key', 'stored'],
-  ['GET', `${C}/utilization`, 'consumer_key', 'stored'],
+  ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', NOT_YET],
+  ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', NOT_YET],
+  ['GET', `${C}/faults`, 'faults', KEY, 'stored', NOT_YET],
+  ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/history`, 'history', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/distance`, 'usageReports', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/engine-hours`, 'usageReports', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/idling`, 'usageReports', KEY, 'stored', NOT_YET],
+  ['GET', `${C}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
 ];
 
 export const CATALOG_ENDPOINTS: Readonly<Record<string, CatalogEndpoint>> = Object.fromEntries(
-  rows.map(([method, path, auth, retrieval]) => [`${method} ${path}`, { method, path, auth, retrieval }]),
+  rows.map(([method, path, area, auth, retrieval, releaseStatus]) => [`${method} ${path}`, { method, path, area, auth, retrieval, releaseStatus }]),
 );

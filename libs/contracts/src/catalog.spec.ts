@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TELEMETRY_METRICS } from '@switchyard/domain';
-import { buildCatalog } from './catalog.js';
+import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint } from './catalog-endpoints.js';
+import { areaReleaseStatus, buildCatalog, unreleasedAreas } from './catalog.js';
 import { LIMITS } from './limits.js';
 import { VEHICLE_METADATA_KEYS } from './vehicle-metadata.js';
 
@@ -92,10 +93,51 @@ describe('catalog (spec 2.12)', () => {
   it('describes every route of spec 4, stored reads marked stored', () => {
     const keys = Object.keys(catalog.endpoints);
     expect(keys).toHaveLength(36);
-    expect(catalog.endpoints['POST /v1/syncs']).toMatchObject({ auth: 'application_secret' });
+    // Spec 5: sync routes need the application secret and the Connection-Token header.
+    for (const e of Object.values(catalog.endpoints)) expect({ path: e.path, auth: e.auth }).toEqual({ path: e.path, auth: e.path.startsWith('/v1/syncs') ? 'application_secret_and_connection_token' : 'consumer_key' });
     expect(catalog.endpoints['GET /v1/connections/{id}/drivers']).toMatchObject({ auth: 'consumer_key', retrieval: 'stored' });
     expect(catalog.endpoints['POST /v1/connections/{id}/vehicles/{vehicleId}/refresh']).toMatchObject({ retrieval: 'provider_on_demand' });
     for (const e of Object.values(catalog.endpoints)) expect(e.path.startsWith('/v1/')).toBe(true);
+  });
+
+  it('derives each area\'s releaseStatus from the release status of its endpoints', () => {
+    const byEntry = {
+      enrichment: catalog.enrichment,
+      drivers: catalog.driverDirectory,
+      trips: catalog.tripHistory,
+      vehicles: catalog.vehicleProfiles,
+      vehicleMetadata: catalog.vehicleMetadata,
+      groups: catalog.groupInventory,
+      faults: catalog.faults!,
+    } as const;
+    for (const [area, entry] of Object.entries(byEntry)) {
+      const statuses = new Set(Object.values(catalog.endpoints).filter((e) => e.area === area).map((e) => e.releaseStatus));
+      const expected = statuses.size === 2 ? 'partial' : statuses.has('preview') ? 'preview' : 'not_released';
+      expect({ area, releaseStatus: entry.releaseStatus }).toEqual({ area, releaseStatus: expected });
+    }
+    expect(catalog.groupDirectory.releaseStatus).toBe(catalog.groupInventory.releaseStatus);
+  });
+
+  it('gives every endpoint an area, and every area at least one endpoint', () => {
+    for (const area of ENDPOINT_AREAS) expect({ area, endpoints: Object.values(CATALOG_ENDPOINTS).some((e) => e.area === area) }).toEqual({ area, endpoints: true });
+    for (const e of Object.values(CATALOG_ENDPOINTS)) expect(ENDPOINT_AREAS).toContain(e.area);
+  });
+
+  it('says partial for an area with served and unserved endpoints, and puts every unserved operation on the roadmap', () => {
+    const endpoint = (method: 'GET' | 'POST', path: string, releaseStatus: CatalogEndpoint['releaseStatus']): [string, CatalogEndpoint] => [
+      `${method} ${path}`,
+      { method, path, area: 'faults', auth: 'consumer_key', retrieval: 'stored', releaseStatus },
+    ];
+    const mixed = Object.fromEntries([endpoint('GET', '/v1/a', 'preview'), endpoint('GET', '/v1/b', 'not_released'), endpoint('POST', '/v1/b', 'not_released')]);
+    expect(areaReleaseStatus('faults', mixed)).toBe('partial');
+    expect(unreleasedAreas(mixed)).toEqual({ faults: 'partial: GET /v1/b, POST /v1/b' });
+    expect(() => areaReleaseStatus('syncs', mixed)).toThrow(/syncs/);
+
+    for (const area of ENDPOINT_AREAS) {
+      const unserved = Object.entries(catalog.endpoints).filter(([, e]) => e.area === area && e.releaseStatus !== 'preview').map(([key]) => key);
+      const listed = catalog.roadmap[area]?.replace(/^[a-z_]+: /, '').split(', ') ?? [];
+      expect({ area, listed }).toEqual({ area, listed: unserved });
+    }
   });
 
   it('is plain JSON', () => {

@@ -3,9 +3,12 @@
  * Invariant: every number in it is read from limits.ts and every enumerated list from the tuples that
  * the rest of the code uses (metadata keys, telemetry metrics, endpoints), so the catalog cannot
  * promise something the services do not enforce. Area wording is ours where the spec says "string".
+ * What this deployment serves (spec 9: "the catalog reports a releaseStatus per area") is derived
+ * from the one endpoint table (catalog-endpoints.ts): an area's releaseStatus from its endpoints',
+ * the roadmap's per-area entries from the endpoints not released yet.
  */
 import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
-import { CATALOG_ENDPOINTS, type CatalogEndpoint } from './catalog-endpoints.js';
+import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint, type EndpointArea } from './catalog-endpoints.js';
 import {
   GROUP_DIRECTORY,
   GROUP_INVENTORY_MAX_IDS,
@@ -25,7 +28,14 @@ export const CATALOG_VERSION = '1.16.0';
 /** Date the catalog text was last reviewed against the services. */
 export const CATALOG_REVIEWED_AT = '2026-11-22';
 
-export type ReleaseStatus = 'preview' | 'general_availability' | 'unavailable';
+/** The contract's own maturity (spec 1, 9: a preview contract). */
+export type ContractReleaseStatus = 'preview';
+/**
+ * An area in this deployment, from its endpoints: preview = every one served (under the preview
+ * contract), partial = some served, not_released = none served yet (their routes answer 404).
+ */
+export type ReleaseStatus = 'preview' | 'partial' | 'not_released';
+export const RELEASE_STATUSES = ['preview', 'partial', 'not_released'] as const satisfies readonly ReleaseStatus[];
 
 export const ENRICHMENT_PRODUCTS = ['identity', 'images', 'specifications', 'build'] as const;
 export type EnrichmentProduct = (typeof ENRICHMENT_PRODUCTS)[number];
@@ -46,7 +56,7 @@ export interface CatalogField {
 export interface Catalog {
   readonly apiVersion: string;
   readonly catalogVersion: string;
-  readonly releaseStatus?: ReleaseStatus;
+  readonly releaseStatus?: ContractReleaseStatus;
   readonly reviewedAt?: string;
   readonly fields: readonly CatalogField[];
   readonly endpoints: Readonly<Record<string, CatalogEndpoint>>;
@@ -121,7 +131,7 @@ export interface Catalog {
     readonly responseByteLimit: number;
     readonly gaps: readonly string[];
   };
-  readonly faults?: Readonly<Record<string, unknown>>;
+  readonly faults?: { readonly releaseStatus: ReleaseStatus } & Readonly<Record<string, unknown>>;
   readonly limits?: Readonly<Record<string, unknown>>;
 }
 
@@ -146,30 +156,49 @@ export function catalogFields(): CatalogField[] {
   }));
 }
 
+/** The release status of an area, from its endpoints' (see ReleaseStatus). */
+export function areaReleaseStatus(area: EndpointArea, endpoints: Readonly<Record<string, CatalogEndpoint>> = CATALOG_ENDPOINTS): ReleaseStatus {
+  const statuses = Object.values(endpoints)
+    .filter((e) => e.area === area)
+    .map((e) => e.releaseStatus);
+  if (statuses.length === 0) throw new Error(`no endpoint belongs to the area ${area}`);
+  if (statuses.every((s) => s === 'preview')) return 'preview';
+  return statuses.includes('preview') ? 'partial' : 'not_released';
+}
+
+/** One roadmap entry per area not wholly served: its status and the operations not served yet. */
+export function unreleasedAreas(endpoints: Readonly<Record<string, CatalogEndpoint>> = CATALOG_ENDPOINTS): Record<string, string> {
+  const entries: [string, string][] = [];
+  for (const area of ENDPOINT_AREAS) {
+    const missing = Object.entries(endpoints).filter(([, e]) => e.area === area && e.releaseStatus !== 'preview');
+    if (missing.length > 0) entries.push([area, `${areaReleaseStatus(area, endpoints)}: ${missing.map(([key]) => key).join(', ')}`]);
+  }
+  return Object.fromEntries(entries);
+}
+
 export interface CatalogOptions {
-  readonly releaseStatus?: ReleaseStatus;
   readonly reviewedAt?: string;
 }
 
 export function buildCatalog(opts: CatalogOptions = {}): Catalog {
-  const releaseStatus = opts.releaseStatus ?? 'preview';
   return {
     apiVersion: API_VERSION,
     catalogVersion: CATALOG_VERSION,
-    releaseStatus,
+    releaseStatus: 'preview',
     reviewedAt: opts.reviewedAt ?? CATALOG_REVIEWED_AT,
     fields: catalogFields(),
     endpoints: CATALOG_ENDPOINTS,
     roadmap: {
+      ...unreleasedAreas(),
       providerRequests: 'not_implemented: historical_files and provision_credentials stay empty (maxItems 0)',
       syncIssues: 'not_implemented: issues are always empty in this increment',
       fractionalDaysSelector: 'pending_precedence_validation: combining selectors is refused',
-      webhooks: 'not_offered: use the fault-events pull feed',
+      webhooks: 'not_offered: the fault-events pull feed is the event interface',
       requestIdempotency: 'not_offered: reconcile through sync history before retrying a lost POST',
       signalLimitedActivation: 'pending_review: collection stays disabled after a connect session until a reviewed policy is installed',
     },
     enrichment: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('enrichment'),
       collection: 'on_vin_change_cached',
       enablement: 'per_connection_operator_gate',
       measurements: 'provider_text_not_normalized',
@@ -177,7 +206,7 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       products: ENRICHMENT_PRODUCTS,
     },
     driverDirectory: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('drivers'),
       authorization: 'consumer_key_with_connection_grant',
       retrieval: 'stored',
       identity: 'drv_id_stable_per_connection_and_source_id',
@@ -187,7 +216,7 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       gaps: ['middle names are rarely reported by providers', 'email and license fields depend on the provider account'],
     },
     tripHistory: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('trips'),
       authorization: 'consumer_key_with_connection_grant',
       coverage: 'completed_trips_started_in_window',
       retrieval: 'stored',
@@ -198,7 +227,7 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       gaps: ['completeness is not established', 'trip distance is omitted when missing or invalid', 'GPS distance and odometer difference are distinct source bases'],
     },
     vehicleProfiles: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('vehicles'),
       authorization: 'consumer_key_with_connection_grant',
       query: 'cursor_pagination',
       visibility: 'include_exclude_and_status_filters',
@@ -210,21 +239,21 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       gaps: ['completeness is not established', 'only approved source vehicles are published'],
     },
     vehicleMetadata: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('vehicleMetadata'),
       enablement: 'opt_in_per_connection_default_disabled',
       availability: 'per_field_cells_available_missing_unsupported_invalid',
       interpretation: 'source_reported_not_verified',
       fields: VEHICLE_METADATA_KEYS,
     },
     groupInventory: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('groups'),
       enablement: 'opt_in_per_connection_default_disabled',
       selection: 'explicit_approved_ids',
       maxGroupIds: GROUP_INVENTORY_MAX_IDS,
       parentResolution: 'approved_groups_only',
     },
     groupDirectory: {
-      releaseStatus,
+      releaseStatus: areaReleaseStatus('groups'),
       enablement: 'operator_gated_per_connection',
       query: 'cursor_pagination',
       identity: 'group_id_stable_per_connection_and_source_id',
@@ -239,6 +268,7 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       gaps: ['deleted groups are not reported', 'the directory is not a transactional snapshot'],
     },
     faults: {
+      releaseStatus: areaReleaseStatus('faults'),
       open: 'current_open_fault_occurrences',
       feed: 'durable_cursor_opened_and_cleared_transitions',
       kinds: ['opened', 'cleared'],

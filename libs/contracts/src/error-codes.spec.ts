@@ -18,7 +18,6 @@ describe('error code table', () => {
     const expected: Partial<Record<ErrorCode, number>> = {
       not_found: 404,
       unauthorized: 401,
-      forbidden: 403,
       connection_forbidden: 403,
       operation_forbidden: 403,
       history_forbidden: 403,
@@ -26,11 +25,9 @@ describe('error code table', () => {
       invalid_body: 400,
       invalid_cursor: 400,
       invalid_path: 400,
-      invalid_header: 400,
       payload_too_large: 413,
       unsupported_media_type: 415,
       method_not_allowed: 405,
-      conflict: 409,
       provider_requests_not_supported: 409,
       pause_connection_before_connect: 409,
       geotab_account_setup_required: 409,
@@ -41,6 +38,12 @@ describe('error code table', () => {
       internal_error: 500,
     };
     for (const [code, status] of Object.entries(expected)) expect(statusOf(code as ErrorCode)).toBe(status);
+  });
+
+  it('lists no code that no path answers (the OpenAPI ErrorBody enum is this table)', () => {
+    // A 403 is always connection_/operation_/history_forbidden; a disconnected connection is 404 or 403
+    // (decision 0013), its `connection_disconnected` is a receipt and scheduler reason, not an HTTP error.
+    for (const dead of ['forbidden', 'management_forbidden', 'conflict', 'invalid_header', 'not_acceptable', 'enrollment_unavailable', 'connection_disconnected']) expect({ dead, listed: isErrorCode(dead) }).toEqual({ dead, listed: false });
   });
 
   it('answers helpers', () => {
@@ -54,7 +57,7 @@ describe('error code table', () => {
   it('has no 409 for a closed gate: spec 7 makes a disabled gate on the sync routes a 503 (gate_disabled)', () => {
     expect(statusOf('gate_disabled')).toBe(503);
     expect(codesWithStatus(409).sort()).toEqual(
-      ['conflict', 'connection_disconnected', 'empty_selection', 'enrollment_unavailable', 'geotab_account_setup_required', 'pause_connection_before_connect', 'provider_requests_not_supported', 'unsupported_purpose'].sort(),
+      ['empty_selection', 'geotab_account_setup_required', 'pause_connection_before_connect', 'provider_requests_not_supported', 'unsupported_purpose'].sort(),
     );
   });
 });

@@ -4,11 +4,16 @@
  * object checked with `satisfies`, so a code cannot exist without a status and the gateway's
  * exception filter can switch over `ErrorCode` exhaustively. One name per meaning: e.g. every 401 is
  * `unauthorized`, whatever was wrong with the credential (saying which part was wrong helps attackers).
- * Data reason codes (provider_throttled, …) are not here: they travel inside 200 responses.
+ * Data reason codes (provider_throttled, …) are not here: they travel inside 200 responses, and so
+ * are internal reasons such as a receipt's or a scheduled run's `connection_disconnected`.
+ * Every code here is one a gateway path answers today (directly or passed through from a context's
+ * RPC error), or one spec 7 names for a route not built yet (the connect-session 409s, the 429 of
+ * refresh and sessions): the OpenAPI ErrorBody enum is this table, so a code no path emits would
+ * promise clients an answer they never get.
  */
 
 /** The HTTP statuses an error may carry. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export const ERROR_CODES = {
   // 400: the request itself is malformed.
@@ -16,28 +21,21 @@ export const ERROR_CODES = {
   invalid_body: { status: 400, description: 'The JSON body is malformed, fails its schema, or is present where the route takes none.' },
   invalid_cursor: { status: 400, description: 'The cursor is malformed, tampered, expired, or was issued for other filters, grant or connection.' },
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
-  invalid_header: { status: 400, description: 'A required non-credential header is missing or malformed. (A missing or wrong Connection-Token is a credential: 401 unauthorized, spec 5 rule 4.)' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (e.g. a trip-only sync whose window holds no time).' },
   // 401 / 403 / 404: who may see what (spec 5 rule 4).
   unauthorized: { status: 401, description: 'The credential is missing, unknown, revoked, or of the wrong scheme for this route.' },
-  forbidden: { status: 403, description: 'The credential is valid but its kind may never do this (e.g. a sandbox secret on a production connection).' },
   connection_forbidden: { status: 403, description: 'Sync routes: the credential has no grant for the connection named by the Connection-Token.' },
   operation_forbidden: { status: 403, description: 'Sync routes: the credential lacks the explicit operation grant (create, retry or cancel).' },
   history_forbidden: { status: 403, description: 'Sync create: an explicit selector reaches before now and the grant has no history permission (decision 0008).' },
-  management_forbidden: { status: 403, description: 'The consumer key lacks management permission for this connection (connect sessions, disconnect).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to this credential (connection routes answer 404, not 403).' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this method.' },
-  not_acceptable: { status: 406, description: 'The Accept header excludes application/json.' },
   // 409: the request is valid but conflicts with the state of the connection.
-  conflict: { status: 409, description: 'The request conflicts with the current state of the resource.' },
   provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
   unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
   empty_selection: { status: 409, description: 'The connection has no explicitly approved vehicles, so a sync would collect nothing; nothing was created (spec 4.1 rule 5).' },
   pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },
   geotab_account_setup_required: { status: 409, description: 'The Geotab service account and database binding are not prepared (spec 4.3 rule 3).' },
-  enrollment_unavailable: { status: 409, description: 'The provider enrollment method (API-token gate or registered OAuth application) is not available.' },
-  connection_disconnected: { status: 409, description: 'The connection is disconnected; local access and collection are off.' },
   // 413 / 415 / 422.
   payload_too_large: { status: 413, description: 'The request body exceeds the accepted size.' },
   unsupported_media_type: { status: 415, description: 'A body was sent with a Content-Type other than application/json.' },

@@ -2,7 +2,8 @@
  * Stored vehicle → the public vehicle shapes the vehicle reads serve (spec 2.3, 2.6), building on
  * vehicle.mapper.ts (ExpandedVehicle, the one place the entity fields are derived):
  * - VehicleEntity is ExpandedVehicle (vehicle.mapper.ts) with `withExpandedGroups` applied when asked:
- *   a group the directory has not stored stays an id (never invented);
+ *   each stored group as group.mapper.ts maps it for every expansion (drivers too), a group the
+ *   directory has not stored stays an id (never invented);
  * - `coreVehicle`: the core asset (provider_id, name, vin). `name` is required by the spec and has
  *   no status: when the provider reported none (or an unusable one) it is the provider id, the
  *   name providers themselves show for an unnamed vehicle; `vin` is null when not available;
@@ -12,30 +13,15 @@
  *   dropped (cells allow no extra properties). An empty or over-long source becomes the record's
  *   metadata source (`<provider>:vehicles` / `geotab:Device`).
  */
-import { isProvider, VEHICLE_METADATA_KEYS, type Field, type Provider } from '@switchyard/domain';
+import { VEHICLE_METADATA_KEYS, type Field, type Provider } from '@switchyard/domain';
 import { vehicleMetadataSource } from '@switchyard/contracts';
-import { VEHICLE_METADATA_VALUE_SCHEMAS, type CoreVehicleV1, type GroupEntityV1, type VehicleEntityV1, type VehicleMetadataResponseV1 } from '@switchyard/messaging';
-import type { GroupRow, VehicleRow } from '../db/repositories/vehicles-read.repository.js';
-import { withoutUndefined } from './vehicle.mapper.js';
+import { VEHICLE_METADATA_VALUE_SCHEMAS, type CoreVehicleV1, type FlatGroupV1, type VehicleEntityV1, type VehicleMetadataResponseV1 } from '@switchyard/messaging';
+import type { VehicleRow } from '../db/repositories/vehicles-read.repository.js';
 
 type Fields = NonNullable<VehicleMetadataResponseV1['data']>['fields'];
 
-export function groupEntity(row: GroupRow): GroupEntityV1 | undefined {
-  if (!isProvider(row.provider)) return undefined;
-  const description = row.description_field.status === 'available' ? row.description_field.value : undefined;
-  return withoutUndefined({
-    id: row.id,
-    sourceId: row.source_id,
-    provider: row.provider,
-    name: row.name ?? undefined,
-    description,
-    parent: row.parent_id ?? undefined,
-    metadata: { addedAt: row.added_at, modifiedAt: row.modified_at, visibility: 'visible' as const },
-  });
-}
-
 /** The vehicle with each stored group id replaced by its expanded Group (unknown ids stay ids). */
-export function withExpandedGroups(vehicle: VehicleEntityV1, groups: ReadonlyMap<string, GroupEntityV1>): VehicleEntityV1 {
+export function withExpandedGroups(vehicle: VehicleEntityV1, groups: ReadonlyMap<string, FlatGroupV1>): VehicleEntityV1 {
   if (!vehicle.groups) return vehicle;
   return { ...vehicle, groups: vehicle.groups.map((g) => (typeof g === 'string' ? (groups.get(g) ?? g) : g)) };
 }

@@ -26,10 +26,10 @@ import { hasVisibilityRules, isProvider, vehicleVisibility, type VehicleVisibili
 import {
   RpcError,
   type CoreVehicleV1,
+  type FlatGroupV1,
   type GetVehicleMetadataRequestV1,
   type GetVehicleReplyV1,
   type GetVehicleRequestV1,
-  type GroupEntityV1,
   type ListVehiclesReplyV1,
   type ListVehiclesRequestV1,
   type VehicleEntityV1,
@@ -37,11 +37,13 @@ import {
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
+import { GroupsReadRepository } from '../db/repositories/groups-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { VehiclesReadRepository, type VehicleRow } from '../db/repositories/vehicles-read.repository.js';
 import { DatasetStatusService } from './dataset-status.service.js';
 import { expansionById, fillPage, pageStatus } from './read-page.js';
-import { coreVehicle, groupEntity, metadataFields, withExpandedGroups } from './vehicle-entity.mapper.js';
+import { flatGroupOf } from './group.mapper.js';
+import { coreVehicle, metadataFields, withExpandedGroups } from './vehicle-entity.mapper.js';
 import { expandedVehicle, storedVehicleStatus } from './vehicle.mapper.js';
 
 
@@ -56,16 +58,17 @@ export class VehiclesReadService {
     orm: Orm,
     private readonly repository = new VehiclesReadRepository(),
     private readonly datasets = new DatasetStatusService(),
+    private readonly groups = new GroupsReadRepository(),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
 
-  /** The stored groups among the memberships of `rows`, as expanded Groups by id. */
-  private expandedGroups(em: Em, connectionId: string, entities: readonly VehicleEntityV1[]): Promise<Map<string, GroupEntityV1>> {
+  /** The stored groups among the memberships of `entities`, as expanded Groups by id (the drivers' mapping, group.mapper.ts). */
+  private expandedGroups(em: Em, connectionId: string, entities: readonly VehicleEntityV1[]): Promise<Map<string, FlatGroupV1>> {
     return expansionById(
       entities.flatMap((v) => (v.groups ?? []).filter((g): g is string => typeof g === 'string')),
-      (ids) => this.repository.groups(em, connectionId, ids),
-      groupEntity,
+      (ids) => this.groups.byIds(em, connectionId, ids),
+      flatGroupOf,
     );
   }
 

@@ -15,14 +15,13 @@ import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
-import { DriverDirectoryDto, DriverDto, DriverExpandQueryDto, DriverResultDto, ListDriversQueryDto } from '../dto/driver.dto.js';
+import { DRIVER_EXPANDABLE, DriverDirectoryDto, DriverDto, DriverExpandQueryDto, DriverResultDto, ListDriversQueryDto } from '../dto/driver.dto.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ApiError } from '../http/api-error.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
 import { parseExpand, resultsByteBudget } from '../services/read-query.js';
 
-const EXPANDABLE = ['groups'] as const;
 const cursorSchema = z.object({ h: readHorizonV1, p: z.string().regex(new RegExp(ID_PATTERNS.driver)) }).strict();
 /** The drivers route has no filters; the binding still names the route, key, connection and grant. */
 const NO_FILTERS = {};
@@ -66,7 +65,7 @@ export class DriversController {
     const principal = consumerPrincipalOf(req);
     const limit = parseLimit(query.limit, PAGE_RANGES.drivers);
     if (!limit.ok) throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, NO_FILTERS, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
     const reply = await this.contexts.request(DIRECTORY_DRIVERS_RPCS.list, {
@@ -97,7 +96,7 @@ export class DriversController {
   async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultDto> {
     const principal = consumerPrincipalOf(req);
     if (!isDriverId(driverId)) throw new ApiError('invalid_path');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
     const { dataset, driver } = await this.contexts.request(DIRECTORY_DRIVERS_RPCS.get, { connectionId: principal.connectionId, driverId, expand });
     return { ...frameOf(dataset), driver: driver as DriverDto };
   }

@@ -20,6 +20,7 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import {
+  GROUP_EXPANDABLE,
   GROUP_LIMIT_CODE_TEXT,
   GROUP_PAGE,
   GROUP_VIEWS,
@@ -35,7 +36,6 @@ import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
 import { parseExpand, resultsByteBudget } from '../services/read-query.js';
 
-const EXPANDABLE = ['parent'] as const;
 const cursorSchema = z.object({ h: readHorizonV1, p: z.string().regex(new RegExp(ID_PATTERNS.group)) }).strict();
 const DIRECTORY_CONSTANTS = { retrieval: 'stored', sourceScope: 'credential_visible_directory', consistency: 'not_transactional', deletionEvidence: 'none' } as const;
 
@@ -84,7 +84,7 @@ export class GroupsController {
     if (!(GROUP_VIEWS as readonly string[]).includes(view)) throw new ApiError('invalid_query');
     const limit = parseLimit(query.limit, GROUP_PAGE);
     if (!limit.ok) throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, GROUP_EXPANDABLE);
     if (view === 'inventory') {
       if (query.cursor !== undefined) throw new ApiError('invalid_cursor');
       const reply = await this.contexts.request(DIRECTORY_GROUPS_RPCS.inventory, { connectionId: principal.connectionId, expand });
@@ -124,7 +124,7 @@ export class GroupsController {
   async get(@Req() req: AuthenticatedRequest, @Param('groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultDto> {
     const principal = consumerPrincipalOf(req);
     if (!isGroupId(groupId)) throw new ApiError('invalid_path');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, GROUP_EXPANDABLE);
     const { dataset, group } = await this.contexts.request(DIRECTORY_GROUPS_RPCS.get, { connectionId: principal.connectionId, groupId, expand });
     return { ...DIRECTORY_CONSTANTS, ...times(dataset), status: dataset.status, data: group as GroupDto };
   }

@@ -17,13 +17,12 @@ import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf as principalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { ListTripsQueryDto, TripDto, TripExpandQueryDto, TripPageDto } from '../dto/trip.dto.js';
+import { ListTripsQueryDto, TRIP_EXPANDABLE, TripDto, TripExpandQueryDto, TripPageDto } from '../dto/trip.dto.js';
 import { ApiError } from '../http/api-error.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
 import { parseExpand, parseIdList, parseWindow, resultsByteBudget } from '../services/read-query.js';
 
-const EXPANDABLE = ['vehicle', 'driver'] as const;
 const cursorSchema = z.object({ h: readHorizonV1, p: tripPositionV1 }).strict();
 
 @ApiTags('trips')
@@ -66,7 +65,7 @@ export class TripsController {
     const window = parseWindow(query.from, query.to);
     const vehicleIds = parseIdList(query.vehicleIds, 'vehicle', TRIP_FILTER_IDS);
     const driverIds = parseIdList(query.driverIds, 'driver', TRIP_FILTER_IDS);
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
     const filters = { ...window, vehicleIds, driverIds };
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
@@ -106,7 +105,7 @@ export class TripsController {
   async get(@Req() req: AuthenticatedRequest, @Param('tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
     const principal = principalOf(req);
     if (!isTripId(tripId)) throw new ApiError('invalid_path');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
     return (await this.contexts.request(DIRECTORY_TRIPS_RPCS.get, { connectionId: principal.connectionId, tripId, expand })).trip;
   }
 }

@@ -27,6 +27,7 @@ import {
   VehicleEntityDto,
   VehicleMetadataResponseDto,
   VehicleProfilePageDto,
+  VEHICLE_EXPANDABLE,
   VehiclesDto,
 } from '../dto/vehicle.dto.js';
 import { ApiError } from '../http/api-error.js';
@@ -34,7 +35,6 @@ import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
 import { parseExpand, resultsByteBudget } from '../services/read-query.js';
 
-const EXPANDABLE = ['groups'] as const;
 const cursorSchema = z.object({ h: readHorizonV1, p: z.string().min(1).max(64) }).strict();
 
 const BAD_VEHICLE_ID = 'The vehicleId is not a vcl_ id (`invalid_path`)';
@@ -86,7 +86,7 @@ export class VehiclesController {
     if (!limit.ok) throw new ApiError('invalid_query');
     const view = (query.view ?? 'assets') as VehicleListView;
     if (!(VEHICLE_LIST_VIEWS as readonly string[]).includes(view)) throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
     if (view === 'assets' && expand.groups) throw new ApiError('invalid_query');
     const filters = { view };
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
@@ -129,7 +129,7 @@ export class VehiclesController {
     const principal = consumerPrincipalOf(req);
     const vehicleId = vehicleIdOf(rawId);
     if (query.scope !== undefined && query.scope !== 'directory') throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, EXPANDABLE);
+    const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
     return (await this.contexts.request(DIRECTORY_VEHICLES_RPCS.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
   }
 

@@ -1,13 +1,22 @@
 /**
  * Catalog (spec 2.12): fields, units, operations and limits. Every constant is pinned in the
  * schema with `enum: [value]`, so the OpenAPI document states the same numbers the spec does and
- * a response that drifts from them fails validation in the tests.
+ * a response that drifts from them fails validation in the tests. Where the spec types a field
+ * only as "string" and the vocabulary is ours (releaseStatus, the endpoint entries), the enum and
+ * its meaning are stated here.
  */
 import { ApiProperty, ApiSchema, type ApiPropertyOptions } from '@nestjs/swagger';
+import { RELEASE_STATUSES } from '@switchyard/contracts';
 
 /** A free-form object whose inner shape the spec leaves open ("not shown"). */
 const openObject = (description: string, required = true): ApiPropertyOptions => ({ type: 'object', additionalProperties: true, selfRequired: required, description }) satisfies ApiPropertyOptions;
 const strings: ApiPropertyOptions = { type: [String] };
+/** Per-area release status (spec 9 "a releaseStatus per area"; the spec types it as a string, the words are ours). */
+const areaRelease: ApiPropertyOptions = {
+  enum: RELEASE_STATUSES,
+  description:
+    'What this deployment serves of the area: `preview` — every operation of the area is served, under the preview contract; `partial` — some are (each entry of `endpoints` says which); `not_released` — none yet: its routes answer 404 and `roadmap` lists them.',
+};
 
 export class CatalogFieldDto {
   @ApiProperty({ required: false }) name?: string;
@@ -20,7 +29,7 @@ export class CatalogFieldDto {
 }
 
 export class CatalogEnrichmentDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() collection!: string;
   @ApiProperty() enablement!: string;
   @ApiProperty() measurements!: string;
@@ -30,7 +39,7 @@ export class CatalogEnrichmentDto {
 }
 
 export class CatalogDriverDirectoryDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() authorization!: string;
   @ApiProperty() retrieval!: string;
   @ApiProperty() identity!: string;
@@ -46,7 +55,7 @@ class TripUnitsDto {
 }
 
 export class CatalogTripHistoryDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() authorization!: string;
   @ApiProperty() coverage!: string;
   @ApiProperty({ enum: ['stored'] }) retrieval!: 'stored';
@@ -58,7 +67,7 @@ export class CatalogTripHistoryDto {
 }
 
 export class CatalogVehicleProfilesDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() authorization!: string;
   @ApiProperty() query!: string;
   @ApiProperty() visibility!: string;
@@ -71,7 +80,7 @@ export class CatalogVehicleProfilesDto {
 }
 
 export class CatalogVehicleMetadataDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() enablement!: string;
   @ApiProperty() availability!: string;
   @ApiProperty() interpretation!: string;
@@ -79,7 +88,7 @@ export class CatalogVehicleMetadataDto {
 }
 
 export class CatalogGroupInventoryDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() enablement!: string;
   @ApiProperty({ enum: ['explicit_approved_ids'] }) selection!: string;
   @ApiProperty({ type: 'integer', enum: [100] }) maxGroupIds!: 100;
@@ -87,7 +96,7 @@ export class CatalogGroupInventoryDto {
 }
 
 export class CatalogGroupDirectoryDto {
-  @ApiProperty() releaseStatus!: string;
+  @ApiProperty(areaRelease) releaseStatus!: string;
   @ApiProperty() enablement!: string;
   @ApiProperty() query!: string;
   @ApiProperty() identity!: string;
@@ -106,11 +115,24 @@ export class CatalogGroupDirectoryDto {
 export class CatalogDto {
   @ApiProperty({ example: 'v1' }) apiVersion!: string;
   @ApiProperty({ example: '1.16.0' }) catalogVersion!: string;
-  @ApiProperty({ required: false, example: 'preview' }) releaseStatus?: string;
+  @ApiProperty({ required: false, enum: ['preview'], description: 'The contract as a whole is a preview (spec 9). What this deployment serves is said per area and per endpoint.' }) releaseStatus?: string;
   @ApiProperty({ required: false, type: 'string', format: 'date' }) reviewedAt?: string;
   @ApiProperty({ type: [CatalogFieldDto] }) fields!: CatalogFieldDto[];
-  @ApiProperty(openObject('Operations: path → method, authentication, retrieval.')) endpoints!: Record<string, unknown>;
-  @ApiProperty(openObject('Capabilities not yet released, by area.')) roadmap!: Record<string, unknown>;
+  @ApiProperty(
+    openObject(
+      [
+        'Every operation of the contract, keyed `METHOD /path`, each with method, path, area (the feature it belongs to),',
+        'auth (`consumer_key`: a `pt_` consumer key with a grant on the connection; `application_secret_and_connection_token`: an `sk_` application secret and the Connection-Token header),',
+        'retrieval (`stored`: no provider contact; `provider_on_demand`; `control`: workflow state; `static`) and releaseStatus:',
+        '`preview` — served by this deployment, under the preview contract; `not_released` — part of the contract, not served by this deployment yet (404).',
+      ].join(' '),
+    ),
+  )
+  endpoints!: Record<string, unknown>;
+  @ApiProperty(
+    openObject('Capabilities not yet released, by area: each area with operations this deployment does not serve yet maps to `<releaseStatus>: <operations>`; the other entries name contract features not offered.'),
+  )
+  roadmap!: Record<string, unknown>;
   @ApiProperty({ type: CatalogEnrichmentDto }) enrichment!: CatalogEnrichmentDto;
   @ApiProperty({ type: CatalogDriverDirectoryDto }) driverDirectory!: CatalogDriverDirectoryDto;
   @ApiProperty({ type: CatalogTripHistoryDto }) tripHistory!: CatalogTripHistoryDto;
@@ -118,6 +140,6 @@ export class CatalogDto {
   @ApiProperty({ type: CatalogVehicleMetadataDto }) vehicleMetadata!: CatalogVehicleMetadataDto;
   @ApiProperty({ type: CatalogGroupInventoryDto }) groupInventory!: CatalogGroupInventoryDto;
   @ApiProperty({ type: CatalogGroupDirectoryDto }) groupDirectory!: CatalogGroupDirectoryDto;
-  @ApiProperty(openObject('Fault model and feed facts.', false)) faults?: Record<string, unknown>;
+  @ApiProperty(openObject('Fault model and feed facts, with the releaseStatus of the fault routes (same words as the area entries).', false)) faults?: Record<string, unknown>;
   @ApiProperty(openObject('The limits of spec section 8.', false)) limits?: Record<string, unknown>;
 }

@@ -25,7 +25,7 @@ import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
 import { GroupDto } from './group.dto.js';
 import { TripDriverDto } from './trip.dto.js';
-import { DATASET_TIMES, NEXT_CURSOR } from './read.dto.js';
+import { DATASET_TIMES, expandParameter, NEXT_CURSOR, STATUS_RULES } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableTime = (description: string) => ({ type: 'string', format: 'date-time', nullable: true, description }) as const;
@@ -151,8 +151,11 @@ export class DriverResultDto extends DriverFrameDto {
   driver!: DriverDto;
 }
 
+/** What `expand` may name on the drivers routes. */
+export const DRIVER_EXPANDABLE = ['groups'] as const;
+
 export class DriverExpandQueryDto {
-  @ApiPropertyOptional({ enum: ['groups'], description: '`groups`: each group id of `groups` becomes the stored Group.' })
+  @ApiPropertyOptional(expandParameter(DRIVER_EXPANDABLE, '`groups`: each group id of `groups` becomes the stored Group.'))
   @ValidateIf((o: DriverExpandQueryDto) => o.expand !== undefined)
   @IsString()
   expand?: string;

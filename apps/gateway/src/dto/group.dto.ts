@@ -11,7 +11,7 @@ import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
 import { PARENT_RESOLUTIONS } from '@switchyard/messaging';
 import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
-import { DATASET_TIMES, NEXT_CURSOR, STATUS_RULES } from './read.dto.js';
+import { DATASET_TIMES, expandParameter, NEXT_CURSOR, STATUS_RULES } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -148,8 +148,11 @@ export class GroupDirectoryResultDto extends GroupDirectoryFrameDto {
   data!: GroupDto;
 }
 
+/** What `expand` may name on the groups routes. */
+export const GROUP_EXPANDABLE = ['parent'] as const;
+
 export class GroupExpandQueryDto {
-  @ApiPropertyOptional({ enum: ['parent'], description: '`parent`: each group\'s stored parent as a Group instead of its id.' })
+  @ApiPropertyOptional(expandParameter(GROUP_EXPANDABLE, "`parent`: each group's stored parent as a Group instead of its id."))
   @ValidateIf((o: GroupExpandQueryDto) => o.expand !== undefined)
   @IsString()
   expand?: string;

@@ -1,9 +1,10 @@
 /**
  * Pieces every stored-read DTO shares (trips, drivers, groups, vehicles): the meaning of the
  * dataset times and status (one wording, so every resource documents them the same), the cursor
- * property, and ExpandedVehicle (spec 2.6), which trips embed and VehicleEntity extends.
+ * property, the `expand` parameter, and ExpandedVehicle (spec 2.6), which trips embed and
+ * VehicleEntity extends.
  */
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, type ApiPropertyOptions } from '@nestjs/swagger';
 import { CURSOR_PATTERN, FUEL_TYPES } from '@switchyard/contracts';
 import { ID_PATTERNS, PROVIDERS, VEHICLE_VISIBILITIES } from '@switchyard/domain';
 import { Closed } from '../openapi/closed.js';
@@ -14,6 +15,18 @@ export const DATASET_TIMES = {
   publishedAt: 'When Switchyard committed the newest batch of the dataset and made it readable; null before the first. A page walk keeps the rows that existed when its first page was read.',
   errorCode: 'The provider reason code (e.g. `provider_throttled`) while the newest collection attempt of this dataset (its provider fetch) failed (status `degraded`); null otherwise.',
 } as const;
+
+/**
+ * The `expand` query parameter of a stored read: one parameter holding a comma-separated list
+ * (OpenAPI `style: form`, `explode: false`) of references, each one of `allowed` — the tuple the
+ * route's controller hands to read-query.ts `parseExpand`, so the document and the check cannot
+ * disagree; any other value is 400 `invalid_query`.
+ */
+export function expandParameter(allowed: readonly string[], description: string): ApiPropertyOptions {
+  // style/explode are parameter fields the property options do not type; Nest copies them onto the parameter.
+  const parameter = { style: 'form', explode: false };
+  return { type: 'array', items: { type: 'string', enum: [...allowed] }, minItems: 1, description, ...parameter } as ApiPropertyOptions;
+}
 
 export const STATUS_RULES =
   '`pending`: nothing committed for this dataset yet. `available`: stored data is served. `stale`: the newest batch was fetched more than 15 minutes (3 scheduler windows) ago. `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored data is still served.';

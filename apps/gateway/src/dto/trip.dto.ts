@@ -8,7 +8,7 @@ import { DRIVER_SOURCE_ID_PATTERN, PAGE_RANGES, TRIP_FILTER_IDS } from '@switchy
 import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
 import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
-import { DATASET_TIMES, ExpandedVehicleDto, NEXT_CURSOR } from './read.dto.js';
+import { DATASET_TIMES, ExpandedVehicleDto, expandParameter, NEXT_CURSOR } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const latLon = (what: string): ApiPropertyOptions => ({
@@ -161,8 +161,11 @@ export class TripPageDto {
 const ids = (kind: string, pattern: string) =>
   `Comma-separated ${kind} ids (\`${pattern}\`), at most ${TRIP_FILTER_IDS}; one parameter, not repeated. Only trips of these ${kind}s.`;
 
+/** What `expand` may name on the trips routes. */
+export const TRIP_EXPANDABLE = ['vehicle', 'driver'] as const;
+
 export class TripExpandQueryDto {
-  @ApiPropertyOptional({ description: 'Comma-separated references to expand: `vehicle` (ExpandedVehicle) and/or `driver` (TripDriver).', example: 'vehicle,driver' })
+  @ApiPropertyOptional(expandParameter(TRIP_EXPANDABLE, 'References to expand, comma-separated: `vehicle` (ExpandedVehicle) and/or `driver` (TripDriver), e.g. `vehicle,driver`.'))
   @ValidateIf((o: TripExpandQueryDto) => o.expand !== undefined)
   @IsString()
   expand?: string;

@@ -11,7 +11,7 @@ import { ID_PATTERNS } from '@switchyard/domain';
 import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
 import { GroupDto } from './group.dto.js';
-import { DATASET_TIMES, ExpandedVehicleDto, NEXT_CURSOR } from './read.dto.js';
+import { DATASET_TIMES, ExpandedVehicleDto, expandParameter, NEXT_CURSOR } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const { stringMax, yearMin, yearMax, groupIdMax, groupsMax } = VEHICLE_METADATA_BOUNDS;
@@ -180,7 +180,9 @@ export class VehicleMetadataResponseDto {
   retrieval!: 'stored';
 }
 
-const EXPAND_GROUPS = 'Comma-separated references to expand: `groups` (each stored group of the vehicle as a Group).';
+/** What `expand` may name on the vehicle routes. */
+export const VEHICLE_EXPANDABLE = ['groups'] as const;
+const EXPAND_GROUPS = '`groups`: each stored group of the vehicle as a Group instead of its id.';
 
 export class GetVehicleQueryDto {
   @ApiPropertyOptional({
@@ -192,7 +194,7 @@ export class GetVehicleQueryDto {
   @IsString()
   scope?: string;
 
-  @ApiPropertyOptional({ description: EXPAND_GROUPS, example: 'groups' })
+  @ApiPropertyOptional(expandParameter(VEHICLE_EXPANDABLE, EXPAND_GROUPS))
   @ValidateIf((o: GetVehicleQueryDto) => o.expand !== undefined)
   @IsString()
   expand?: string;
@@ -209,7 +211,7 @@ export class ListVehiclesQueryDto {
   @IsString()
   view?: string;
 
-  @ApiPropertyOptional({ description: `${EXPAND_GROUPS} Only with \`view=profiles\`.`, example: 'groups' })
+  @ApiPropertyOptional(expandParameter(VEHICLE_EXPANDABLE, `${EXPAND_GROUPS} Only with \`view=profiles\`.`))
   @ValidateIf((o: ListVehiclesQueryDto) => o.expand !== undefined)
   @IsString()
   expand?: string;

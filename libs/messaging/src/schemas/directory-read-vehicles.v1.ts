@@ -8,43 +8,25 @@
  *   provider_id, name, vin) and `view: 'profiles'` answers VehicleEntity objects (spec 2.6);
  *   both walk the same keyset (vehicle id ascending) inside the same snapshot horizon;
  * - `vehicleEntityV1` is ExpandedVehicle with `groups` holding a group id or an expanded Group
- *   (`expand.groups`); a group the directory has not stored stays an id (never invented);
+ *   (`expand.groups`): the same `flatGroupV1` a driver embeds (parent an id, parentResolution
+ *   within the credential-visible directory); a group the directory has not stored stays an id;
  * - the metadata reply is the public VehicleMetadataResponse minus nothing: every one of the 15
  *   cells is present, available cells carry a bounded value, unavailable ones `value: null`.
  * Errors: `not_found` (no such vehicle on this connection, or hidden by its visibility rules),
  * `service_unavailable` (migrations pending), plus the bus's own codes.
  */
-import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
+import { FUEL_TYPES, ID_PATTERNS, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
 import { z } from 'zod';
 import type { RpcDefinition } from '../port.js';
+import { flatGroupV1 } from './directory-read-groups.v1.js';
 import { datasetStatusV1, expandedVehicleV1, isoDateTimeV1, readPageReplyFields, readPageRequestFields } from './directory-read.v1.js';
 
 const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 const { stringMax, yearMin, yearMax, groupIdMax, groupsMax } = VEHICLE_METADATA_BOUNDS;
 
-/** Group (spec 2.2) as a vehicle's expansion shows it: parent stays an id, visibility is always visible. */
-export const groupEntityV1 = z
-  .object({
-    id: groupIdV1,
-    sourceId: z.string().min(1),
-    provider: z.enum(PROVIDERS),
-    name: z.string().optional(),
-    description: z.string().optional(),
-    parent: groupIdV1.optional(),
-    metadata: z
-      .object({
-        addedAt: isoDateTimeV1,
-        modifiedAt: isoDateTimeV1,
-        visibility: z.literal('visible'),
-        parentResolution: z.enum(['resolved', 'unresolved', 'root_or_unreported']).optional(),
-      })
-      .strict(),
-  })
-  .strict();
-
 /** VehicleEntity (spec 2.6): ExpandedVehicle whose groups may be expanded. */
-export const vehicleEntityV1 = expandedVehicleV1.extend({ groups: z.array(z.union([groupIdV1, groupEntityV1])).max(groupsMax).optional() }).strict();
+export const vehicleEntityV1 = expandedVehicleV1.extend({ groups: z.array(z.union([groupIdV1, flatGroupV1])).max(groupsMax).optional() }).strict();
 
 /** Vehicle (core asset, spec 2.6). */
 export const coreVehicleV1 = z.object({ provider_id: z.string().min(1), name: z.string(), vin: z.string().nullable() }).strict();
@@ -152,7 +134,6 @@ export const DIRECTORY_VEHICLES_RPCS = {
   metadata: { subject: 'directory.read.vehicles.metadata', request: getVehicleMetadataRequestV1, response: vehicleMetadataResponseV1 },
 } as const satisfies Record<string, RpcDefinition>;
 
-export type GroupEntityV1 = z.output<typeof groupEntityV1>;
 export type VehicleEntityV1 = z.output<typeof vehicleEntityV1>;
 export type CoreVehicleV1 = z.output<typeof coreVehicleV1>;
 export type VehicleExpandV1 = z.output<typeof vehicleExpandV1>;

@@ -1,30 +1,18 @@
 /**
  * The SQL of the stored vehicle reads. Keyset pages on `vehicle_connection_idx` (connection_id, id),
  * ascending, never offset, kept to the rows visible in the walk's horizon snapshot (migration 0003
- * `created_xid`; the horizon itself is taken by read-horizon.ts). Timestamps come back as RFC 3339 text (isoSql). Expanded groups are read by
- * id in one statement per page. The roster position of a vehicle comes from the ingest ledger.
+ * `created_xid`; the horizon itself is taken by read-horizon.ts). Timestamps come back as RFC 3339 text (isoSql). Expanded groups are
+ * read by groups-read.repository.ts, as every expansion of a group is. The roster position of a vehicle comes from the ingest ledger.
  */
-import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
-import { arrayLiteral, type VehicleReadRow } from './trips-read.repository.js';
+import type { VehicleReadRow } from './trips-read.repository.js';
 
 /** A stored vehicle with the roster time the metadata read needs. */
 export interface VehicleRow extends VehicleReadRow {
   /** Provider fetch time of the newest batch that carried the vehicle. */
   last_seen_at: string;
-}
-
-export interface GroupRow {
-  id: string;
-  source_id: string;
-  provider: string;
-  name: string | null;
-  description_field: Field<string>;
-  parent_id: string | null;
-  added_at: string;
-  modified_at: string;
 }
 
 export class VehiclesReadRepository {
@@ -43,18 +31,6 @@ export class VehiclesReadRepository {
   async byId(em: Em, connectionId: string, vehicleId: string): Promise<VehicleRow | undefined> {
     const [row] = await query<VehicleRow>(em, `${this.select(em)} where v.id = ? and v.connection_id = ?::uuid`, [vehicleId, connectionId]);
     return row;
-  }
-
-  /** The stored groups of the connection among `ids` (group_ ids). */
-  async groups(em: Em, connectionId: string, ids: readonly string[]): Promise<GroupRow[]> {
-    if (ids.length === 0) return [];
-    return query<GroupRow>(
-      em,
-      `select g.id, g.source_id, g.provider, g.name, g.description_field, g.parent_id,
-              ${isoSql('g.first_seen_at')} as added_at, ${isoSql('g.modified_at')} as modified_at
-         from ${tableNamer(em)('group')} g where g.connection_id = ?::uuid and g.id = any(?::text[])`,
-      [connectionId, arrayLiteral(ids)],
-    );
   }
 
   /**
