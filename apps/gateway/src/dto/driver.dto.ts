@@ -25,7 +25,7 @@ import { IsString, ValidateIf } from 'class-validator';
 import { Closed } from '../openapi/closed.js';
 import { GroupDto } from './group.dto.js';
 import { TripDriverDto } from './trip.dto.js';
-import { DATASET_TIMES, expandParameter, NEXT_CURSOR, STATUS_RULES } from './read.dto.js';
+import { DATASET_TIMES, expandParameter, NEXT_CURSOR } from './read.dto.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableTime = (description: string) => ({ type: 'string', format: 'date-time', nullable: true, description }) as const;
