@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { RPCS, RpcError, type SyncCallerV1 } from '@switchyard/messaging';
+import { RPCS, type SyncCallerV1 } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
-import { startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { rpcErrorCode, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
 import { startSyncOrchestrator, syncOrchestratorService } from '../src/index.js';
 import { ApplicationCredentialRepository } from '../src/db/repositories/application-credential.repository.js';
 import { callerFor, collectingConfig, projectionFeed, type GrantSnapshot, type ProjectionFeed } from './projection-feed.js';
@@ -34,15 +34,6 @@ function snapshot(applicationId: string, credentialVersion: number, tokenVersion
 }
 
 const timeout = { timeoutMs: 5_000 };
-
-async function rpcError(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RpcError);
-  return (error as RpcError).code;
-}
 
 const listed = async (caller: SyncCallerV1) => (await h.client.request(RPCS.sync.list, { caller, limit: 10 }, timeout)).syncs.map((s) => s.id);
 
@@ -69,17 +60,17 @@ describe('Connection-Token recheck (spec 5 rule 2)', () => {
 
     // Revoked: the projection moves to token version 2 without it; the gateway had accepted it at version 1.
     await feed.publishGrant(snapshot(applicationId, 2, 2, []));
-    expect(await rpcError(h.client.request(RPCS.sync.create, { caller: accepted }, timeout))).toBe('unauthorized');
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller: accepted, limit: 10 }, timeout))).toBe('unauthorized');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.create, { caller: accepted }, timeout))).toBe('unauthorized');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller: accepted, limit: 10 }, timeout))).toBe('unauthorized');
     for (const rpc of [RPCS.sync.get, RPCS.sync.retry, RPCS.sync.cancel]) {
-      expect(await rpcError(h.client.request(rpc, { caller: accepted, syncId }, timeout))).toBe('unauthorized');
+      expect(await rpcErrorCode(h.client.request(rpc, { caller: accepted, syncId }, timeout))).toBe('unauthorized');
     }
     // The revoked token's call changed nothing: the sync is still requested.
     const fresh = snapshot(applicationId, 2, 3, [{ id: second, connectionId }]);
     await feed.publishGrant(fresh);
     const renewed = callerFor(fresh, connectionId, second);
     expect((await h.client.request(RPCS.sync.get, { caller: renewed, syncId }, timeout)).sync).toMatchObject({ id: syncId, status: 'requested' });
-    expect(await rpcError(h.client.request(RPCS.sync.get, { caller: accepted, syncId }, timeout))).toBe('unauthorized');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.get, { caller: accepted, syncId }, timeout))).toBe('unauthorized');
   });
 
   it('answers 503 for a token newer than the projection (the gateway is ahead), and accepts it once the snapshot arrives', async () => {
@@ -91,7 +82,7 @@ describe('Connection-Token recheck (spec 5 rule 2)', () => {
       { id: issued, connectionId },
     ]);
     const caller = callerFor(ahead, connectionId, issued);
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller, limit: 10 }, timeout))).toBe('service_unavailable');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller, limit: 10 }, timeout))).toBe('service_unavailable');
     await feed.publishGrant(ahead);
     expect(await listed(caller)).toEqual([]);
   });
@@ -106,8 +97,8 @@ describe('Connection-Token recheck (spec 5 rule 2)', () => {
     await feed.publishGrant(current);
     await feed.publishGrant(snapshot(otherApplicationId, 2, 1, [{ id: foreign, connectionId }]));
     expect(await listed(callerFor(current, connectionId, own))).toEqual([]);
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller: callerFor(current, connectionId, elsewhere), limit: 10 }, timeout))).toBe('unauthorized');
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller: callerFor(current, connectionId, foreign), limit: 10 }, timeout))).toBe('unauthorized');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller: callerFor(current, connectionId, elsewhere), limit: 10 }, timeout))).toBe('unauthorized');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller: callerFor(current, connectionId, foreign), limit: 10 }, timeout))).toBe('unauthorized');
   });
 
   it('answers 503 while the tokens cannot be rechecked: a caller without its token, or a snapshot of a gateway before the token recheck', async () => {
@@ -116,12 +107,12 @@ describe('Connection-Token recheck (spec 5 rule 2)', () => {
     const legacy = snapshot(applicationId, 2, undefined);
     await feed.publishGrant(legacy);
     const caller = callerFor(legacy, connectionId, token);
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller, limit: 10 }, timeout))).toBe('service_unavailable');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller, limit: 10 }, timeout))).toBe('service_unavailable');
     // `grants:republish` re-announces the same versions with the tokens: the row is completed.
     await feed.publishGrant(snapshot(applicationId, 2, 0, [{ id: token, connectionId }]));
     expect(await listed(caller)).toEqual([]);
     const { connectionToken: _sent, ...withoutToken } = caller;
-    expect(await rpcError(h.client.request(RPCS.sync.list, { caller: withoutToken, limit: 10 }, timeout))).toBe('service_unavailable');
+    expect(await rpcErrorCode(h.client.request(RPCS.sync.list, { caller: withoutToken, limit: 10 }, timeout))).toBe('service_unavailable');
   });
 });
 
