@@ -85,8 +85,9 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
     const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey, simulators.credentials);
     logger.info({ credentialsFile: credentialsPath(dataDir), created }, created ? 'sandbox seeded' : 'sandbox credentials reused');
-    // Grant snapshots are idempotent (revision-ordered): re-announcing them on every start heals a
-    // data dir seeded before the orchestrator kept its grant projection.
+    // Grant snapshots are idempotent (version-ordered): re-announcing them on every start heals a
+    // data dir seeded before the orchestrator kept its grant projection, or before the projection
+    // held the Connection-Tokens (decision 0008, "Grant recheck").
     if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
     await untilSyncApiAnswers(credentials, logger);
     if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl)}\n`);

@@ -80,6 +80,28 @@ describe('operator CLI', () => {
     expect(grants).toEqual([{ operations: ['sync.create', 'sync.read'], history: true }]);
   });
 
+  it('token:issue and revoke connection-token announce the application\'s active tokens through the outbox, at a new token version', async () => {
+    const latestSnapshot = async () => {
+      const rows = await gw.service.runtime.orm.em
+        .getConnection()
+        .execute<{ payload: { credentialVersion: number; tokenVersion: number; connectionTokens: unknown[] } }[]>(
+          `select payload from "${gw.schemas.gateway}".outbox where msg_id like ? order by id desc limit 1`,
+          [`application-grant:${appId}:%`],
+        );
+      return rows[0]!.payload;
+    };
+    const before = await latestSnapshot();
+    const token = await op('token:issue', '--app', appId, '--connection', connectionId);
+    const issued = await latestSnapshot();
+    expect(issued).toMatchObject({ credentialVersion: before.credentialVersion, tokenVersion: before.tokenVersion + 1 });
+    expect(issued.connectionTokens).toContainEqual({ id: token.id, connectionId });
+    expect(await op('revoke', 'connection-token', token.displayPrefix as string)).toEqual({ ok: true });
+    const revoked = await latestSnapshot();
+    expect(revoked).toMatchObject({ credentialVersion: before.credentialVersion, tokenVersion: before.tokenVersion + 2 });
+    expect(revoked.connectionTokens).toEqual(issued.connectionTokens.filter((t) => (t as { id: string }).id !== token.id));
+    expect(revoked.connectionTokens).toHaveLength(issued.connectionTokens.length - 1);
+  });
+
   it('connection:configure applies every flag in one revision and announces it through the outbox', async () => {
     const before = await count('outbox');
     const config = await op(

@@ -6,6 +6,7 @@
  * the orchestrator's exported UnitReceiptService, the API the collector session builds on.
  */
 import type { ConnectionConfig, Provider } from '@switchyard/domain';
+import type { SyncCallerV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { UnitReceiptService } from '@switchyard/sync-orchestrator';
@@ -27,6 +28,8 @@ export interface SyncApp {
   id: string;
   secret: string;
   token: string;
+  /** The Connection-Token's id (what the gateway passes to the orchestrator's recheck). */
+  tokenId: string;
   connectionId: string;
   headers: Record<string, string>;
 }
@@ -53,9 +56,9 @@ export async function createSyncApp(
 ): Promise<SyncApp> {
   const app = await gw.credentials.createApplication(options.name ?? 'sync app', 'sandbox');
   await gw.credentials.grantApplication(app.id, connectionId, options.operations ?? ALL_SYNC_OPERATIONS, options.history ?? true);
-  const token = (await gw.credentials.issueConnectionToken(app.id, connectionId)).token;
+  const token = await gw.credentials.issueConnectionToken(app.id, connectionId);
   await waitForGrants(gw, app.id);
-  return { id: app.id, secret: app.token, token, connectionId, headers: { authorization: `Bearer ${app.token}`, 'connection-token': token } };
+  return { id: app.id, secret: app.token, token: token.token, tokenId: token.id, connectionId, headers: { authorization: `Bearer ${app.token}`, 'connection-token': token.token } };
 }
 
 /** Headers of a JSON POST for `app`. */
@@ -74,34 +77,46 @@ export async function waitForConfig(gw: TestGateway, config: ConnectionConfig): 
   );
 }
 
-/** Waits until the orchestrator's grant projection holds the application's current credentialVersion. */
+type VersionColumn = 'credential_version' | 'token_version';
+
+/** Waits until the orchestrator's grant projection holds the application's current credentialVersion and tokenVersion. */
 export async function waitForGrants(gw: TestGateway, applicationId: string): Promise<number> {
   await gw.flushOutbox();
-  const version = await credentialVersion(gw, applicationId);
+  const current = await versions(gw, applicationId);
   await pollUntil(
     async () => {
       const em = orchestratorEm(gw);
-      const rows = await em.execute<{ credential_version: number }[]>(
-        `select credential_version from ${quoted(em, 'application_credential')} where application_id = ?::uuid`,
+      const rows = await em.execute<Record<VersionColumn, number>[]>(
+        `select credential_version, token_version from ${quoted(em, 'application_credential')} where application_id = ?::uuid`,
         [applicationId],
       );
-      return rows[0]?.credential_version === version;
+      return rows[0]?.credential_version === current.credential_version && rows[0].token_version === current.token_version;
     },
-    { description: `application ${applicationId} at credentialVersion ${version} in the orchestrator` },
+    { description: `application ${applicationId} at versions ${JSON.stringify(current)} in the orchestrator` },
   );
-  return version;
+  return current.credential_version;
+}
+
+async function versions(gw: TestGateway, applicationId: string): Promise<Record<VersionColumn, number>> {
+  const em = gatewayEm(gw);
+  const rows = await em.execute<Record<VersionColumn, number>[]>(`select credential_version, token_version from ${quoted(em, 'application')} where id = ?::uuid`, [applicationId]);
+  return rows[0]!;
 }
 
 export async function credentialVersion(gw: TestGateway, applicationId: string): Promise<number> {
-  const em = gatewayEm(gw);
-  const rows = await em.execute<{ credential_version: number }[]>(`select credential_version from ${quoted(em, 'application')} where id = ?::uuid`, [applicationId]);
-  return rows[0]!.credential_version;
+  return (await versions(gw, applicationId)).credential_version;
 }
 
-/** Simulates a grant change whose event has not reached the orchestrator: the version moves, no outbox row. */
-export async function bumpVersionWithoutEvent(gw: TestGateway, applicationId: string): Promise<void> {
+/** The sync RPC caller the gateway would send for `app` now (its current versions, its Connection-Token). */
+export async function callerOf(gw: TestGateway, app: SyncApp): Promise<SyncCallerV1> {
+  const current = await versions(gw, app.id);
+  return { applicationId: app.id, connectionId: app.connectionId, credentialVersion: current.credential_version, connectionToken: { id: app.tokenId, tokenVersion: current.token_version } };
+}
+
+/** Simulates a grant (credential_version) or token (token_version) change whose event has not reached the orchestrator: the version moves, no outbox row. */
+export async function bumpVersionWithoutEvent(gw: TestGateway, applicationId: string, column: VersionColumn = 'credential_version'): Promise<void> {
   const em = gatewayEm(gw);
-  await em.execute(`update ${quoted(em, 'application')} set credential_version = credential_version + 1 where id = ?::uuid`, [applicationId]);
+  await em.execute(`update ${quoted(em, 'application')} set ${column} = ${column} + 1 where id = ?::uuid`, [applicationId]);
 }
 
 export function receipts(gw: TestGateway): UnitReceiptService {

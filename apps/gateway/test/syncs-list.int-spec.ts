@@ -161,6 +161,8 @@ describe('GET /v1/syncs', () => {
   it('refuses a cursor presented with another Connection-Token, e.g. after a rotation (400 invalid_cursor)', async () => {
     const first = await page(app, '?limit=1');
     const rotated = { ...app.headers, 'connection-token': (await gw.credentials.issueConnectionToken(app.id, app.connectionId)).token };
+    // The new token reaches the orchestrator's recheck through the grant snapshot (its tokenVersion).
+    await waitForGrants(gw, app.id);
     const res = await gw.call('GET', `/v1/syncs?limit=1&cursor=${first.next}`, { headers: rotated });
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_cursor' } });
     // The new token walks from the start; the old one still continues its own walk.

@@ -6,8 +6,8 @@
  * against the OpenAPI document.
  *
  * Invariant: a test calls the sync API only after `awaitProjected` saw the application's CURRENT
- * credential version in the orchestrator: the gateway authenticates with that version and an older
- * projected one answers 503 service_unavailable.
+ * credential and token versions in the orchestrator: the gateway authenticates with them and an
+ * older projected pair answers 503 service_unavailable.
  */
 import { expect } from '@jest/globals';
 // The orchestrator never imports other apps; its tests drive the gateway beside it, as the launcher does.
@@ -82,7 +82,7 @@ export async function grantApplication(
 /**
  * Publishes the gateway outbox and waits until the schema of every app in `projections` holds
  * `revision` of the connection and, with `applicationId`, until the orchestrator holds that
- * application's current credential version (see the header). `schemas` are the deployment's
+ * application's current credential and token versions (see the header). `schemas` are the deployment's
  * isolated schemas by app name.
  */
 export async function awaitProjected(
@@ -99,14 +99,19 @@ export async function awaitProjected(
     });
   }
   if (applicationId === undefined) return;
-  // -1 for no row yet: the orchestrator must hold the application at all.
-  const version = async (table: string, column: string) =>
-    (await execute<{ version: number }>(gateway, `select credential_version as version from ${table} where ${column} = ?::uuid`, [applicationId]))[0]?.version ?? -1;
-  const current = await version(`"${schemas.gateway}".application`, 'id');
-  await pollUntil(async () => (await version(`"${schemas['sync-orchestrator']}".application_credential`, 'application_id')) >= current, {
-    timeoutMs,
-    description: `application grant version ${current} in the orchestrator`,
-  });
+  // [-1, -1] for no row yet: the orchestrator must hold the application at all.
+  const versions = async (table: string, column: string): Promise<[number, number]> => {
+    const row = (await execute<{ c: number; t: number }>(gateway, `select credential_version as c, token_version as t from ${table} where ${column} = ?::uuid`, [applicationId]))[0];
+    return row ? [row.c, row.t] : [-1, -1];
+  };
+  const [credential, token] = await versions(`"${schemas.gateway}".application`, 'id');
+  await pollUntil(
+    async () => {
+      const [c, t] = await versions(`"${schemas['sync-orchestrator']}".application_credential`, 'application_id');
+      return c > credential || (c === credential && t >= token);
+    },
+    { timeoutMs, description: `application grant versions ${credential}/${token} in the orchestrator` },
+  );
 }
 
 /** The public sync API of one connection as one application calls it. */

@@ -9,44 +9,35 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { defaultConnectionConfig } from '@switchyard/domain';
-import { EVENTS, RPCS, subjectFor, type ApplicationGrantV1, type ConnectionConfigV1, type ReceiptV1 } from '@switchyard/messaging';
+import { RPCS, type ReceiptV1 } from '@switchyard/messaging';
 import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
 import { ReceiptConsumer, startSyncOrchestrator, syncOrchestratorService, UnitReceiptService, type LeasedUnit } from '../src/index.js';
+import { callerFor, collectingConfig, projectionFeed, type ProjectionFeed } from './projection-feed.js';
 
 let h: ServiceUnderTest;
+let feed: ProjectionFeed;
 let units: UnitReceiptService;
 let consumer: ReceiptConsumer;
 
-async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-  const em = h.service.runtime.orm.em.fork();
-  return em.execute<T[]>(text.replaceAll('$s', `"${h.schema}"`), params);
-}
+const sql = <T>(text: string, params: unknown[] = []): Promise<T[]> => feed.sql<T>(text, params);
 
 /** A collecting connection granted to the test application, and a sync over its `vehicles` approved vehicles (one unit each). */
 async function syncOf(vehicles: number): Promise<{ connectionId: string; syncId: string }> {
   const connectionId = randomUUID();
   // One application per sync: a grant snapshot is per application and version, so nothing is merged.
-  const applicationId = randomUUID();
-  const config = {
-    ...defaultConnectionConfig(connectionId, 'samsara', 'sandbox'),
-    unifiedCollection: true,
-    purposes: { vehicles: true, groupMemberships: false, trips: false },
-    approvedVehicleIds: Array.from({ length: vehicles }, (_, i) => `veh-${i}`),
-    revision: 2,
-  } as ConnectionConfigV1;
-  await h.client.publish(EVENTS.connectionConfigChanged, subjectFor(EVENTS.connectionConfigChanged.subject, connectionId), config, { msgId: `connection-config:${connectionId}:2` });
-  await pollUntil(async () => (await sql<{ revision: number }>('select revision from $s.connection_config where connection_id = ?::uuid', [connectionId]))[0]?.revision === 2);
-  const grants: ApplicationGrantV1['grants'] = [{ connectionId, operations: ['sync.create', 'sync.read'], history: true }];
-  await h.client.publish(
-    EVENTS.applicationGrantChanged,
-    subjectFor(EVENTS.applicationGrantChanged.subject, applicationId),
-    { applicationId, environment: 'sandbox', revoked: false, credentialVersion: 1, grants, updatedAt: new Date().toISOString() },
-    { msgId: `application-grant:${applicationId}:1` },
-  );
-  await pollUntil(async () => (await sql<{ n: number }>('select count(*)::int as n from $s.application_credential where application_id = ?::uuid', [applicationId]))[0]?.n === 1);
-  const caller = { applicationId, connectionId, credentialVersion: 1 };
-  const syncId = (await h.client.request(RPCS.sync.create, { caller }, { timeoutMs: 5_000 })).sync.id;
+  const tokenId = randomUUID();
+  const snapshot = {
+    applicationId: randomUUID(),
+    environment: 'sandbox' as const,
+    revoked: false,
+    credentialVersion: 1,
+    grants: [{ connectionId, operations: ['sync.create' as const, 'sync.read' as const], history: true }],
+    tokenVersion: 0,
+    connectionTokens: [{ id: tokenId, connectionId }],
+  };
+  await feed.publishConfig(collectingConfig(connectionId, vehicles));
+  await feed.publishGrant(snapshot);
+  const syncId = (await h.client.request(RPCS.sync.create, { caller: callerFor(snapshot, connectionId, tokenId) }, { timeoutMs: 5_000 })).sync.id;
   return { connectionId, syncId };
 }
 
@@ -75,6 +66,7 @@ async function syncRow(syncId: string) {
 
 beforeAll(async () => {
   h = await startServiceForTest(syncOrchestratorService, { start: startSyncOrchestrator });
+  feed = projectionFeed(h);
   units = h.service.app.get(UnitReceiptService);
   consumer = h.service.app.get(ReceiptConsumer);
 });

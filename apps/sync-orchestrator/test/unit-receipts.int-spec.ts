@@ -6,58 +6,44 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { defaultConnectionConfig } from '@switchyard/domain';
-import { EVENTS, RPCS, subjectFor, type ApplicationGrantV1, type ConnectionConfigV1, type SyncCallerV1 } from '@switchyard/messaging';
-import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
+import { RPCS, type ApplicationGrantV1, type ConnectionConfigV1, type SyncCallerV1 } from '@switchyard/messaging';
+import { startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
 import { startSyncOrchestrator, syncOrchestratorService, UnitReceiptService } from '../src/index.js';
+import { callerFor, collectingConfig, projectionFeed, type ProjectionFeed } from './projection-feed.js';
 
 let h: ServiceUnderTest;
+let feed: ProjectionFeed;
 let units: UnitReceiptService;
 const applicationId = randomUUID();
 let grantVersion = 0;
 
 const evidence = (key: string) => ({ context: 'directory', receiptKey: key, committedAt: new Date().toISOString() });
 
-async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
-  const em = h.service.runtime.orm.em.fork();
-  return em.execute<T[]>(text.replaceAll('$s', `"${h.schema}"`), params);
-}
+const sql = <T>(text: string, params: unknown[] = []): Promise<T[]> => feed.sql<T>(text, params);
 
-async function publishConfig(config: ConnectionConfigV1): Promise<void> {
-  await h.client.publish(EVENTS.connectionConfigChanged, subjectFor(EVENTS.connectionConfigChanged.subject, config.connectionId), config, {
-    msgId: `connection-config:${config.connectionId}:${config.revision}`,
-  });
-  await pollUntil(async () => (await sql<{ revision: number }>('select revision from $s.connection_config where connection_id = ?::uuid', [config.connectionId]))[0]?.revision === config.revision);
-}
-
-async function publishGrant(snapshot: Omit<ApplicationGrantV1, 'updatedAt'>, wait = true): Promise<void> {
-  await h.client.publish(EVENTS.applicationGrantChanged, subjectFor(EVENTS.applicationGrantChanged.subject, snapshot.applicationId), { ...snapshot, updatedAt: new Date().toISOString() }, {
-    msgId: `application-grant:${snapshot.applicationId}:${snapshot.credentialVersion}`,
-  });
-  if (wait) {
-    await pollUntil(
-      async () => (await sql<{ v: number }>('select credential_version as v from $s.application_credential where application_id = ?::uuid', [snapshot.applicationId]))[0]?.v === snapshot.credentialVersion,
-    );
-  }
-}
-
-/** A collecting connection with `vehicles` approved vehicles (vehicles purpose only: one unit each), granted to the test application. */
+/** A collecting connection with `vehicles` approved vehicles (vehicles purpose only: one unit each), granted to the test application with a Connection-Token of its own. */
 async function connection(vehicles: number, patch: Partial<ConnectionConfigV1> = {}): Promise<{ caller: SyncCallerV1; config: ConnectionConfigV1 }> {
   const id = randomUUID();
-  const config: ConnectionConfigV1 = {
-    ...defaultConnectionConfig(id, 'samsara', 'sandbox'),
-    unifiedCollection: true,
-    purposes: { vehicles: true, groupMemberships: false, trips: false },
-    approvedVehicleIds: Array.from({ length: vehicles }, (_, i) => `veh-${i}`),
-    revision: 2,
-    ...patch,
-  } as ConnectionConfigV1;
-  await publishConfig(config);
+  const config = collectingConfig(id, vehicles, patch);
+  await feed.publishConfig(config);
   grantVersion += 1;
-  const existing = await sql<{ grants: ApplicationGrantV1['grants'] }>('select grants from $s.application_credential where application_id = ?::uuid', [applicationId]);
+  const existing = await sql<Pick<ApplicationGrantV1, 'grants' | 'connectionTokens'>>(
+    'select grants, connection_tokens as "connectionTokens" from $s.application_credential where application_id = ?::uuid',
+    [applicationId],
+  );
   const grants = [...(existing[0]?.grants ?? []), { connectionId: id, operations: ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'] as const, history: true }];
-  await publishGrant({ applicationId, environment: 'sandbox', revoked: false, credentialVersion: grantVersion, grants: grants.map((g) => ({ ...g, operations: [...g.operations] })) });
-  return { caller: { applicationId, connectionId: id, credentialVersion: grantVersion }, config };
+  const tokenId = randomUUID();
+  const snapshot = {
+    applicationId,
+    environment: 'sandbox' as const,
+    revoked: false,
+    credentialVersion: grantVersion,
+    grants: grants.map((g) => ({ ...g, operations: [...g.operations] })),
+    tokenVersion: 0,
+    connectionTokens: [...(existing[0]?.connectionTokens ?? []), { id: tokenId, connectionId: id }],
+  };
+  await feed.publishGrant(snapshot);
+  return { caller: callerFor(snapshot, id, tokenId), config };
 }
 
 async function createSync(caller: SyncCallerV1): Promise<string> {
@@ -77,6 +63,7 @@ async function leaseColumns(syncId: string) {
 
 beforeAll(async () => {
   h = await startServiceForTest(syncOrchestratorService, { start: startSyncOrchestrator });
+  feed = projectionFeed(h);
   units = h.service.app.get(UnitReceiptService);
 });
 
@@ -120,11 +107,11 @@ describe('leases', () => {
   it('stops leasing while the connection is paused or unified collection is off', async () => {
     const { caller, config } = await connection(2);
     await createSync(caller);
-    await publishConfig({ ...config, status: 'paused', revision: 3 });
+    await feed.publishConfig({ ...config, status: 'paused', revision: 3 });
     expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toEqual([]);
-    await publishConfig({ ...config, unifiedCollection: false, revision: 4 });
+    await feed.publishConfig({ ...config, unifiedCollection: false, revision: 4 });
     expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toEqual([]);
-    await publishConfig({ ...config, revision: 5 });
+    await feed.publishConfig({ ...config, revision: 5 });
     expect(await units.leaseUnits('x', 10, { connectionId: caller.connectionId })).toHaveLength(2);
   });
 });
@@ -188,16 +175,5 @@ describe('cancel and retry with units in flight (spec 3 rules 1-2)', () => {
     expect(await units.failSync(syncId, 'provider_auth_required')).toBe(true);
     expect(await getSync(caller, syncId)).toMatchObject({ status: 'failed', failureReason: 'provider_auth_required' });
     expect(await units.failSync(syncId, 'again')).toBe(false);
-  });
-});
-
-describe('application grant projection', () => {
-  it('ignores a snapshot older than the one it holds', async () => {
-    const other = randomUUID();
-    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: false, credentialVersion: 3, grants: [] });
-    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: true, credentialVersion: 2, grants: [] }, false);
-    await publishGrant({ applicationId: other, environment: 'sandbox', revoked: false, credentialVersion: 4, grants: [] });
-    const rows = await sql<{ credential_version: number; revoked: boolean }>('select credential_version, revoked from $s.application_credential where application_id = ?::uuid', [other]);
-    expect(rows).toEqual([{ credential_version: 4, revoked: false }]);
   });
 });

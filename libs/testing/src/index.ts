@@ -17,6 +17,7 @@ export {
 export { fetchValidated, type ValidatedFetchInit, type ValidatedResponse } from './validated-fetch.js';
 export { findDocumentedPath, pickMediaType, pickResponse, type PathMatch } from './openapi-match.js';
 export { expectEventually, pollUntil, sleep, type PollOptions } from './poll.js';
+export { rpcErrorCode } from './rpc-error.js';
 export { freePort } from './free-port.js';
 export { deleteNamespaceStreams } from './nats-cleanup.js';
 export { durableState, type DurableState } from './nats-consumers.js';

@@ -87,6 +87,7 @@ export class AuthService {
       credentialVersion: app.credentialVersion,
       accessEpoch: row.connection.accessEpoch,
       connectionTokenId: row.id,
+      tokenVersion: app.tokenVersion,
     };
   }
 }

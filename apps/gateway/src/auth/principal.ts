@@ -30,6 +30,8 @@ export interface ApplicationPrincipal {
   accessEpoch: number;
   /** The Connection-Token the call came with: a credential too, so sync cursors are bound to it (spec 4.1 rule 6). */
   connectionTokenId: string;
+  /** The application's token version read with the secret: the orchestrator's recheck tells a revoked token from one it has not seen yet by it. */
+  tokenVersion: number;
 }
 
 export type Principal = ConsumerPrincipal | ApplicationPrincipal;

@@ -2,8 +2,8 @@
  * The public sync routes (spec 4.1, APP auth): create, list, read, retry, cancel. The guard has
  * authenticated the application secret and Connection-Token and checked the operation grant; this
  * controller validates the request shape, then delegates to the sync-orchestrator over
- * request/reply with the caller's identity and credentialVersion, which the orchestrator rechecks
- * inside its transaction (spec 5 rule 2). Orchestrator error codes are rendered unchanged by the
+ * request/reply with the caller's identity, credentialVersion and Connection-Token (with the
+ * application's tokenVersion), which the orchestrator rechecks inside its transaction (spec 5 rule 2). Orchestrator error codes are rendered unchanged by the
  * error filter. Every status each route can answer is declared here, with its reason codes.
  */
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
@@ -31,7 +31,12 @@ function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
   return req.principal;
 }
 
-const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({ applicationId: p.applicationId, connectionId: p.connectionId, credentialVersion: p.credentialVersion });
+const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({
+  applicationId: p.applicationId,
+  connectionId: p.connectionId,
+  credentialVersion: p.credentialVersion,
+  connectionToken: { id: p.connectionTokenId, tokenVersion: p.tokenVersion },
+});
 
 /**
  * Retry and cancel take no body (spec 4.1 rule 7): anything parsed — even `{}` or `null` — is

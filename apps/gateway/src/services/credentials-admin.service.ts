@@ -4,11 +4,15 @@
  * Invariants: a token is returned exactly once, at issue, and only its SHA-256 is stored; every
  * grant change or revocation bumps the holder's credentialVersion, which invalidates cursors
  * issued under the old grant (spec 4.1 rule 6). Every change of an application's credential state
- * (creation, grant change, revocation) enqueues, in the same transaction, the application's whole
- * grant snapshot at its new credentialVersion on the outbox (`events.credentials.application.<id>`,
- * msgId `application-grant:<id>:<version>`): the sync-orchestrator's recheck (spec 5 rule 2) reads
- * that projection, and the version is bumped atomically in SQL so two concurrent changes can never
- * publish one version twice.
+ * (creation, grant change, revocation, a Connection-Token issued or revoked) enqueues, in the same
+ * transaction, the application's whole grant snapshot — grants and active Connection-Tokens — on
+ * the outbox (`events.credentials.application.<id>`, msgId
+ * `application-grant:<id>:<credentialVersion>:<tokenVersion>`): the sync-orchestrator's recheck
+ * (spec 5 rule 2) reads that projection. A token change bumps the application's tokenVersion, not
+ * its credentialVersion (cursors bound to the latter survive a token issued elsewhere; a cursor is
+ * bound to its own token anyway). Versions are bumped in SQL before the snapshot is read, so the
+ * application row lock orders concurrent changes: each snapshot sees every change committed
+ * before it, and no two publish the same version pair.
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
@@ -47,7 +51,7 @@ export class CredentialsAdmin {
   async createApplication(name: string, environment: Environment): Promise<Issued> {
     const { row, issued } = newCredentialRow(environment === 'sandbox' ? 'sandboxSecret' : 'prodSecret');
     await this.orm.em.fork().transactional(async (em) => {
-      await em.insert(Application, { ...row, name, environment, credentialVersion: 1 });
+      await em.insert(Application, { ...row, name, environment, credentialVersion: 1, tokenVersion: 0 });
       await this.enqueueApplicationSnapshot(em, row.id);
     });
     return issued;
@@ -60,12 +64,15 @@ export class CredentialsAdmin {
   }
 
   async issueConnectionToken(applicationId: string, connectionId: string): Promise<Issued> {
-    const em = this.orm.em.fork();
-    const app = await em.findOne(Application, { id: applicationId, revokedAt: null });
-    if (!app) throw new AdminError('application_not_found');
-    if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
     const { row, issued } = newCredentialRow('connectionToken');
-    await em.insert(ConnectionToken, { ...row, applicationId, connectionId });
+    await this.orm.em.fork().transactional(async (em) => {
+      const app = await em.findOne(Application, { id: applicationId, revokedAt: null });
+      if (!app) throw new AdminError('application_not_found');
+      if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
+      await this.bumpApplication(em, applicationId, 'token_version');
+      await em.insert(ConnectionToken, { ...row, applicationId, connectionId });
+      await this.enqueueApplicationSnapshot(em, applicationId);
+    });
     return issued;
   }
 
@@ -80,7 +87,7 @@ export class CredentialsAdmin {
       if (operations.length > 0) {
         await em.insert(ApplicationGrant, { applicationId, connectionId, operations: [...new Set(operations)], history, createdAt: new Date(), updatedAt: new Date() });
       }
-      await this.bumpApplicationVersion(em, applicationId);
+      await this.bumpApplication(em, applicationId, 'credential_version');
       await this.enqueueApplicationSnapshot(em, applicationId);
     });
   }
@@ -105,14 +112,20 @@ export class CredentialsAdmin {
     const entity = kind === 'application' ? Application : kind === 'consumer-key' ? ConsumerKey : ConnectionToken;
     const where = /^[0-9a-f-]{36}$/i.test(idOrPrefix) ? { id: idOrPrefix } : { displayPrefix: idOrPrefix };
     await this.orm.em.fork().transactional(async (em) => {
-      const changed =
-        kind === 'connection-token'
-          ? await em.nativeUpdate(ConnectionToken, where, { revokedAt: new Date() })
-          : await em.nativeUpdate(entity as typeof Application, where, { revokedAt: new Date() });
+      if (kind === 'connection-token') {
+        // The owning applications' rows are locked (by the bump) before the token changes, in id order.
+        const owners = [...new Set((await em.find(ConnectionToken, where, { fields: ['applicationId'] })).map((t) => t.applicationId))].sort();
+        if (owners.length === 0) throw new AdminError('credential_not_found');
+        for (const applicationId of owners) await this.bumpApplication(em, applicationId, 'token_version');
+        await em.nativeUpdate(ConnectionToken, where, { revokedAt: new Date() });
+        for (const applicationId of owners) await this.enqueueApplicationSnapshot(em, applicationId);
+        return;
+      }
+      const changed = await em.nativeUpdate(entity as typeof Application, where, { revokedAt: new Date() });
       if (changed === 0) throw new AdminError('credential_not_found');
       if (kind === 'application') {
         const app = await em.findOneOrFail(Application, where);
-        await this.bumpApplicationVersion(em, app.id);
+        await this.bumpApplication(em, app.id, 'credential_version');
         await this.enqueueApplicationSnapshot(em, app.id);
       }
     });
@@ -132,33 +145,36 @@ export class CredentialsAdmin {
     });
   }
 
-  /** credentialVersion + 1 in one statement (no read-modify-write race between concurrent changes). */
-  private async bumpApplicationVersion(em: Orm['em'], applicationId: string): Promise<void> {
+  /** One version column + 1 in one statement (no read-modify-write race between concurrent changes). */
+  private async bumpApplication(em: Orm['em'], applicationId: string, column: 'credential_version' | 'token_version'): Promise<void> {
     await em
       .getConnection()
       .execute(
-        `update "${this.orm.config.get('schema')}"."application" set credential_version = credential_version + 1 where id = ?::uuid`,
+        `update "${this.orm.config.get('schema')}"."application" set ${column} = ${column} + 1 where id = ?::uuid`,
         [applicationId],
         'run',
         em.getTransactionContext(),
       );
   }
 
-  /** The application's whole grant state at its current version, on the outbox (same transaction). */
+  /** The application's whole grant state (grants, active tokens) at its current versions, on the outbox (same transaction). */
   private async enqueueApplicationSnapshot(em: Orm['em'], applicationId: string, msgIdSuffix = ''): Promise<void> {
     const app = await em.findOneOrFail(Application, { id: applicationId }, { refresh: true });
     const grants = await em.find(ApplicationGrant, { applicationId }, { orderBy: { connectionId: 'asc' }, refresh: true });
+    const tokens = await em.find(ConnectionToken, { applicationId, revokedAt: null }, { fields: ['id', 'connectionId'], orderBy: { connectionId: 'asc', id: 'asc' }, refresh: true });
     const snapshot: ApplicationGrantV1 = {
       applicationId,
       environment: app.environment as Environment,
       revoked: app.revokedAt !== null && app.revokedAt !== undefined,
       credentialVersion: app.credentialVersion,
       grants: grants.map((g) => ({ connectionId: g.connectionId, operations: g.operations as SyncOperation[], history: g.history })),
+      tokenVersion: app.tokenVersion,
+      connectionTokens: tokens.map((t) => ({ id: t.id, connectionId: t.connectionId })),
       updatedAt: new Date().toISOString(),
     };
     await em.insert(OutboxMessage, {
       subject: subjectFor(EVENTS.applicationGrantChanged.subject, applicationId),
-      msgId: `application-grant:${applicationId}:${app.credentialVersion}${msgIdSuffix}`,
+      msgId: `application-grant:${applicationId}:${app.credentialVersion}:${app.tokenVersion}${msgIdSuffix}`,
       payload: snapshot,
       createdAt: new Date(),
     });

@@ -12,6 +12,7 @@ const principal: ApplicationPrincipal = {
   credentialVersion: 3,
   accessEpoch: 1,
   connectionTokenId: '44444444-4444-4444-8444-444444444444',
+  tokenVersion: 2,
 };
 const position = { horizon: '1200:1210:1201,1205', after: { requestedAt: '2026-11-22T11:00:00.000Z', id: `sync_${'1'.repeat(26)}` } };
 const secret = 'x'.repeat(43);
@@ -43,5 +44,10 @@ describe('SyncCursorCodec', () => {
     expect(codec.decode({ ...principal, applicationId: '33333333-3333-4333-8333-333333333333' }, 'requested', token)).toBeUndefined();
     expect(codec.decode({ ...principal, connectionId: '33333333-3333-4333-8333-333333333333' }, 'requested', token)).toBeUndefined();
     expect(new SyncCursorCodec('y'.repeat(43), () => 1_000).decode(principal, 'requested', token)).toBeUndefined();
+  });
+
+  it('survives a token issued or revoked elsewhere for the application (its token version moves, its own token stays)', () => {
+    const codec = new SyncCursorCodec(secret, () => 1_000);
+    expect(codec.decode({ ...principal, tokenVersion: 3 }, 'requested', codec.encode(principal, 'requested', position))).toEqual(position);
   });
 });

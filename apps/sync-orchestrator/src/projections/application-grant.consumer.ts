@@ -2,8 +2,8 @@
  * Keeps the `application_credential` projection current from the gateway's
  * `events.credentials.application.<id>` snapshots (one durable consumer group for every
  * orchestrator process). Each message is applied in its own transaction and acked only after the
- * commit; an older or repeated credentialVersion is a no-op (see the repository), so redelivery and
- * reordering are harmless.
+ * commit; an older or repeated (credentialVersion, tokenVersion) pair is a no-op (see the
+ * repository), so redelivery and reordering are harmless.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type Subscription } from '@switchyard/messaging';
@@ -38,7 +38,10 @@ export class ApplicationGrantConsumer implements OnApplicationBootstrap, BeforeA
       { durable: `${this.runtime.service}-application-grants`, event: EVENTS.applicationGrantChanged, ackWaitMs: 30_000, maxDeliver: 10, maxAckPending: 64 },
       async ({ payload }) => {
         const applied = await inTransaction(this.runtime.orm, (em) => this.repository.apply(em, payload));
-        this.runtime.logger.debug({ applicationId: payload.applicationId, credentialVersion: payload.credentialVersion, applied }, 'application grant received');
+        this.runtime.logger.debug(
+          { applicationId: payload.applicationId, credentialVersion: payload.credentialVersion, tokenVersion: payload.tokenVersion, applied },
+          'application grant received',
+        );
       },
     );
   }

@@ -1,10 +1,16 @@
 /**
  * `events.credentials.application.<applicationId>` v1: the whole credential state of one
- * application — revoked or not, its environment, and every connection grant with its sync
- * operations — published by the gateway in the same transaction that changes it, and kept by the
- * sync-orchestrator as the projection it rechecks inside every sync transaction (spec 5 rule 2).
- * Invariant: a snapshot, never a patch, and `credentialVersion` strictly increases per application
- * on every change, so a consumer keeps the highest version it has seen and ignores older ones.
+ * application — revoked or not, its environment, every connection grant with its sync operations,
+ * and its active Connection-Tokens — published by the gateway in the same transaction that changes
+ * it, and kept by the sync-orchestrator as the projection it rechecks inside every sync transaction
+ * (spec 5 rule 2).
+ * Invariant: a snapshot, never a patch, and the pair (`credentialVersion`, `tokenVersion`) strictly
+ * increases per application on every change (grant change or revocation: credentialVersion; token
+ * issued or revoked: tokenVersion), so a consumer keeps the highest pair it has seen (compared in
+ * that order) and ignores older ones. Issuing or revoking a token leaves credentialVersion alone, so
+ * cursors bound to it survive a token issued for another connection.
+ * Compatibility: `tokenVersion` and `connectionTokens` are absent only in snapshots of a gateway that
+ * predates the token recheck; a consumer reads that as "token version 0, active tokens unknown".
  */
 import { z } from 'zod';
 
@@ -27,6 +33,10 @@ export const applicationGrantV1 = z
         })
         .strict(),
     ),
+    /** Bumped by every Connection-Token issued or revoked for the application; starts at 0. */
+    tokenVersion: z.number().int().nonnegative().optional(),
+    /** Every unrevoked Connection-Token of the application, with the connection it is for. */
+    connectionTokens: z.array(z.object({ id: z.uuid(), connectionId: z.uuid() }).strict()).optional(),
     updatedAt: z.iso.datetime({ offset: true }),
   })
   .strict();

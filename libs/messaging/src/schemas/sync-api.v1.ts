@@ -1,8 +1,9 @@
 /**
  * `sync.create|list|get|retry|cancel` v1: the gateway → sync-orchestrator request/reply endpoints
  * behind the public sync routes (spec 4.1). The gateway has authenticated the caller; it passes who
- * the caller is and the `credentialVersion` it authenticated with, and the orchestrator rechecks
- * that against its grant projection inside the transaction (spec 5 rule 2). Failures travel as
+ * the caller is, the `credentialVersion` it authenticated with and the Connection-Token it
+ * accepted, and the orchestrator rechecks them against its grant projection inside the transaction
+ * (spec 5 rule 2). Failures travel as
  * RpcError codes from the contracts error table (`sync_state_conflict`, `gate_disabled`, …), which
  * the gateway renders unchanged.
  * Invariant: `syncRecordV1` is exactly the public Sync of spec 2.11 (no extra properties), so the
@@ -40,12 +41,19 @@ export const syncRecordV1 = z
   })
   .strict();
 
-/** Who is calling, as the gateway authenticated it. */
+/**
+ * Who is calling, as the gateway authenticated it. `connectionToken` is the Connection-Token the
+ * call came with and the application's tokenVersion the gateway read with it (application-grant.v1),
+ * so the orchestrator can tell a token revoked since (401) from a token its projection has not seen
+ * yet (503). Optional only so a caller of a gateway that predates the token recheck still parses;
+ * the orchestrator refuses such a call as unverifiable (503), never trusts it.
+ */
 export const syncCallerV1 = z
   .object({
     applicationId: z.uuid(),
     connectionId: z.uuid(),
     credentialVersion: z.number().int().positive(),
+    connectionToken: z.object({ id: z.uuid(), tokenVersion: z.number().int().nonnegative() }).strict().optional(),
   })
   .strict();
 

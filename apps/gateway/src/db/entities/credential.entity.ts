@@ -23,6 +23,8 @@ export const Application = defineEntity({
     name: p.string(),
     environment: p.string(),
     credentialVersion: p.integer().default(1),
+    /** Bumped by every Connection-Token issued or revoked for the application (migration 0004). */
+    tokenVersion: p.integer().default(0),
   },
 });
 

@@ -1,6 +1,7 @@
 import { Migration0001CredentialsAndConnections } from './migration-0001-credentials-and-connections.js';
 import { Migration0002Outbox } from './migration-0002-outbox.js';
 import { Migration0003ConnectionAccessEpoch } from './migration-0003-connection-access-epoch.js';
+import { Migration0004ApplicationTokenVersion } from './migration-0004-application-token-version.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch];
+export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch, Migration0004ApplicationTokenVersion];

@@ -32,6 +32,8 @@ export interface ApplicationRow {
   revoked: boolean;
   environment: 'sandbox' | 'production';
   credentialVersion: number;
+  /** Bumped by every Connection-Token issued or revoked for the application; passed to the orchestrator's recheck. */
+  tokenVersion: number;
 }
 
 export interface ConnectionTokenRow {
@@ -89,14 +91,23 @@ export class AuthRepository {
 
   async application(lookupId: string): Promise<ApplicationRow | undefined> {
     const rows = await this.orm.em.getConnection().execute<
-      { id: string; secret_hash: Buffer; revoked: boolean; environment: 'sandbox' | 'production'; credential_version: number }[]
+      { id: string; secret_hash: Buffer; revoked: boolean; environment: 'sandbox' | 'production'; credential_version: number; token_version: number }[]
     >(
-      `select id, secret_hash, revoked_at is not null as revoked, environment, credential_version
+      `select id, secret_hash, revoked_at is not null as revoked, environment, credential_version, token_version
          from ${this.t('application')} where lookup_id = ?`,
       [lookupId],
     );
     const row = rows[0];
-    return row && { id: row.id, secretHash: row.secret_hash, revoked: row.revoked, environment: row.environment, credentialVersion: row.credential_version };
+    return (
+      row && {
+        id: row.id,
+        secretHash: row.secret_hash,
+        revoked: row.revoked,
+        environment: row.environment,
+        credentialVersion: row.credential_version,
+        tokenVersion: row.token_version,
+      }
+    );
   }
 
   async connectionToken(lookupId: string): Promise<ConnectionTokenRow | undefined> {

@@ -107,5 +107,8 @@ export const ApplicationCredentialEntity = defineEntity({
     credentialVersion: p.integer(),
     grants: p.json(),
     receivedAt: p.datetime().defaultRaw('now()'),
+    tokenVersion: p.integer().default(0),
+    /** Active Connection-Tokens `[{ id, connectionId }]`; null = unknown (migration 0011). */
+    connectionTokens: p.json().nullable(),
   },
 });

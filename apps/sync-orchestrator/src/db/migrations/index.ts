@@ -8,6 +8,7 @@ import { Migration0007InternalRuns } from './migration-0007-internal-runs.js';
 import { Migration0008ScheduledCollection } from './migration-0008-scheduled-collection.js';
 import { Migration0009UnitWaits } from './migration-0009-unit-waits.js';
 import { Migration0010ScheduleWindowParts } from './migration-0010-schedule-window-parts.js';
+import { Migration0011ApplicationTokens } from './migration-0011-application-tokens.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -21,4 +22,5 @@ export const syncOrchestratorMigrations = [
   Migration0008ScheduledCollection,
   Migration0009UnitWaits,
   Migration0010ScheduleWindowParts,
+  Migration0011ApplicationTokens,
 ];
