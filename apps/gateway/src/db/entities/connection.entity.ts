@@ -5,6 +5,9 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** The `environment` check of migration 0001, on `connection` and `application` alike. */
+export const ENVIRONMENT_CHECK = "environment in ('sandbox', 'production')";
+
 export const Connection = defineEntity({
   name: 'Connection',
   tableName: 'connection',
@@ -28,6 +31,6 @@ export const Connection = defineEntity({
   },
   checks: [
     { name: 'connection_provider_check', expression: "provider in ('samsara', 'motive', 'geotab')" },
-    { name: 'connection_environment_check', expression: "environment in ('sandbox', 'production')" },
+    { name: 'connection_environment_check', expression: ENVIRONMENT_CHECK },
   ],
 });

@@ -5,9 +5,7 @@
  * references are many-to-one mapped to the primary key, so the properties stay plain ids.
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { Connection } from './connection.entity.js';
-
-const ENVIRONMENT_CHECK = "environment in ('sandbox', 'production')";
+import { Connection, ENVIRONMENT_CHECK } from './connection.entity.js';
 
 /** A `references table(id)` column of migration 0001: PostgreSQL's default constraint name and rules. */
 const reference = <T extends Parameters<typeof p.manyToOne>[0]>(target: T, table: string, column: string) =>
