@@ -95,7 +95,7 @@ describe('operator CLI', () => {
     const issued = await latestSnapshot();
     expect(issued).toMatchObject({ credentialVersion: before.credentialVersion, tokenVersion: before.tokenVersion + 1 });
     expect(issued.connectionTokens).toContainEqual({ id: token.id, connectionId });
-    expect(await op('revoke', 'connection-token', token.displayPrefix as string)).toEqual({ ok: true });
+    expect(await op('revoke', 'connection-token', token.displayPrefix as string)).toEqual({ ok: true, alreadyRevoked: false });
     const revoked = await latestSnapshot();
     expect(revoked).toMatchObject({ credentialVersion: before.credentialVersion, tokenVersion: before.tokenVersion + 2 });
     expect(revoked.connectionTokens).toEqual(issued.connectionTokens.filter((t) => (t as { id: string }).id !== token.id));
@@ -219,10 +219,35 @@ describe('operator CLI', () => {
     expect((await gw.call('GET', url, { headers: bearer(keyToken) })).status).toBe(404);
     await op('grant:consumer', '--key', keyId, '--connection', connectionId, '--permissions', 'read');
     expect((await gw.call('GET', url, { headers: bearer(keyToken) })).status).toBe(200);
-    expect(await op('revoke', 'consumer-key', keyId)).toEqual({ ok: true });
+    expect(await op('revoke', 'consumer-key', keyId)).toEqual({ ok: true, alreadyRevoked: false });
     const res = await gw.call('GET', url, { headers: bearer(keyToken) });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'unauthorized' });
+  });
+
+  it('revoking again is a no-op that says so: the first revokedAt stays, no version moves, nothing is published', async () => {
+    const state = async (table: string, id: string) =>
+      (await gw.service.runtime.orm.em.getConnection().execute<Json[]>(`select * from "${gw.schemas.gateway}"."${table}" where id = ?`, [id]))[0]!;
+    const app = await op('app:create', '--name', 'revoked twice', '--env', 'sandbox');
+    const token = await op('token:issue', '--app', app.id as string, '--connection', connectionId);
+    const key = await op('key:create', '--name', 'revoked twice');
+    const revocations: [string, string, string][] = [
+      ['connection-token', 'connection_token', token.id as string],
+      ['application', 'application', app.id as string],
+      ['consumer-key', 'consumer_key', key.id as string],
+    ];
+    for (const [kind, table, id] of revocations) {
+      expect(await op('revoke', kind, id)).toEqual({ ok: true, alreadyRevoked: false });
+      const [first, application, outbox] = [await state(table, id), await state('application', app.id as string), await count('outbox')];
+      expect(first.revoked_at).not.toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await op('revoke', kind, id)).toEqual({ ok: true, alreadyRevoked: true });
+      expect(await state(table, id)).toEqual(first);
+      expect(await state('application', app.id as string)).toEqual(application);
+      expect(await count('outbox')).toBe(outbox);
+    }
+    // By display prefix too.
+    expect(await op('revoke', 'connection-token', token.displayPrefix as string)).toEqual({ ok: true, alreadyRevoked: true });
   });
 
   it('the process entry prints JSON and exits 0, or prints the reason and exits 1', async () => {

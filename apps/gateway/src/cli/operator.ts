@@ -173,7 +173,7 @@ function plan(command: string, rest: string[], values: Values): Plan {
     case 'revoke': {
       const [kind, id, extra] = rest;
       if ((kind !== 'application' && kind !== 'consumer-key' && kind !== 'connection-token') || !id || extra !== undefined) fail(USAGE);
-      return async ({ creds }) => (await creds.revoke(kind, id), { ok: true });
+      return async ({ creds }) => ({ ok: true, ...(await creds.revoke(kind, id)) });
     }
     case 'connection:create': {
       const provider: Provider = oneOf(PROVIDERS, a.need('provider'), 'provider');

@@ -107,28 +107,42 @@ export class CredentialsAdmin {
     });
   }
 
-  /** Revokes an application, consumer key or connection token by id or display prefix. */
-  async revoke(kind: 'application' | 'consumer-key' | 'connection-token', idOrPrefix: string): Promise<void> {
+  /**
+   * Revokes an application, consumer key or connection token by id or display prefix. Idempotent:
+   * only rows not yet revoked change, so a credential keeps its first `revokedAt`; when every match
+   * was already revoked nothing is written (no version bump, no snapshot on the outbox) and the
+   * answer says so. No match at all is `credential_not_found`.
+   */
+  async revoke(kind: 'application' | 'consumer-key' | 'connection-token', idOrPrefix: string): Promise<{ alreadyRevoked: boolean }> {
     const entity = kind === 'application' ? Application : kind === 'consumer-key' ? ConsumerKey : ConnectionToken;
     const where = /^[0-9a-f-]{36}$/i.test(idOrPrefix) ? { id: idOrPrefix } : { displayPrefix: idOrPrefix };
-    await this.orm.em.fork().transactional(async (em) => {
-      if (kind === 'connection-token') {
-        // The owning applications' rows are locked (by the bump) before the token changes, in id order.
-        const owners = [...new Set((await em.find(ConnectionToken, where, { fields: ['applicationId'] })).map((t) => t.applicationId))].sort();
-        if (owners.length === 0) throw new AdminError('credential_not_found');
-        for (const applicationId of owners) await this.bumpApplication(em, applicationId, 'token_version');
-        await em.nativeUpdate(ConnectionToken, where, { revokedAt: new Date() });
-        for (const applicationId of owners) await this.enqueueApplicationSnapshot(em, applicationId);
-        return;
-      }
-      const changed = await em.nativeUpdate(entity as typeof Application, where, { revokedAt: new Date() });
-      if (changed === 0) throw new AdminError('credential_not_found');
-      if (kind === 'application') {
-        const app = await em.findOneOrFail(Application, where);
-        await this.bumpApplication(em, app.id, 'credential_version');
-        await this.enqueueApplicationSnapshot(em, app.id);
-      }
-    });
+    const active = { ...where, revokedAt: null };
+    const alreadyRevoked = new AdminError('already_revoked');
+    try {
+      await this.orm.em.fork().transactional(async (em) => {
+        if (kind === 'connection-token') {
+          // The owning applications' rows are locked (by the bump) before the token changes, in id order.
+          const owners = [...new Set((await em.find(ConnectionToken, active, { fields: ['applicationId'] })).map((t) => t.applicationId))].sort();
+          if (owners.length === 0) throw (await em.count(ConnectionToken, where)) > 0 ? alreadyRevoked : new AdminError('credential_not_found');
+          for (const applicationId of owners) await this.bumpApplication(em, applicationId, 'token_version');
+          // A concurrent revoke may have won while this one waited for the locks: undo the bumps.
+          if ((await em.nativeUpdate(ConnectionToken, active, { revokedAt: new Date() })) === 0) throw alreadyRevoked;
+          for (const applicationId of owners) await this.enqueueApplicationSnapshot(em, applicationId);
+          return;
+        }
+        const changed = await em.nativeUpdate(entity as typeof Application, active, { revokedAt: new Date() });
+        if (changed === 0) throw (await em.count(entity as typeof Application, where)) > 0 ? alreadyRevoked : new AdminError('credential_not_found');
+        if (kind === 'application') {
+          const app = await em.findOneOrFail(Application, where);
+          await this.bumpApplication(em, app.id, 'credential_version');
+          await this.enqueueApplicationSnapshot(em, app.id);
+        }
+      });
+    } catch (error) {
+      if (error === alreadyRevoked) return { alreadyRevoked: true };
+      throw error;
+    }
+    return { alreadyRevoked: false };
   }
 
   /**

@@ -5,25 +5,32 @@
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
+/** The `environment` check of migration 0001, on `connection` and `application` alike. */
+export const ENVIRONMENT_CHECK = "environment in ('sandbox', 'production')";
+
 export const Connection = defineEntity({
   name: 'Connection',
   tableName: 'connection',
   properties: {
     id: p.uuid().primary(),
-    customerId: p.string(),
-    provider: p.string(),
-    environment: p.string(),
+    customerId: p.text(),
+    provider: p.text(),
+    environment: p.text(),
     providerCredentials: p.text().nullable(),
     config: p.json(),
     configRevision: p.integer().default(1),
     /** Bumped by every disconnect; cursors are bound to it (migration 0003). */
     accessEpoch: p.integer().default(1),
     lastSuccessAt: p.datetime().nullable(),
-    lastErrorCode: p.string().nullable(),
+    lastErrorCode: p.text().nullable(),
     extendedLastSuccessAt: p.datetime().nullable(),
-    extendedLastErrorCode: p.string().nullable(),
+    extendedLastErrorCode: p.text().nullable(),
     extendedNextRetryAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
+  checks: [
+    { name: 'connection_provider_check', expression: "provider in ('samsara', 'motive', 'geotab')" },
+    { name: 'connection_environment_check', expression: ENVIRONMENT_CHECK },
+  ],
 });

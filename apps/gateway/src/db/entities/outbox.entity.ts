@@ -6,10 +6,11 @@ export const OutboxMessage = defineEntity({
   tableName: 'outbox',
   properties: {
     id: p.bigint().primary().autoincrement(),
-    subject: p.string(),
-    msgId: p.string().unique(),
+    subject: p.text(),
+    msgId: p.text().unique('outbox_msg_id_key'),
     payload: p.json(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     publishedAt: p.datetime().nullable(),
   },
+  indexes: [{ name: 'outbox_unpublished', properties: ['id'], where: 'published_at is null' }],
 });
