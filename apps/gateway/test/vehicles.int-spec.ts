@@ -12,7 +12,7 @@ import { subjectFor, VEHICLE_VISIBILITY_EVENT, type GroupRecordV1, type Subscrip
 import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { startTestGateway, type TestGateway } from './support.js';
-import { configureReads, ingest, readConnection, readKey, reportHealth, vehicleRecord } from './reads-fixture.js';
+import { configureReads, ingest, newUnit, readConnection, readKey, reportHealth, vehicleRecord } from './reads-fixture.js';
 
 type Json = Record<string, unknown>;
 type ProfilePage = { status: string; results: Json[]; next?: string; publishedAt: string | null; errorCode: string | null };
@@ -248,6 +248,58 @@ describe('stored vehicles', () => {
     expect((await get(`/v1/connections/${old}/vehicles?view=profiles`, oldKey.headers)).body).toMatchObject({ status: 'available', errorCode: null });
     await reportHealth(gw, old, 'failure', 'provider_throttled');
     expect((await get(`/v1/connections/${old}/vehicles?view=profiles`, oldKey.headers)).body).toMatchObject({ status: 'degraded', errorCode: 'provider_throttled', results: [expect.objectContaining({ sourceId: 's1' })] });
+  });
+
+  describe('metadata roster: the last complete vehicles pass (decisions 0011, 0014)', () => {
+    const optIn = { optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: false } };
+    const setUp = async () => {
+      const c = await readConnection(gw, optIn);
+      const key = await readKey(gw, [c]);
+      return { c, metadata: async (s: string) => (await get(`/v1/connections/${c}/vehicles/${vcl(c, s)}/metadata`, key.headers)).body };
+    };
+
+    it("keeps a vehicle first seen by an unfinished pass pending until that pass's final page commits", async () => {
+      const { c, metadata } = await setUp();
+      const t1 = ago(4);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('r1', t1)], { fetchedAt: t1 });
+      // A newer pass's first page carries n1: fetched after the last complete pass started, yet in no complete roster.
+      const second = newUnit();
+      const t2 = ago(3);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('n1', t2), vehicleRecord('r1', t2)], { fetchedAt: t2, unit: second, page: 'start', final: false });
+      expect(await metadata('n1')).toEqual({ vehicleId: vcl(c, 'n1'), status: 'pending', data: null, fetchedAt: null, rosterSeenAt: null, retrieval: 'stored' });
+      // r1's newest version is the unfinished pass's; its roster time stays the complete pass's final page.
+      expect(await metadata('r1')).toMatchObject({ status: 'available', fetchedAt: t2, rosterSeenAt: t1 });
+
+      const t3 = ago(2);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('n2', t3)], { fetchedAt: t3, unit: second, page: 'last' });
+      expect(await metadata('n1')).toMatchObject({ status: 'available', fetchedAt: t2, rosterSeenAt: t3, data: { version: 1, source: 'samsara:vehicles' } });
+      expect(await metadata('n2')).toMatchObject({ status: 'available', rosterSeenAt: t3 });
+      expect(await metadata('r1')).toMatchObject({ status: 'available', rosterSeenAt: t3 });
+    });
+
+    it('marks a vehicle a newer complete pass dropped not_in_current_roster, only once that pass completes', async () => {
+      const { c, metadata } = await setUp();
+      const t1 = ago(4);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('k1', t1), vehicleRecord('d1', t1)], { fetchedAt: t1 });
+      const second = newUnit();
+      const t2 = ago(3);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('k1', t2)], { fetchedAt: t2, unit: second, page: 'start', final: false });
+      // The unfinished pass has not carried d1 (yet): d1 is still in the current roster.
+      expect(await metadata('d1')).toMatchObject({ status: 'available', fetchedAt: t1, rosterSeenAt: t1 });
+
+      const t3 = ago(2);
+      await ingest(gw, c, 'vehicles', [], { fetchedAt: t3, unit: second, page: 'last' });
+      expect(await metadata('d1')).toMatchObject({ status: 'not_in_current_roster', fetchedAt: t1, rosterSeenAt: t1, data: { version: 1, source: 'samsara:vehicles' } });
+      expect(await metadata('k1')).toMatchObject({ status: 'available', rosterSeenAt: t3 });
+
+      // An older pass finishing late never replaces the newer roster; a newer complete pass listing d1 brings it back.
+      await ingest(gw, c, 'vehicles', [vehicleRecord('d1', t1)], { fetchedAt: ago(5) });
+      expect(await metadata('d1')).toMatchObject({ status: 'not_in_current_roster', rosterSeenAt: t1 });
+      const t4 = ago(1);
+      await ingest(gw, c, 'vehicles', [vehicleRecord('d1', t4)], { fetchedAt: t4 });
+      expect(await metadata('d1')).toMatchObject({ status: 'available', fetchedAt: t4, rosterSeenAt: t4 });
+      expect(await metadata('k1')).toMatchObject({ status: 'not_in_current_roster', rosterSeenAt: t3 });
+    });
   });
 
   it("never serves another connection's vehicles: ids, cursors or expansions of B through a key granted on A are 404", async () => {

@@ -8,8 +8,8 @@
  * after migrations, drain on shutdown) is service-kit's IngestBatchConsumer.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
  * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. A drivers
- * batch also takes its place in its pass, completing the driver directory on its final page
- * (driver-pass.service.ts, decision 0014). The first
+ * or vehicles batch also takes its place in its pass, completing the driver directory or the
+ * vehicle roster on its final page (roster-pass.service.ts, decisions 0014 and 0011). The first
  * batch into a table without planner statistics gives it some after the commit
  * (first-statistics.service.ts).
  */
@@ -18,7 +18,7 @@ import { INGEST_DURABLES, INGEST_EVENTS, type DirectoryBatchV1 } from '@switchya
 import type { Em } from '@switchyard/persistence';
 import { INGEST_SETTINGS, IngestBatchConsumer, RUNTIME, type IngestSettings, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
-import { DriverPassService } from '../services/driver-pass.service.js';
+import { RosterPassService } from '../services/roster-pass.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
 import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
@@ -29,7 +29,7 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   protected readonly context = 'directory';
   protected readonly label = 'directory ingest consumer';
   private readonly ingest = new DirectoryIngestService();
-  private readonly driverPasses = new DriverPassService();
+  private readonly passes = new RosterPassService();
   private readonly visibility: VehicleVisibilityService;
   private readonly statistics: FirstStatistics;
   /** A committed batch changed a visibility set; racy across concurrent batches by design: a missed flush is the relay's 1 s poll. */
@@ -46,8 +46,9 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   }
 
   protected async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
-    // First, so the connection's drivers lock is taken before any driver row lock (no lock cycle).
-    if (batch.kind === 'drivers') await this.driverPasses.record(em, batch);
+    // First, so the connection's pass lock is taken before any driver or vehicle row lock and the
+    // visibility lock (no lock cycle).
+    if (batch.kind === 'drivers' || batch.kind === 'vehicles') await this.passes.record(em, batch);
     const records = await this.ingest.apply(em, batch);
     this.statistics.wrote(batch.kind);
     if (batch.kind === 'vehicles' && (await this.visibility.recompute(em, batch.connectionId))) this.visibilityChanged = true;

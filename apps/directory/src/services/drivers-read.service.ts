@@ -22,13 +22,13 @@ import { DRIVER_DIRECTORY_REASON_CODES } from '@switchyard/domain';
 import { RpcError, type DatasetStatusV1, type FlatGroupV1, type GetDriverReplyV1, type GetDriverRequestV1, type ListDriversReplyV1, type ListDriversRequestV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
-import { DriverPassRepository, type DriverPassRow } from '../db/repositories/driver-pass.repository.js';
+import { ROSTER_DATASETS, RosterPassRepository, type PassRow } from '../db/repositories/roster-pass.repository.js';
 import { DriversReadRepository, type DriverDirectoryRow } from '../db/repositories/drivers-read.repository.js';
 import { GroupsReadRepository } from '../db/repositories/groups-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { DatasetStatusService } from './dataset-status.service.js';
 import { driverOf, memberGroupIds, type DriverMapContext } from './driver.mapper.js';
-import { delistedDataset, rosterPosition } from './driver-pass.service.js';
+import { delistedDataset, rosterPosition } from './roster-pass.service.js';
 import { flatGroupOf } from './group.mapper.js';
 import { expansionById, fillPage, resultStatus } from './read-page.js';
 
@@ -46,13 +46,13 @@ export class DriversReadService {
     private readonly repository = new DriversReadRepository(),
     private readonly groups = new GroupsReadRepository(),
     private readonly datasets = new DatasetStatusService(),
-    private readonly passes = new DriverPassRepository(),
+    private readonly passes = new RosterPassRepository(ROSTER_DATASETS.drivers),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
 
   /** The map context of drivers served from `pass` (undefined: no complete pass yet). */
-  private async context(em: Em, connectionId: string, pass: DriverPassRow | undefined): Promise<Omit<DriverMapContext, 'expandedGroups'>> {
+  private async context(em: Em, connectionId: string, pass: PassRow | undefined): Promise<Omit<DriverMapContext, 'expandedGroups'>> {
     const [drivers, groups, config] = await Promise.all([
       this.datasets.ofPass(em, connectionId, 'drivers', pass),
       this.datasets.status(em, connectionId, 'groups'),

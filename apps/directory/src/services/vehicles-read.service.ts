@@ -8,16 +8,22 @@
  *   `available`; publishedAt tells its age).
  * - `get`: one vehicle by vcl_ id as VehicleEntity; `not_found` when it is another connection's,
  *   not stored, hidden, or has no status.
- * - `metadata`: VehicleMetadataResponse, decided in this order:
+ * - `metadata`: VehicleMetadataResponse, its roster from the vehicles roster passes (the last
+ *   COMPLETE vehicles pass is the current roster, roster-pass.service.ts, decisions 0011 and 0014),
+ *   decided in this order:
  *   1. stored but hidden → `not_found` (hidden vehicles are absent everywhere);
  *   2. not stored while a complete vehicles pass exists → `not_found` (the roster does not know it);
  *   3. opt-in `vehicleMetadata` off → `disabled` (data, fetchedAt, rosterSeenAt null);
- *   4. not stored and no complete pass yet → `pending`;
- *   5. stored, and its newest version came in a batch fetched before the first page of the last
- *      complete pass → `not_in_current_roster` (its last known metadata is still served); batch
- *      fetch times on both sides (the ledger's), never a record's own fetch time against a batch's;
- *   6. stored and the vehicles dataset older than its freshness → `stale`; otherwise `available`.
- *   fetchedAt is the fetch time of the stored version, rosterSeenAt the newest fetch that carried it.
+ *   4. not stored, or stored but listed by no complete pass yet (seen only by an unfinished pass, or
+ *      before the first pass completes) → `pending` (data, fetchedAt, rosterSeenAt null): it enters
+ *      the roster when its pass's final page commits;
+ *   5. listed by an earlier complete pass, not by the current one → `not_in_current_roster` (its last
+ *      known metadata is still served);
+ *   6. listed by the current pass, and the vehicles dataset older than its freshness → `stale`;
+ *      otherwise `available`.
+ *   fetchedAt is the fetch time of the stored version; rosterSeenAt the final-page fetch time of the
+ *   newest complete pass that listed it (the vehicle's newest fetch once that pass row is pruned,
+ *   a day after a newer pass replaced it).
  * A connection whose configuration has not reached the directory yet answers an empty page and
  * not_found by id: without its visibility rules nothing may be shown.
  */
@@ -39,9 +45,11 @@ import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { GroupsReadRepository } from '../db/repositories/groups-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
+import { ROSTER_DATASETS, RosterPassRepository } from '../db/repositories/roster-pass.repository.js';
 import { VehiclesReadRepository, type VehicleRow } from '../db/repositories/vehicles-read.repository.js';
 import { DatasetStatusService } from './dataset-status.service.js';
 import { expansionById, fillPage, pageStatus } from './read-page.js';
+import { rosterPosition } from './roster-pass.service.js';
 import { flatGroupOf } from './group.mapper.js';
 import { coreVehicle, metadataFields, withExpandedGroups } from './vehicle-entity.mapper.js';
 import { expandedVehicle, storedVehicleStatus } from './vehicle.mapper.js';
@@ -59,6 +67,7 @@ export class VehiclesReadService {
     private readonly repository = new VehiclesReadRepository(),
     private readonly datasets = new DatasetStatusService(),
     private readonly groups = new GroupsReadRepository(),
+    private readonly passes = new RosterPassRepository(ROSTER_DATASETS.vehicles),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
@@ -121,27 +130,30 @@ export class VehiclesReadService {
 
   async metadata(em: Em, request: GetVehicleMetadataRequestV1): Promise<VehicleMetadataResponseV1> {
     const { connectionId, vehicleId } = request;
-    const [row, config, dataset, roster] = await Promise.all([
+    const [row, config, dataset, pass, roster, listedAt] = await Promise.all([
       this.repository.byId(em, connectionId, vehicleId),
       this.configs.get(connectionId),
       this.datasets.status(em, connectionId, 'vehicles'),
-      this.repository.roster(em, connectionId, vehicleId),
+      this.passes.current(em, connectionId),
+      this.passes.roster(em, connectionId, vehicleId),
+      this.passes.lastListedAt(em, connectionId, vehicleId),
     ]);
     const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
     if (!config) throw notFound();
     if (row && (visibilityOf(row, config) !== 'visible' || !isProvider(row.provider))) throw notFound();
-    if (!row && roster.start !== null) throw notFound();
+    if (!row && pass) throw notFound();
     const none = { vehicleId, data: null, fetchedAt: null, rosterSeenAt: null, retrieval: 'stored' } as const;
     if (!config.optIns.vehicleMetadata) return { ...none, status: 'disabled' };
-    if (!row || !isProvider(row.provider)) return { ...none, status: 'pending' };
-    const status = roster.start !== null && (roster.seen === null || Date.parse(roster.seen) < Date.parse(roster.start)) ? 'not_in_current_roster' : dataset.status === 'stale' ? 'stale' : 'available';
+    const position = row ? rosterPosition(roster, pass?.seq) : 'unlisted';
+    if (!row || !isProvider(row.provider) || position === 'unlisted') return { ...none, status: 'pending' };
+    const status = position === 'delisted' ? 'not_in_current_roster' : dataset.status === 'stale' ? 'stale' : 'available';
     const source = vehicleMetadataSource(row.provider) as 'samsara:vehicles' | 'motive:vehicles' | 'geotab:Device';
     return {
       vehicleId,
       status,
       data: { version: VEHICLE_METADATA_VERSION, source, fields: metadataFields(row, row.provider) },
       fetchedAt: row.fetched_at,
-      rosterSeenAt: row.last_seen_at,
+      rosterSeenAt: listedAt ?? row.last_seen_at,
       retrieval: 'stored',
     };
   }

@@ -163,7 +163,7 @@ export class VehicleMetadataResponseDto {
   @ApiProperty({
     enum: VEHICLE_METADATA_STATUSES,
     description:
-      '`disabled`: the connection has not opted in to `vehicleMetadata` (data null). `pending`: no complete vehicle roster has been stored yet and this vehicle is not stored (data null). `not_in_current_roster`: the vehicle is stored but was absent from the last complete roster pass; its last known metadata is served. `stale`: the vehicle roster was fetched more than 15 minutes (3 scheduler windows) ago. `available` otherwise.',
+      '`disabled`: the connection has not opted in to `vehicleMetadata` (data null). `pending`: no complete vehicle roster pass has listed this vehicle yet — it is not stored while no pass completed, or only an unfinished pass has carried it (data null); it enters the roster when that pass completes. `not_in_current_roster`: an earlier complete roster pass listed the vehicle, the last complete pass did not; its last known metadata is served. `stale`: the vehicle roster was fetched more than 15 minutes (3 scheduler windows) ago. `available` otherwise.',
   })
   status!: string;
 
@@ -173,7 +173,7 @@ export class VehicleMetadataResponseDto {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the stored version of the vehicle was fetched from the provider; null without data.' })
   fetchedAt!: string | null;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The newest provider fetch whose roster contained the vehicle; null without data.' })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The final-page provider fetch of the newest complete roster pass that listed the vehicle; null without data.' })
   rosterSeenAt!: string | null;
 
   @ApiProperty({ enum: ['stored'], description: 'Always `stored`: no provider is contacted.' })

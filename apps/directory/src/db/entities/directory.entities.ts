@@ -145,45 +145,41 @@ export const VehicleVisibilityEntity = defineEntity({
   },
 });
 
-/** Migration 0014: the drivers an unfinished pass carried so far (decision 0014). */
-export const DriverSightingEntity = defineEntity({
-  name: 'DriverSighting',
-  tableName: 'driver_sighting',
-  properties: {
-    connectionId: p.uuid().primary(),
-    passKey: p.text().primary(),
-    driverId: p.text().primary(),
-    seenAt: p.datetime(),
-  },
-});
+/**
+ * Migrations 0014 (drivers) and 0015 (vehicles): the roster pass tables of one dataset (decision
+ * 0014) — the members an unfinished pass carried so far, the completed passes (`seq` in completion
+ * order) and the completed-pass intervals [fromSeq, toSeq) that listed a member.
+ */
+function rosterPassEntities<const Name extends 'Driver' | 'Vehicle'>(name: Name, prefix: string, member: 'driverId' | 'vehicleId') {
+  return [
+    defineEntity({
+      name: `${name}Sighting`,
+      tableName: `${prefix}_sighting`,
+      properties: { connectionId: p.uuid().primary(), passKey: p.text().primary(), [member]: p.text().primary(), seenAt: p.datetime() },
+    }),
+    defineEntity({
+      name: `${name}Pass`,
+      tableName: `${prefix}_pass`,
+      properties: {
+        connectionId: p.uuid().primary(),
+        seq: p.bigint().primary(),
+        passKey: p.text(),
+        startedAt: p.datetime(),
+        fetchedAt: p.datetime(),
+        capturedAt: p.datetime(),
+        publishedAt: p.datetime(),
+        createdXid: createdXid(),
+      },
+    }),
+    defineEntity({
+      name: `${name}Roster`,
+      tableName: `${prefix}_roster`,
+      properties: { connectionId: p.uuid().primary(), [member]: p.text().primary(), fromSeq: p.bigint().primary(), toSeq: p.bigint().nullable(), createdXid: createdXid() },
+    }),
+  ] as const;
+}
 
-/** Migration 0014: the completed drivers passes of a connection, `seq` in completion order. */
-export const DriverPassEntity = defineEntity({
-  name: 'DriverPass',
-  tableName: 'driver_pass',
-  properties: {
-    connectionId: p.uuid().primary(),
-    seq: p.bigint().primary(),
-    passKey: p.text(),
-    startedAt: p.datetime(),
-    fetchedAt: p.datetime(),
-    capturedAt: p.datetime(),
-    publishedAt: p.datetime(),
-    createdXid: createdXid(),
-  },
-});
+export const DRIVER_PASS_ENTITIES = rosterPassEntities('Driver', 'driver', 'driverId');
+export const VEHICLE_PASS_ENTITIES = rosterPassEntities('Vehicle', 'vehicle', 'vehicleId');
 
-/** Migration 0014: the completed-pass intervals [fromSeq, toSeq) that listed a driver. */
-export const DriverRosterEntity = defineEntity({
-  name: 'DriverRoster',
-  tableName: 'driver_roster',
-  properties: {
-    connectionId: p.uuid().primary(),
-    driverId: p.text().primary(),
-    fromSeq: p.bigint().primary(),
-    toSeq: p.bigint().nullable(),
-    createdXid: createdXid(),
-  },
-});
-
-export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity, DriverSightingEntity, DriverPassEntity, DriverRosterEntity];
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity, ...DRIVER_PASS_ENTITIES, ...VEHICLE_PASS_ENTITIES];

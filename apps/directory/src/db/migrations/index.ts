@@ -5,6 +5,7 @@ import { Migration0005VehicleVisibility } from './migration-0005-vehicle-visibil
 import { Migration0010LedgerReadIndex } from './migration-0010-ledger-read-index.js';
 import { Migration0011DatasetHealth } from './migration-0011-dataset-health.js';
 import { Migration0014DriverPasses } from './migration-0014-driver-passes.js';
+import { Migration0015VehiclePasses } from './migration-0015-vehicle-passes.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const directoryMigrations = [
@@ -15,4 +16,5 @@ export const directoryMigrations = [
   Migration0010LedgerReadIndex,
   Migration0011DatasetHealth,
   Migration0014DriverPasses,
+  Migration0015VehiclePasses,
 ];

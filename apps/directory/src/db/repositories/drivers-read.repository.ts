@@ -10,7 +10,7 @@
 import type { Field } from '@switchyard/domain';
 import type { Em } from '@switchyard/persistence';
 import { isoSql, query, tableNamer } from '@switchyard/service-kit';
-import { listedIn } from './driver-pass.repository.js';
+import { ROSTER_DATASETS, RosterPassRepository } from './roster-pass.repository.js';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
 import type { DriverReadRow } from './trips-read.repository.js';
 
@@ -24,6 +24,8 @@ export interface DriverDirectoryRow extends DriverReadRow {
 }
 
 export class DriversReadRepository {
+  private readonly passes = new RosterPassRepository(ROSTER_DATASETS.drivers);
+
   private select(em: Em): string {
     return `select d.id, d.source_id, d.provider, d.status, d.fields, d.group_membership, d.group_ids,
               ${isoSql('d.fetched_at')} as fetched_at, ${isoSql('d.first_seen_at')} as added_at, ${isoSql('d.modified_at')} as modified_at
@@ -32,7 +34,7 @@ export class DriversReadRepository {
 
   /** A page of the drivers completed pass `seq` listed, as the walk's horizon sees the roster. */
   async page(em: Em, q: IdPageQuery & { seq: number }): Promise<DriverDirectoryRow[]> {
-    const tail = idPageTail('d', { ...q, filter: { sql: listedIn('d', tableNamer(em)), params: [q.seq, q.seq, q.horizon] } });
+    const tail = idPageTail('d', { ...q, filter: { sql: this.passes.listedIn('d', tableNamer(em)), params: [q.seq, q.seq, q.horizon] } });
     return query<DriverDirectoryRow>(em, `${this.select(em)} ${tail.sql}`, tail.params);
   }
 

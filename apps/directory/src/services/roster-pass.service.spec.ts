@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { delistedDataset, passKeyOf, rosterPosition } from './driver-pass.service.js';
+import { delistedDataset, passKeyOf, rosterPosition } from './roster-pass.service.js';
 
 describe('passKeyOf', () => {
   const batch = { syncId: 'sync_01JD0000000000000000000000', unitId: '7', batchId: 'b1' };
