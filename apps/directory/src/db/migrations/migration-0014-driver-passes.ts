@@ -18,11 +18,40 @@
  * (a connection's passes are pruned to about a day, its roster rows are about its driver count).
  */
 import { SchemaMigration } from '@switchyard/persistence';
-import { rosterPassTablesSql } from './roster-pass-tables.js';
 
-/** The SQL text is unchanged since it was applied; it now comes from the one generator of every dataset's pass tables. */
 export class Migration0014DriverPasses extends SchemaMigration {
   override up(): void {
-    this.addSql(rosterPassTablesSql(this.schema, { prefix: 'driver', member: 'driver_id' }));
+    const s = this.schema;
+    const xid = `created_xid bigint not null default (pg_current_xact_id())::text::bigint`;
+    this.addSql(`
+create table ${s}.driver_sighting (
+  connection_id uuid not null,
+  pass_key text not null,
+  driver_id text not null,
+  seen_at timestamptz not null,
+  primary key (connection_id, pass_key, driver_id)
+);
+
+create table ${s}.driver_pass (
+  connection_id uuid not null,
+  seq bigint not null,
+  pass_key text not null,
+  started_at timestamptz not null,
+  fetched_at timestamptz not null,
+  captured_at timestamptz not null,
+  published_at timestamptz not null,
+  ${xid},
+  primary key (connection_id, seq)
+);
+
+create table ${s}.driver_roster (
+  connection_id uuid not null,
+  driver_id text not null,
+  from_seq bigint not null,
+  to_seq bigint null,
+  ${xid},
+  primary key (connection_id, driver_id, from_seq)
+);
+`);
   }
 }
