@@ -59,7 +59,7 @@ function queries(schemas) {
               h.last_error_code as error_code
          from (select 1) as one
          left join ${t('connection_publication')} p on p.connection_id = $1::uuid and p.kind = $2
-         left join ${t('connection_health')} h on h.connection_id = $3::uuid and h.scope = 'core'`,
+         left join ${t('dataset_health')} h on h.connection_id = $1::uuid and h.dataset = $2 and h.scope = 'core'`,
     completedUnits: `select count(distinct unit_id)::int as n from ${t('ingest_batch')}
         where connection_id = $1::uuid and kind = 'trips' and status = 'committed' and (receipt->>'final')::boolean`,
     config: `select config from ${t('connection_config')} where connection_id = $1::uuid`,
@@ -101,7 +101,7 @@ export function signCursor(secret, value) {
 
 /** TripsReadService.list and VehiclesReadService.get over bare pg (no visibility rules configured: see header). */
 function sqlDirectory(pool, sql, mappers) {
-  const status = async (connectionId, kind) => mappers.deriveDatasetStatus((await pool.query(sql.datasetStatus, [connectionId, kind, connectionId])).rows[0], Date.now());
+  const status = async (connectionId, kind) => mappers.deriveDatasetStatus((await pool.query(sql.datasetStatus, [connectionId, kind])).rows[0], Date.now());
   const configured = async (connectionId) => (await pool.query(sql.config, [connectionId])).rows.length > 0;
   return {
     async trips(connectionId, limit) {
