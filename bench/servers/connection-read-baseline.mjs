@@ -12,7 +12,7 @@
  * The pool has 10 connections, MikroORM's default in libs/persistence (createOrm poolMax).
  * The token rules are copied from apps/gateway/src/services/credential-format.ts and the status
  * rules from auth/auth.service.ts; error bodies are simplified (the benchmark checks only their status).
- * The token parsing, hash check and `send` are exported for the other bare servers (stored-read-baseline.mjs).
+ * The token parsing, hash check, `send` and `listenOnLoopback` are exported for the other bare servers (stored-read-baseline.mjs).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -89,6 +89,18 @@ export async function start(fixture) {
       else res.destroy();
     });
   });
+  const listening = await listenOnLoopback(server);
+  return {
+    url: listening.url,
+    async close() {
+      await listening.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Listens on an ephemeral loopback port; `close` drops open connections and waits for the server. */
+export async function listenOnLoopback(server) {
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -98,7 +110,6 @@ export async function start(fixture) {
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve()));
-      await pool.end();
     },
   };
 }

@@ -25,7 +25,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
-import { consumerKeyFrom, matches, send } from './connection-read-baseline.mjs';
+import { consumerKeyFrom, listenOnLoopback, matches, send } from './connection-read-baseline.mjs';
 
 const VIA = new URL(import.meta.url).searchParams.get('via');
 const POOL_MAX = 10;
@@ -211,15 +211,11 @@ export async function start(fixture) {
       else res.destroy();
     });
   });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: listening.url,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve()));
+      await listening.close();
       await close();
       await pool.end();
     },
