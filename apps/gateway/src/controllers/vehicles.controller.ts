@@ -44,6 +44,8 @@ function vehicleIdOf(raw: string): string {
   return raw;
 }
 
+const VEHICLE_ID_PARAM = ApiParam({ name: 'vehicleId', description: 'Vehicle id (`vcl_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.vehicle } });
+
 @ApiTags('vehicles')
 @Controller('v1/connections/:id/vehicles')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
@@ -122,7 +124,7 @@ export class VehiclesController {
     description:
       "One independently authorized stored vehicle of the connection by vcl_ id (`scope=directory`, the default and only scope: the stored vehicle directory, no provider contact). A vehicle of another connection, not stored, hidden by the connection's visibility rules, or whose status the provider did not report is 404.",
   })
-  @ApiParam({ name: 'vehicleId', description: 'Vehicle id (`vcl_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.vehicle } })
+  @VEHICLE_ID_PARAM
   @ApiOkResponse({ type: VehicleEntityDto })
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter, scope or expand value (\`invalid_query\`).`, type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
@@ -141,7 +143,7 @@ export class VehiclesController {
     description:
       "All 15 metadata cells of a stored vehicle (opt-in `vehicleMetadata`; `disabled` when off). A vehicle of another connection or hidden by the connection's visibility rules is 404, as is an id the last complete roster does not contain and Switchyard has never stored.",
   })
-  @ApiParam({ name: 'vehicleId', description: 'Vehicle id (`vcl_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.vehicle } })
+  @VEHICLE_ID_PARAM
   @ApiOkResponse({ type: VehicleMetadataResponseDto })
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter (\`invalid_query\`).`, type: ErrorBodyDto })
   async metadata(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<VehicleMetadataResponseV1> {
