@@ -2,6 +2,7 @@
  * Gateway environment, parsed once at boot (libs/service-kit loadConfig): a bad value stops the
  * process with one message naming every bad variable. Secrets have no default outside the sandbox.
  */
+import { CURSOR_SECRET_MIN_BYTES } from '@switchyard/contracts';
 import { baseEnvSchema, type MainOptions } from '@switchyard/service-kit';
 import { z } from 'zod';
 
@@ -22,7 +23,12 @@ export const gatewayEnvSchema = baseEnvSchema
     RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
     SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),
-    CURSOR_SECRET: z.string().min(16).optional(),
+    // Counted in UTF-8 bytes, as the cursor codec uses the text (not a decoded form) as its HMAC key:
+    // `openssl rand -base64 32` (44 characters) and the sandbox's generated 43 both pass.
+    CURSOR_SECRET: z
+      .string()
+      .refine((s) => Buffer.byteLength(s, 'utf8') >= CURSOR_SECRET_MIN_BYTES, `at least ${CURSOR_SECRET_MIN_BYTES} bytes (e.g. openssl rand -base64 32)`)
+      .optional(),
   })
   .superRefine(
     (env, ctx) => {

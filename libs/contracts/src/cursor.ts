@@ -16,8 +16,12 @@ import type { z } from 'zod';
 const VERSION = 1;
 const HEADER_BYTES = 1 + 8;
 const TAG_BYTES = 16;
-/** Shorter secrets are refused: HMAC keys under 256 bits weaken the tag below its own length. */
-const MIN_SECRET_BYTES = 32;
+/**
+ * Shorter secrets are refused: HMAC keys under 256 bits weaken the tag below its own length. The
+ * gateway's configuration checks CURSOR_SECRET against this at start, so a short key never reaches
+ * a request.
+ */
+export const CURSOR_SECRET_MIN_BYTES = 32;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** What a cursor is bound to. Add any field that must invalidate old cursors when it changes. */
@@ -40,7 +44,7 @@ export type DecodedCursor<T> = { readonly ok: true; readonly payload: T } | { re
 
 function keyBytes(secret: string | Buffer): Buffer {
   const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
-  if (key.length < MIN_SECRET_BYTES) throw new RangeError(`cursor secret must be at least ${MIN_SECRET_BYTES} bytes`);
+  if (key.length < CURSOR_SECRET_MIN_BYTES) throw new RangeError(`cursor secret must be at least ${CURSOR_SECRET_MIN_BYTES} bytes`);
   return key;
 }
 
