@@ -30,6 +30,8 @@ export default [
             { sourceTag: 'type:sandbox', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:adapter', 'type:testing'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:domain'] },
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:app', 'type:sandbox'] },
+            // Cross-app system suites may start any app beside another; nothing depends on them.
+            { sourceTag: 'type:system-test', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing', 'type:app', 'type:sandbox'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
             { sourceTag: 'scope:sync-orchestrator', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sync-orchestrator'] },
@@ -38,6 +40,7 @@ export default [
             { sourceTag: 'scope:fault-feed', onlyDependOnLibsWithTags: ['scope:shared', 'scope:fault-feed'] },
             { sourceTag: 'scope:enrichment', onlyDependOnLibsWithTags: ['scope:shared', 'scope:enrichment'] },
             { sourceTag: 'scope:sandbox', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox'] },
+            { sourceTag: 'scope:system', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
           ],
         },
       ],

@@ -71,3 +71,4 @@ export { credentialExists } from './services/credential-lookup.js';
 export { loadKeyMaterial, type KeyMaterial } from './services/key-material.js';
 export { SecretBox } from './services/secret-box.js';
 export { operatorMain, runOperator } from './cli/operator.js';
+export { READ_ENVELOPE_RESERVE } from './services/read-query.js';

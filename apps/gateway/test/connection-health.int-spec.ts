@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
+import { connectionHealthMsgId, type ConnectionHealthV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { expectEventually } from '@switchyard/testing';
 import { bearer, logLines, startTestGateway, type TestGateway } from './support.js';
 
@@ -32,7 +32,7 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 10, 12, minute)).toISO
 
 async function publish(event: Partial<ConnectionHealthV1> & Pick<ConnectionHealthV1, 'observedAt' | 'outcome'>): Promise<ConnectionHealthV1> {
   const full: ConnectionHealthV1 = { connectionId, errorCode: null, scope: 'core', nextRetryAt: null, sequence: String(++sequence), ...event };
-  await gw.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, full.connectionId), full, { msgId: connectionHealthMsgId(full) });
+  await gw.bus.publish(EVENTS.connectionHealth, subjectFor(EVENTS.connectionHealth.subject, full.connectionId), full, { msgId: connectionHealthMsgId(full) });
   return full;
 }
 

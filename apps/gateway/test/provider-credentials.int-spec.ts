@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createBus, PROVIDER_ACCESS_RPC, RpcError, type MessageBus } from '@switchyard/messaging';
+import { createBus, type MessageBus, RpcError, RPCS } from '@switchyard/messaging';
 import { startTestGateway, type TestGateway } from './support.js';
 
 let gw: TestGateway;
@@ -18,7 +18,7 @@ const motiveKey = secret('motive');
 const geotabPassword = secret('geotab');
 
 async function rpcError(connectionId: string): Promise<RpcError> {
-  const error = await collector.request(PROVIDER_ACCESS_RPC, { connectionId }, { timeoutMs: 5_000 }).then(
+  const error = await collector.request(RPCS.gateway.providerAccess, { connectionId }, { timeoutMs: 5_000 }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -48,7 +48,7 @@ describe('gateway.connection.provider-access', () => {
     });
     await gw.connections.configure(samsara.connectionId, { status: 'paused' });
 
-    expect(await collector.request(PROVIDER_ACCESS_RPC, { connectionId: samsara.connectionId })).toEqual({
+    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: samsara.connectionId })).toEqual({
       connectionId: samsara.connectionId,
       provider: 'samsara',
       environment: 'sandbox',
@@ -56,7 +56,7 @@ describe('gateway.connection.provider-access', () => {
       revision: 2,
       credentials: { apiToken: samsaraToken },
     });
-    expect(await collector.request(PROVIDER_ACCESS_RPC, { connectionId: motive.connectionId })).toEqual({
+    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: motive.connectionId })).toEqual({
       connectionId: motive.connectionId,
       provider: 'motive',
       environment: 'production',
@@ -64,7 +64,7 @@ describe('gateway.connection.provider-access', () => {
       revision: 1,
       credentials: { apiKey: motiveKey },
     });
-    expect(await collector.request(PROVIDER_ACCESS_RPC, { connectionId: geotab.connectionId })).toMatchObject({
+    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: geotab.connectionId })).toMatchObject({
       provider: 'geotab',
       credentials: { database: 'fleet_db', userName: 'svc@example.com', password: geotabPassword },
     });
@@ -72,7 +72,7 @@ describe('gateway.connection.provider-access', () => {
 
   it('answers not_found for an unknown connection and invalid_request for a malformed id', async () => {
     expect((await rpcError(randomUUID())).code).toBe('not_found');
-    const malformed = await collector.request(PROVIDER_ACCESS_RPC, { connectionId: 'not-a-uuid' }).catch((e: unknown) => e);
+    const malformed = await collector.request(RPCS.gateway.providerAccess, { connectionId: 'not-a-uuid' }).catch((e: unknown) => e);
     expect(malformed).toMatchObject({ code: 'invalid_request' });
   });
 

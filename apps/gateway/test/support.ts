@@ -2,9 +2,9 @@
  * Test harness for the gateway: a real gateway on the machine's PostgreSQL (isolated schema) and
  * NATS (isolated namespace), an HTTP client whose every response is validated against the
  * committed OpenAPI document, captured log lines, and seeding through the same admin services the
- * operator CLI uses. With `syncOrchestrator: true` a real sync-orchestrator runs beside it (its own
- * isolated schema and bus connection, the same NATS namespace), so the sync routes work end to end;
- * with `directory: true` a real directory does, so the stored reads do.
+ * operator CLI uses. `beside` starts other services next to it (each on its own isolated schema and
+ * bus connection, in the same NATS namespace, as the launcher runs them); the gateway never imports
+ * another app, so the caller passes their start functions (system-tests does, for the cross-app suites).
  */
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -13,13 +13,9 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
 import { createBus, type MessageBus } from '@switchyard/messaging';
-import { createLogger, startService, type RunningService } from '@switchyard/service-kit';
+import type { ServiceName } from '@switchyard/persistence';
+import { createLogger, startService, type RunningService, type StartOptions } from '@switchyard/service-kit';
 import { createResponseValidator, deleteNamespaceStreams, dropSchemas, fetchValidated, isolatedSchemas, loadOpenApi, resolveTestServices, uniqueNamespace, type ValidatedFetchInit, type ValidatedResponse } from '@switchyard/testing';
-// The gateway never imports another app; this harness starts one beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startDirectory } from '@switchyard/directory';
 import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, OutboxRelay, SecretBox } from '../src/index.js';
 import type { GatewaySettings } from '../src/config.js';
 
@@ -35,10 +31,8 @@ export interface TestGateway {
   schemas: Record<string, string>;
   credentials: CredentialsAdmin;
   connections: ConnectionsAdmin;
-  /** The sync-orchestrator started beside the gateway (`syncOrchestrator: true`). */
-  orchestrator?: RunningService;
-  /** The directory started beside the gateway (`directory: true`). */
-  directory?: RunningService;
+  /** The services started beside the gateway (`beside`), by name. */
+  beside: Partial<Record<ServiceName, RunningService>>;
   /** Publishes the gateway outbox now instead of waiting for the relay's next poll. */
   flushOutbox(): Promise<number>;
   /** Every log line written so far, raw. */
@@ -48,11 +42,25 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** A service to start beside the gateway: its name (which isolated schema it gets) and start function. */
+export interface BesideService {
+  name: Exclude<ServiceName, 'gateway'>;
+  start: (options: StartOptions) => Promise<RunningService>;
+}
+
+export interface TestGatewayOptions {
+  extraModules?: (Type | DynamicModule)[];
+  rpcTimeoutMs?: number;
+  bodyLimit?: number;
+  responseByteLimit?: number;
+  groupDirectoryLimits?: GatewaySettings['groupDirectoryLimits'];
+  /** Started in order after the gateway, closed in reverse before it. */
+  beside?: BesideService[];
+}
+
 const validator = createResponseValidator(loadOpenApi());
 
-export async function startTestGateway(
-  options: { extraModules?: (Type | DynamicModule)[]; rpcTimeoutMs?: number; bodyLimit?: number; syncOrchestrator?: boolean; directory?: boolean; responseByteLimit?: number; collectors?: { providerBaseUrls: Record<string, string> }; groupDirectoryLimits?: GatewaySettings['groupDirectoryLimits'] } = {},
-): Promise<TestGateway> {
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const { databaseUrl, natsUrl } = await resolveTestServices();
   const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
   const namespace = uniqueNamespace('gw');
@@ -91,35 +99,28 @@ export async function startTestGateway(
     await deleteNamespaceStreams(natsUrl, namespace);
     throw error;
   });
-  const beside: { bus: MessageBus; service?: RunningService }[] = [];
-  /** Starts another app on its own bus connection in the same namespace (as the launcher runs them). */
-  const startBeside = async <O extends object>(name: 'sync-orchestrator' | 'directory', start: (o: Parameters<typeof startDirectory>[0] & O) => Promise<RunningService>, extra: O): Promise<RunningService> => {
-    const entry: { bus: MessageBus; service?: RunningService } = { bus: await createBus({ kind: 'jetstream', servers: natsUrl, name: `${name}-test`, namespace }) };
-    beside.push(entry);
-    entry.service = await start({
-      databaseUrl,
-      bus: entry.bus,
-      environment: 'sandbox',
-      schema: schemas[name],
-      allServiceSchemas: Object.values(schemas),
-      logger: createLogger({ service: name, level: 'debug', destination: sink }),
-      ...extra,
-    });
-    return entry.service;
-  };
+  const opened: { bus: MessageBus; service?: RunningService }[] = [];
+  const beside: Partial<Record<ServiceName, RunningService>> = {};
   const closeBeside = async () => {
-    for (const entry of beside.reverse()) {
+    for (const entry of opened.reverse()) {
       await entry.service?.close();
       await entry.bus.close();
     }
   };
-  let orchestrator: RunningService | undefined;
-  let directory: RunningService | undefined;
   try {
-    // With `collectors`, the orchestrator also collects (from the given provider base URLs, e.g. a simulator).
-    const collect = options.collectors ? { collectors: true, providerBaseUrls: options.collectors.providerBaseUrls, env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' } } : {};
-    if (options.syncOrchestrator) orchestrator = await startBeside('sync-orchestrator', startSyncOrchestrator, collect);
-    if (options.directory) directory = await startBeside('directory', startDirectory, {});
+    for (const { name, start } of options.beside ?? []) {
+      const entry: { bus: MessageBus; service?: RunningService } = { bus: await createBus({ kind: 'jetstream', servers: natsUrl, name: `${name}-test`, namespace }) };
+      opened.push(entry);
+      entry.service = await start({
+        databaseUrl,
+        bus: entry.bus,
+        environment: 'sandbox',
+        schema: schemas[name],
+        allServiceSchemas: Object.values(schemas),
+        logger: createLogger({ service: name, level: 'debug', destination: sink }),
+      });
+      beside[name] = entry.service;
+    }
   } catch (error) {
     await closeBeside().catch(() => undefined);
     await service.close();
@@ -141,8 +142,7 @@ export async function startTestGateway(
     schemas,
     credentials: new CredentialsAdmin(orm),
     connections: new ConnectionsAdmin(orm, new SecretBox(masterKey)),
-    orchestrator,
-    directory,
+    beside,
     flushOutbox: () => service.app.get(OutboxRelay).flush(),
     logText: () => lines.join(''),
     call: (method, path, init = {}) => fetchValidated(validator, url, method, path, init),

@@ -25,20 +25,15 @@
 import { expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-// The orchestrator never imports other apps; its tests start them beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startDirectory } from '@switchyard/directory';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startFaultFeed } from '@switchyard/fault-feed';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ConnectionsAdmin, CredentialsAdmin, SecretBox, startGateway, type ConnectionConfigPatch } from '@switchyard/gateway';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import type { Provider } from '@switchyard/domain';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService, type StartOptions } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
-import { startSyncOrchestrator } from '../src/index.js';
+import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, validatedCall } from './gateway-client.js';
 
 export type { PublicSync } from './gateway-client.js';

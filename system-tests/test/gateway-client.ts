@@ -10,8 +10,6 @@
  * older projected pair answers 503 service_unavailable.
  */
 import { expect } from '@jest/globals';
-// The orchestrator never imports other apps; its tests drive the gateway beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ConnectionsAdmin, CredentialsAdmin, OutboxRelay, SecretBox, type ConnectionConfigPatch } from '@switchyard/gateway';
 import type { Provider } from '@switchyard/domain';
 import type { RunningService } from '@switchyard/service-kit';

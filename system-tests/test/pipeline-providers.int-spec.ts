@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Provider } from '@switchyard/domain';
 import { capabilitiesFor, collectPages, createGeotabAdapter, createMotiveAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { PURPOSE_REQUIREMENTS, SYNC_PURPOSES, type SyncPurpose } from '../src/index.js';
+import { PURPOSE_REQUIREMENTS, SYNC_PURPOSES, type SyncPurpose } from '@switchyard/sync-orchestrator';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 /** Three days: any three-day window of the simulated fleet holds a weekday with trips. */

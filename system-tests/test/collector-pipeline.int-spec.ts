@@ -13,7 +13,7 @@
  * keeps the observations per dataset the jobs fed (no drivers row after a public sync).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
+import { connectionHealthMsgId, type ConnectionHealthV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { createSamsaraAdapter } from '@switchyard/providers';
 import { pollUntil } from '@switchyard/testing';
 import { PipelineStack, type ConnectionHealth, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
@@ -188,7 +188,7 @@ describe('collectors', () => {
       sequence: '999999999',
     };
     const publisher = await stack.bus('health-test');
-    await publisher.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), older, { msgId: connectionHealthMsgId(older) });
+    await publisher.publish(EVENTS.connectionHealth, subjectFor(EVENTS.connectionHealth.subject, connectionId), older, { msgId: connectionHealthMsgId(older) });
     // Wait until the gateway handled it (its debug line names the sequence), then read.
     await pollUntil(async () => stack.logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });
     expect(await connection.health()).toMatchObject({ last_success_at: before.last_success_at, last_error_code: before.last_error_code });

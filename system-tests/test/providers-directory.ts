@@ -5,10 +5,9 @@
  * (sync-orchestrator `pageBatches`) and publishes them into the directory's ingest consumer, waiting
  * for every batch's commit — the path a scheduled drivers/groups collection takes.
  */
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { pageBatches } from '@switchyard/sync-orchestrator';
 import type { Provider } from '@switchyard/domain';
-import { INGEST_EVENTS, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { type DirectoryBatchV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type Page, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { directorySql } from './reads-fixture.js';
@@ -63,7 +62,7 @@ export async function collectInto<K extends 'drivers' | 'groups'>(
     const page = await list(cursor);
     const batches: DirectoryBatchV1[] = pageBatches<'drivers' | 'groups'>({ unit, provider, kind, records: page.items as never, pageKey: cursor ?? 'start', providerCursor: page.next, last: page.next === null, fetchedAt: new Date().toISOString() });
     for (const batch of batches) {
-      await gw.bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
+      await gw.bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
       batchIds.push(batch.batchId);
     }
     count += page.items.length;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { groupId } from '@switchyard/domain';
-import { READ_ENVELOPE_RESERVE } from '../src/services/read-query.js';
+import { READ_ENVELOPE_RESERVE } from '@switchyard/gateway';
 import { startTestGateway, type TestGateway } from './support.js';
 import { configureReads, ingest, readConnection, readKey, reportHealth } from './reads-fixture.js';
 import { driverWith, groupRecord } from './groups-fixture.js';

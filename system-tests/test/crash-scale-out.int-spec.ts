@@ -22,7 +22,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { SecretBox } from '@switchyard/gateway';
 import { dumpDifference, pollUntil, resolveTestServices, spawnSimulator, waitUntilStopped, type NodeProcess } from '@switchyard/testing';
 import { INGEST_APPS, logEntries, ownedBy, ProcessDeployment, type SharedFleet } from './process-deployment.js';

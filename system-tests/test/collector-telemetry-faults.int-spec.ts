@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { Observation, Provider, TelemetryMetric } from '@switchyard/domain';
 import { collectPages, createGeotabAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { INTERNAL_SYNC_PURPOSES, SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '../src/index.js';
+import { INTERNAL_SYNC_PURPOSES, SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '@switchyard/sync-orchestrator';
 import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
 
 const samsaraToken = `samsara_api_${randomBytes(20).toString('hex')}`;

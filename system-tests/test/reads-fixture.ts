@@ -5,23 +5,10 @@
  * for their commit), and connection-health events as the collectors publish them.
  */
 import { available, missing, type Provider } from '@switchyard/domain';
-import {
-  CONNECTION_HEALTH_EVENT,
-  connectionHealthMsgId,
-  healthDatasetsOf,
-  INGEST_EVENTS,
-  ingestBatchId,
-  subjectFor,
-  type ConnectionHealthV1,
-  type DirectoryBatchV1,
-  type DirectoryDataset,
-  type DriverRecordV1,
-  type TripRecordV1,
-  type VehicleRecordV1,
-} from '@switchyard/messaging';
+import { connectionHealthMsgId, type ConnectionHealthV1, type DirectoryBatchV1, type DirectoryDataset, type DriverRecordV1, EVENTS, healthDatasetsOf, ingestBatchId, subjectFor, type TripRecordV1, type VehicleRecordV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { pollUntil } from '@switchyard/testing';
-import type { ConnectionConfigPatch } from '../src/index.js';
+import type { ConnectionConfigPatch } from '@switchyard/gateway';
 import type { TestGateway } from './support.js';
 
 const SRC = 'test:field';
@@ -167,7 +154,7 @@ export async function ingest<K extends DirectoryBatchV1['kind']>(
     providerCursor: null,
     final: options.final ?? true,
   } as DirectoryBatchV1;
-  await gw.bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
+  await gw.bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
   await pollUntil(
     async () => (await directorySql<{ status: string }>(gw, (t) => `select status from ${t('ingest_batch')} where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed',
     { timeoutMs: 20_000, description: `batch ${batch.batchId} committed` },
@@ -184,7 +171,7 @@ let healthSequence = 1;
  */
 export async function reportHealth(gw: TestGateway, connectionId: string, outcome: 'success' | 'failure', errorCode: string | null = null, datasets?: DirectoryDataset[]): Promise<void> {
   const event: ConnectionHealthV1 = { connectionId, observedAt: new Date().toISOString(), outcome, errorCode, scope: 'core', nextRetryAt: null, sequence: String(healthSequence++), ...(datasets ? { datasets } : {}) };
-  await gw.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
+  await gw.bus.publish(EVENTS.connectionHealth, subjectFor(EVENTS.connectionHealth.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
   const column = outcome === 'success' ? 'last_success_at' : 'last_failure_at';
   const expected = healthDatasetsOf(event);
   await pollUntil(

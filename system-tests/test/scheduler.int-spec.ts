@@ -27,7 +27,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pollUntil } from '@switchyard/testing';
-import { CollectionScheduler, SCHEDULED_ORIGIN, type TickReport } from '../src/index.js';
+import { CollectionScheduler, SCHEDULED_ORIGIN, type TickReport } from '@switchyard/sync-orchestrator';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const WINDOW_MS = 2_000;

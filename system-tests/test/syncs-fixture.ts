@@ -8,10 +8,9 @@
 import type { ConnectionConfig, Provider } from '@switchyard/domain';
 import type { SyncCallerV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { UnitReceiptService } from '@switchyard/sync-orchestrator';
 import { pollUntil } from '@switchyard/testing';
-import type { ConnectionConfigPatch } from '../src/index.js';
+import type { ConnectionConfigPatch } from '@switchyard/gateway';
 import type { TestGateway } from './support.js';
 
 type SyncOperation = 'sync.create' | 'sync.read' | 'sync.retry' | 'sync.cancel';

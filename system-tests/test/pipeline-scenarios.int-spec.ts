@@ -23,7 +23,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { INGEST_EVENTS, subjectFor, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { type DirectoryBatchV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { collectPages, createSamsaraAdapter } from '@switchyard/providers';
 import { dumpDifference, pollUntil, sleep, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
@@ -232,7 +232,7 @@ describe('provider scenarios through the pipeline', () => {
         providerCursor: null,
         final: false,
       };
-      await bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
+      await bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
       const failed = await connection.settled(sync.id, 60_000);
       expect(failed).toMatchObject({ status: 'failed', failureReason: 'connection_unknown' });
       const units = await connection.units(sync.id);

@@ -9,8 +9,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-// The orchestrator never imports another app; this test starts the gateway beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ConnectionsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
@@ -24,7 +22,7 @@ import {
   uniqueNamespace,
   type NodeProcess,
 } from '@switchyard/testing';
-import { ProviderAdapterFactory, startSyncOrchestrator } from '../src/index.js';
+import { ProviderAdapterFactory, startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 
 const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
 const masterKey = SecretBox.generateKey();

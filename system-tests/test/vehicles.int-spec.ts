@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { available, groupId, VEHICLE_METADATA_KEYS, vehicleId, type Provider } from '@switchyard/domain';
-import { subjectFor, VEHICLE_VISIBILITY_EVENT, type GroupRecordV1, type Subscription, type VehicleRecordV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
+import { EVENTS, type GroupRecordV1, subjectFor, type Subscription, type VehicleRecordV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { startTestGateway, type TestGateway } from './support.js';
@@ -155,7 +155,7 @@ describe('stored vehicles', () => {
     const key = await readKey(gw, [a]);
     const events: VehicleVisibilityChangedV1[] = [];
     const subscription: Subscription = await gw.bus.consume(
-      { durable: `test-visibility-${a.slice(0, 8)}`, event: VEHICLE_VISIBILITY_EVENT, filterSubject: subjectFor(VEHICLE_VISIBILITY_EVENT.subject, a), ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 1 },
+      { durable: `test-visibility-${a.slice(0, 8)}`, event: EVENTS.vehicleVisibility, filterSubject: subjectFor(EVENTS.vehicleVisibility.subject, a), ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 1 },
       async ({ payload }) => {
         events.push(payload);
       },

@@ -16,14 +16,12 @@
  * in-process orchestrator competes with the processes for units or receipts.
  */
 import { randomBytes } from 'node:crypto';
-// The orchestrator never imports other apps; this test drives the gateway beside it, as the launcher does.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startGateway } from '@switchyard/gateway';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createOrm, type Orm } from '@switchyard/persistence';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, serviceStarted, spawnService, uniqueNamespace, type ContextApp, type NodeProcess } from '@switchyard/testing';
-import { SCHEDULED_ORIGIN, SyncLifecycleService, syncOrchestratorService, type InternalRun, type InternalSyncPurpose } from '../src/index.js';
+import { SCHEDULED_ORIGIN, SyncLifecycleService, syncOrchestratorService, type InternalRun, type InternalSyncPurpose } from '@switchyard/sync-orchestrator';
 import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, type PublicSync } from './gateway-client.js';
 
 /** What every deployment of one test shares: the servers, the simulator account and the connection. */

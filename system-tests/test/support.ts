@@ -1,0 +1,36 @@
+/**
+ * The gateway harness (apps/gateway/test/support.ts) with the contexts the cross-app suites need
+ * started beside it: `syncOrchestrator: true` runs a real sync-orchestrator (collecting from
+ * `collectors.providerBaseUrls` when given, e.g. a simulator), so the sync routes work end to end;
+ * `directory: true` runs a real directory, so the stored reads do. Each gets its own isolated schema
+ * and bus connection in the gateway's NATS namespace, as the launcher runs them.
+ */
+import { startDirectory } from '@switchyard/directory';
+import { startTestGateway as startGatewayOnly, type BesideService, type TestGateway as GatewayOnly, type TestGatewayOptions } from '@switchyard/gateway/testing';
+import type { RunningService } from '@switchyard/service-kit';
+import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
+
+export { bearer, expectError, logLines } from '@switchyard/gateway/testing';
+
+export interface TestGateway extends GatewayOnly {
+  /** The sync-orchestrator started beside the gateway (`syncOrchestrator: true`). */
+  orchestrator?: RunningService;
+  /** The directory started beside the gateway (`directory: true`). */
+  directory?: RunningService;
+}
+
+export interface StackOptions extends Omit<TestGatewayOptions, 'beside'> {
+  syncOrchestrator?: boolean;
+  directory?: boolean;
+  collectors?: { providerBaseUrls: Record<string, string> };
+}
+
+export async function startTestGateway({ syncOrchestrator, directory, collectors, ...options }: StackOptions = {}): Promise<TestGateway> {
+  const beside: BesideService[] = [];
+  // With `collectors`, the orchestrator also collects (polling fast, leases long enough for a slow CI run).
+  const collect = collectors ? { collectors: true, providerBaseUrls: collectors.providerBaseUrls, env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' } } : {};
+  if (syncOrchestrator) beside.push({ name: 'sync-orchestrator', start: (o) => startSyncOrchestrator({ ...o, ...collect }) });
+  if (directory) beside.push({ name: 'directory', start: startDirectory });
+  const gw = await startGatewayOnly({ ...options, beside });
+  return Object.assign(gw, { orchestrator: gw.beside['sync-orchestrator'], directory: gw.beside.directory });
+}
