@@ -1,0 +1,169 @@
+/**
+ * The directory's trip SQL (TripsReadRepository) directly on the real PostgreSQL, without the bus or
+ * the gateway: rows are written with plain SQL into a migrated directory schema and read back page
+ * by page. Covers the window (`from` inclusive, `to` exclusive, on started_at), the keyset order
+ * (started_at then id, microsecond keys, `after` resuming exactly behind the last row), the vehicle
+ * and driver filters, the connection boundary, the horizon (rows committed after the walk's
+ * snapshot stay out of it) and expansion (vehicle and driver json only when asked for).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { driverId, tripId, vehicleId, type DriverId, type VehicleId } from '@switchyard/domain';
+import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { directoryMigrations } from '../src/db/migrations/index.js';
+import { currentHorizon } from '../src/db/repositories/read-horizon.js';
+import { TripsReadRepository, type TripPageQuery } from '../src/db/repositories/trips-read.repository.js';
+
+const repository = new TripsReadRepository();
+const SEEN = '2026-11-20T00:00:00.000Z';
+const missing = JSON.stringify({ status: 'missing', value: null, source: 'test' });
+let db: MigratedSchema;
+let publication = 0;
+
+beforeAll(async () => {
+  db = await openMigratedSchema('directory', directoryMigrations);
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+const ref = (connectionId: string, sourceId: string) => ({ connectionId, provider: 'samsara' as const, sourceId });
+
+async function insertVehicle(connectionId: string, sourceId: string): Promise<VehicleId> {
+  const id = vehicleId(ref(connectionId, sourceId));
+  await db.sql(
+    `insert into ${db.t('vehicle')} (id, connection_id, provider, source_id, name, vin, status, name_field, vin_field, metadata, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
+     values (?, ?::uuid, 'samsara', ?, ?, null, 'active', ?::jsonb, ?::jsonb, '{}'::jsonb, ?, ?, ?, ?, ?, 'b')`,
+    [id, connectionId, sourceId, `Truck ${sourceId}`, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
+  );
+  return id;
+}
+
+async function insertDriver(connectionId: string, sourceId: string): Promise<DriverId> {
+  const id = driverId(ref(connectionId, sourceId));
+  await db.sql(
+    `insert into ${db.t('driver')} (id, connection_id, provider, source_id, status, display_name, status_field, fields, group_membership, group_ids, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
+     values (?, ?::uuid, 'samsara', ?, 'active', ?, ?::jsonb, '{}'::jsonb, ?::jsonb, null, ?, ?, ?, ?, ?, 'b')`,
+    [id, connectionId, sourceId, `Driver ${sourceId}`, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
+  );
+  return id;
+}
+
+/** One stored trip of ten minutes; `startedAt` may carry microseconds. */
+async function insertTrip(connectionId: string, sourceId: string, vehicleSourceId: string, startedAt: string, driver: DriverId | null = null): Promise<string> {
+  const id = tripId(ref(connectionId, sourceId));
+  await db.sql(
+    `insert into ${db.t('trip')} (id, connection_id, provider, source_id, vehicle_id, vehicle_source_id, driver_id, driver_source_id, started_at, ended_at, duration_ms, distance_km, distance_basis,
+       distance_field, start_location, end_location, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
+     values (?, ?::uuid, 'samsara', ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz + interval '10 minutes', 600000, 3.5, 'gps', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, 'b')`,
+    [id, connectionId, sourceId, vehicleId(ref(connectionId, vehicleSourceId)), vehicleSourceId, driver, startedAt, startedAt, missing, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
+  );
+  return id;
+}
+
+async function page(connectionId: string, q: Partial<TripPageQuery> = {}) {
+  const horizon = q.horizon ?? (await currentHorizon(db.em()));
+  return repository.page(db.em(), { connectionId, horizon, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false }, limit: 100, ...q });
+}
+
+const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+describe('TripsReadRepository', () => {
+  let connectionId: string;
+  /** Trip ids by source id. */
+  const trips: Record<string, string> = {};
+  let driver: DriverId;
+
+  beforeAll(async () => {
+    connectionId = randomUUID();
+    await insertVehicle(connectionId, 'v1');
+    await insertVehicle(connectionId, 'v2');
+    driver = await insertDriver(connectionId, 'd1');
+    // t-b and t-a start at the same instant: the id breaks the tie. t-us differs by microseconds only.
+    for (const [sourceId, vehicle, startedAt, d] of [
+      ['t-early', 'v1', '2026-11-01T07:59:59.999999Z', null],
+      ['t-b', 'v1', '2026-11-01T08:00:00Z', driver],
+      ['t-a', 'v2', '2026-11-01T08:00:00Z', null],
+      ['t-us', 'v2', '2026-11-01T08:00:00.000001Z', driver],
+      ['t-late', 'v1', '2026-11-01T10:00:00Z', null],
+      ['t-orphan', 'v9', '2026-11-01T11:00:00Z', null],
+    ] as const) {
+      trips[sourceId] = await insertTrip(connectionId, sourceId, vehicle, startedAt, d);
+    }
+    // Another connection's trip in the same window never shows.
+    const other = randomUUID();
+    await insertVehicle(other, 'v1');
+    await insertTrip(other, 't-other', 'v1', '2026-11-01T09:00:00Z');
+  });
+
+  const ordered = () => {
+    const tie = [trips['t-a']!, trips['t-b']!].sort();
+    return [trips['t-early']!, ...tie, trips['t-us']!, trips['t-late']!, trips['t-orphan']!];
+  };
+
+  it('orders by started_at, then id, with microsecond keys', async () => {
+    const rows = await page(connectionId);
+    expect(ids(rows)).toEqual(ordered());
+    expect(rows.find((r) => r.id === trips['t-us'])).toMatchObject({ started_key: '2026-11-01T08:00:00.000001Z', started_at: '2026-11-01T08:00:00.000Z', ended_at: '2026-11-01T08:10:00.000Z', duration_ms: 600_000, distance_km: 3.5 });
+  });
+
+  it('walks keyset pages that resume right behind the last row, ties and microseconds included', async () => {
+    const horizon = await currentHorizon(db.em());
+    const walked: string[] = [];
+    let after: TripPageQuery['after'];
+    for (let n = 0; n < 10; n++) {
+      const rows = await page(connectionId, { horizon, limit: 2, ...(after ? { after } : {}) });
+      walked.push(...ids(rows));
+      const last = rows.at(-1);
+      if (rows.length < 2 || !last) break;
+      after = { startedAt: last.started_key, id: last.id };
+    }
+    expect(walked).toEqual(ordered());
+  });
+
+  it('keeps to the window: from inclusive, to exclusive', async () => {
+    const rows = await page(connectionId, { from: '2026-11-01T08:00:00Z', to: '2026-11-01T10:00:00Z' });
+    expect(ids(rows)).toEqual(ordered().slice(1, 4));
+    expect(ids(await page(connectionId, { from: '2026-11-01T10:00:00Z' }))).toEqual([trips['t-late'], trips['t-orphan']]);
+    expect(ids(await page(connectionId, { to: '2026-11-01T08:00:00Z' }))).toEqual([trips['t-early']]);
+  });
+
+  it('filters by vehicle ids and by driver ids', async () => {
+    const v2 = vehicleId(ref(connectionId, 'v2'));
+    expect(ids(await page(connectionId, { vehicleIds: [v2] }))).toEqual([trips['t-a'], trips['t-us']]);
+    expect(ids(await page(connectionId, { driverIds: [driver] }))).toEqual([trips['t-b'], trips['t-us']]);
+    expect(ids(await page(connectionId, { vehicleIds: [v2], driverIds: [driver] }))).toEqual([trips['t-us']]);
+    expect(await page(connectionId, { vehicleIds: [vehicleId(ref(connectionId, 'nope'))] })).toEqual([]);
+  });
+
+  it('leaves out rows committed after the horizon was taken', async () => {
+    const horizon = await currentHorizon(db.em());
+    const later = await insertTrip(connectionId, 't-after-horizon', 'v1', '2026-11-01T09:00:00Z');
+    expect(ids(await page(connectionId, { horizon }))).not.toContain(later);
+    expect(ids(await page(connectionId))).toContain(later);
+    await db.sql(`delete from ${db.t('trip')} where id = ?`, [later]);
+  });
+
+  it('expands the vehicle and the driver only when asked, and says whether the vehicle is stored', async () => {
+    const plain = await page(connectionId, { driverIds: [driver] });
+    expect(plain.map((r) => [r.vehicle, r.driver])).toEqual([
+      [null, null],
+      [null, null],
+    ]);
+    const [expanded] = await page(connectionId, { driverIds: [driver], expand: { vehicle: true, driver: true } });
+    expect(expanded).toMatchObject({
+      vehicle_stored: true,
+      vehicle_status: 'active',
+      vehicle: { id: vehicleId(ref(connectionId, 'v1')), source_id: 'v1', name: 'Truck v1', status: 'active', added_at: SEEN },
+      driver: { id: driver, source_id: 'd1', status: 'active', added_at: SEEN },
+    });
+    const orphan = (await page(connectionId, { from: '2026-11-01T11:00:00Z', expand: { vehicle: true, driver: true } }))[0];
+    expect(orphan).toMatchObject({ id: trips['t-orphan'], vehicle_stored: false, vehicle_status: null, vehicle: null, driver: null });
+  });
+
+  it('finds one trip by id only within its connection', async () => {
+    expect(await repository.byId(db.em(), connectionId, trips['t-late']!, { vehicle: false, driver: false })).toMatchObject({ id: trips['t-late'], vehicle_source_id: 'v1' });
+    expect(await repository.byId(db.em(), randomUUID(), trips['t-late']!, { vehicle: false, driver: false })).toBeUndefined();
+  });
+});
