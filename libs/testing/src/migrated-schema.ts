@@ -3,7 +3,7 @@
  * (no Nest, no bus): what a repository spec needs to run the repository's SQL directly. The schema
  * carries a random suffix and close() drops it, so concurrent runs never meet.
  */
-import { createOrm, migrateUp, tableNamer, type Em, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
+import { createOrm, migrateUp, type Em, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
 import { dropSchemas, isolatedSchemas } from './isolation.js';
 import { resolveTestServices } from './services.js';
 
@@ -34,12 +34,11 @@ export async function openMigratedSchema(service: ServiceName, migrations: reado
     await close().catch(() => undefined);
     throw error;
   }
-  const t = tableNamer(orm);
   return {
     orm,
     schema,
     em: () => orm.em.fork(),
-    t,
+    t: (table) => `"${schema}"."${table}"`,
     sql: <T>(sql: string, params: unknown[] = []) => orm.em.fork().execute<T[]>(sql, params),
     close,
   };
