@@ -11,7 +11,6 @@ export * from './context/connection-config.projection.js';
 export * from './context/context-kit.module.js';
 export * from './context/ping.handler.js';
 export * from './main-runner.js';
-export * from './ingest/db/sql.js';
 export * from './ingest/db/ingest-ledger.repository.js';
 export * from './ingest/db/ingest-ledger.entities.js';
 export * from './ingest/ingest-pipeline.js';

@@ -9,9 +9,8 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, subjectMatches, type EventDefinition } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
+import { tableNamer, type Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
-import { tableNamer } from '../db/repositories/sql.js';
 
 const LOCK_KEY = 0x53574f42; // "SWOB"
 /** Every event the gateway writes to its outbox. */

@@ -16,7 +16,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
-import { query, tableNamer } from '../db/repositories/sql.js';
+import { query, tableNamer } from '@switchyard/persistence';
 
 export type HealthObservation = Pick<ConnectionHealthV1, 'connectionId' | 'outcome' | 'errorCode' | 'nextRetryAt' | 'datasets'> & { scope?: ConnectionHealthV1['scope'] };
 

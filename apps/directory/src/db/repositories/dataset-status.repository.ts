@@ -8,8 +8,7 @@
  * guarded error code), so a redelivered or reordered observation never rolls health back.
  */
 import { healthDatasetsOf, type ConnectionHealthV1, type DirectoryDataset } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { arrayLiteral } from './trips-read.repository.js';
 
 export interface DatasetStatusRow {

@@ -12,8 +12,7 @@
  * no dead tuple, no publication bump). `first_seen_at` can still move earlier when an older page
  * arrives late. Rows go in id order so concurrent batches lock rows in one order (no deadlocks).
  */
-import type { Em } from '@switchyard/persistence';
-import { tableNamer } from '@switchyard/service-kit';
+import { tableNamer, type Em } from '@switchyard/persistence';
 
 export interface DirectoryTableSpec {
   table: 'vehicle' | 'driver' | 'group' | 'trip';

@@ -8,8 +8,7 @@
  * driver after the walk began does not add it mid-walk.
  */
 import type { Field } from '@switchyard/domain';
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { ROSTER_DATASETS, RosterPassRepository } from './roster-pass.repository.js';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
 import type { DriverReadRow } from './trips-read.repository.js';

@@ -10,8 +10,7 @@
  * projected bytes (each group serialized as served without expansion, metadata included).
  */
 import type { Field } from '@switchyard/domain';
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
 
 export interface GroupReadRow {

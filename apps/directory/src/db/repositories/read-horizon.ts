@@ -5,8 +5,7 @@
  * committed during the walk never shift its pages. The one place that reads it and that writes the
  * filter; also the id-keyset page tail the vehicle, driver and group walks share.
  */
-import type { Em } from '@switchyard/persistence';
-import { query } from '@switchyard/service-kit';
+import { query, type Em } from '@switchyard/persistence';
 
 export async function currentHorizon(em: Em): Promise<string> {
   const [row] = await query<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');

@@ -7,8 +7,7 @@
  * passes without gaps or races and a late page of a pass cannot slip between its completion's reads
  * and writes. Timestamps come back as RFC 3339 text.
  */
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { inHorizon } from './read-horizon.js';
 import { arrayLiteral } from './trips-read.repository.js';
 

@@ -5,8 +5,7 @@
  * ANALYZE. SKIP_LOCKED: while another session analyzes or vacuums the table, this one returns at
  * once instead of queueing behind it.
  */
-import type { Em } from '@switchyard/persistence';
-import { query, tableNamer } from '@switchyard/service-kit';
+import { query, tableNamer, type Em } from '@switchyard/persistence';
 
 export type DirectoryTable = 'vehicle' | 'driver' | 'group' | 'trip';
 

@@ -9,8 +9,7 @@
  * PostgreSQL array literal, so `= any(…)` can use the vehicle and driver indexes.
  */
 import type { DriverId, Field, LatLon, VehicleId } from '@switchyard/domain';
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { inHorizon } from './read-horizon.js';
 
 /** A stored vehicle as the read mappers take it (vehicle.mapper.ts). */

@@ -7,8 +7,7 @@
  * several directory processes never publish the same row at once.
  */
 import type { VehicleVisibilityChangedV1 } from '@switchyard/messaging';
-import { ormSchema, type Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, ormSchema, query, tableNamer, type Em } from '@switchyard/persistence';
 
 // Advisory lock of a connection's visibility ("SWVV"); second key hashtext(schema:connection).
 const VISIBILITY_LOCK = 0x53575656;

@@ -5,8 +5,7 @@
  * read by groups-read.repository.ts, as every expansion of a group is. The roster position of a vehicle comes from its
  * roster passes (roster-pass.repository.ts, migration 0015).
  */
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from '@switchyard/service-kit';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { idPageTail, type IdPageQuery } from './read-horizon.js';
 import type { VehicleReadRow } from './trips-read.repository.js';
 

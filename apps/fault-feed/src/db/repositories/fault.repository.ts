@@ -5,9 +5,7 @@
  * Invariant: every write runs on the batch's transaction, after `lockConnection`, so two processes
  * never derive from the same stale state and sequences never interleave within a connection.
  */
-import type { Em } from '@switchyard/persistence';
-import { ormSchema } from '@switchyard/persistence';
-import { query, tableNamer } from '@switchyard/service-kit';
+import { ormSchema, query, tableNamer, type Em } from '@switchyard/persistence';
 import type { FaultState, Occurrence } from '../../services/fault-derivation.js';
 import { occurrenceKey } from '../../services/fault-derivation.js';
 

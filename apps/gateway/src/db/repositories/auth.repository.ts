@@ -7,7 +7,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ORM } from '@switchyard/service-kit';
-import { tableNamer } from './sql.js';
+import { tableNamer } from '@switchyard/persistence';
 
 export interface ConsumerKeyRow {
   id: string;

@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ConnectionConfig, Provider } from '@switchyard/domain';
 import type { ConnectionHealthV1 } from '@switchyard/messaging';
 import { ORM } from '@switchyard/service-kit';
-import { isoSql, tableNamer } from './sql.js';
+import { isoSql, tableNamer } from '@switchyard/persistence';
 
 export interface ConnectionRecord {
   id: string;

@@ -11,8 +11,7 @@
  * commit and cannot slip between the check and the write.
  */
 import type { ApplicationGrantV1 } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
-import { query, tableNamer } from './sql.js';
+import { query, tableNamer, type Em } from '@switchyard/persistence';
 
 type ConnectionTokens = NonNullable<ApplicationGrantV1['connectionTokens']>;
 

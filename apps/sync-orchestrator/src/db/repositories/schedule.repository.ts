@@ -15,10 +15,9 @@
  *   together), else `[last_sync_id]` (a row of a process without migration 0010's column in use).
  */
 import type { ConnectionConfigV1 } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import { SCHEDULED_ORIGIN } from '../../domain/collection-scope.js';
 import type { SyncStatus } from '../../domain/sync-state.js';
-import { isoSql, query, tableNamer } from './sql.js';
 
 export interface ClaimedSchedule {
   connectionId: string;

@@ -11,10 +11,9 @@
  * when it expires, spec 3 rule 2).
  */
 import type { ConnectionConfigV1 } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import type { PlannedUnit, SyncPurpose } from '../../domain/sync-planner.js';
 import type { SyncStatus } from '../../domain/sync-state.js';
-import { isoSql, query, tableNamer } from './sql.js';
 
 export interface SyncRow {
   id: string;

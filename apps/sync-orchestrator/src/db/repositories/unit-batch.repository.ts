@@ -10,8 +10,7 @@
  * under the unit row lock FOR UPDATE, so two receipts of one unit never both see the other's batch
  * as pending and leave the unit waiting forever.
  */
-import type { Em } from '@switchyard/persistence';
-import { isoSql, query, tableNamer } from './sql.js';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 
 export interface UnitBatch {
   batchId: string;

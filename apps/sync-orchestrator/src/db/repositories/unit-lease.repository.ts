@@ -17,10 +17,9 @@
  * `lease` takes only unit rows, and the requested → in_progress move runs after it in its own
  * statement, so the two can never wait on each other in a cycle.
  */
-import type { Em } from '@switchyard/persistence';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import type { SyncPurpose } from '../../domain/sync-planner.js';
 import type { SyncStatus } from '../../domain/sync-state.js';
-import { isoSql, query, tableNamer } from './sql.js';
 
 export interface LeasedUnit {
   unitId: string;

@@ -27,9 +27,7 @@
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Em, Orm } from '@switchyard/persistence';
-import { inTransaction, ormSchema } from '@switchyard/persistence';
-import { query, tableNamer } from '@switchyard/service-kit';
+import { inTransaction, ormSchema, query, tableNamer, type Em, type Orm } from '@switchyard/persistence';
 
 // pg-copy-streams 7 ships no types; its one function used here is typed at the require (no
 // ambient declaration, which every project compiling this file would have to include).

@@ -15,8 +15,7 @@
  * (the DDL below is embedded in each context's own migration 0002).
  */
 import type { IngestKind, ReceiptV1 } from '@switchyard/messaging';
-import type { Em } from '@switchyard/persistence';
-import { query, tableNamer } from './sql.js';
+import { query, tableNamer, type Em } from '@switchyard/persistence';
 
 export interface LedgerBatch {
   batchId: string;
