@@ -7,41 +7,40 @@
  * provider contact), and the controller signs the next position and the walk's horizon into `next`.
  */
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { PAGE_RANGES, parseLimit } from '@switchyard/contracts';
-import { ID_PATTERNS, isDriverId } from '@switchyard/domain';
-import { DIRECTORY_DRIVERS_RPCS, readHorizonV1, type DatasetStatusV1 } from '@switchyard/messaging';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { DRIVER_DIRECTORY_STATUSES, DRIVER_RESULT_STATUSES, PAGE_RANGES } from '@switchyard/contracts';
+import { DRIVER_DIRECTORY_REASON_CODES, ID_PATTERNS, isDriverId } from '@switchyard/domain';
+import { driverDirectoryV1, driverResultV1, RPCS, type DatasetStatusV1, type DriverDirectoryV1, type DriverResultV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
-import { DRIVER_EXPANDABLE, DriverDirectoryDto, DriverDto, DriverExpandQueryDto, DriverResultDto, ListDriversQueryDto } from '../dto/driver.dto.js';
+import { DRIVER_EXPANDABLE, DriverExpandQueryDto, ListDriversQueryDto } from '../dto/driver.dto.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
-import { ReadCursorCodec } from '../services/read-cursor.js';
-import { parseExpand, resultsByteBudget } from '../services/read-query.js';
+import { parseExpand } from '../services/read-query.js';
+import { narrowed, narrowedOrNull, StoredReadPager } from '../services/stored-read-pager.js';
 
-const cursorSchema = z.object({ h: readHorizonV1, p: z.string().regex(new RegExp(ID_PATTERNS.driver)) }).strict();
 /** The drivers route has no filters; the binding still names the route, key, connection and grant. */
 const NO_FILTERS = {};
 
-/** The DriverDirectory / DriverResult fields that describe the stored dataset. */
-const frameOf = (d: DatasetStatusV1) => ({ status: d.status, retrieval: 'stored' as const, fetchedAt: d.fetchedAt, capturedAt: d.capturedAt, errorCode: d.errorCode });
+/** The DriverDirectory / DriverResult fields that describe the stored dataset (the directory keeps only DriverDirectory codes). */
+const frameOf = (d: DatasetStatusV1) => ({ retrieval: 'stored' as const, fetchedAt: d.fetchedAt, capturedAt: d.capturedAt, errorCode: narrowedOrNull(DRIVER_DIRECTORY_REASON_CODES, d.errorCode) });
 
 @ApiTags('drivers')
 @Controller('v1/connections/:id/drivers')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class DriversController {
-  private readonly cursors: ReadCursorCodec<z.output<typeof cursorSchema>>;
-  private readonly maxBytes: number;
+  private readonly pager: StoredReadPager<string, (typeof DRIVER_EXPANDABLE)[number]>;
 
   constructor(
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.cursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/drivers', cursorSchema);
-    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
+    const position = z.string().regex(new RegExp(ID_PATTERNS.driver));
+    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/drivers', position, range: PAGE_RANGES.drivers, expandable: DRIVER_EXPANDABLE });
   }
 
   @Get()
@@ -55,28 +54,16 @@ export class DriversController {
       'Pass `next` back as `cursor` (limit and expand may change): a walk stays on the pass its first page served, even when a newer pass completes meanwhile. Drivers whose stored record lacks a status or a valid source id are not listed.',
     ].join(' '),
   })
-  @ApiOkResponse({ type: DriverDirectoryDto })
+  @ApiZodResponse(200, driverDirectoryV1)
   @ApiResponse({
     status: 400,
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.drivers.min}-${PAGE_RANGES.drivers.max}, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryDto> {
+  async list(@Req() req: AuthenticatedRequest, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryV1> {
     const principal = consumerPrincipalOf(req);
-    const limit = parseLimit(query.limit, PAGE_RANGES.drivers);
-    if (!limit.ok) throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
-    const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, NO_FILTERS, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(DIRECTORY_DRIVERS_RPCS.list, {
-      connectionId: principal.connectionId,
-      limit: limit.value,
-      maxBytes: this.maxBytes,
-      expand,
-      ...(position ? { horizon: position.h, after: position.p } : {}),
-    });
-    const next = reply.hasMore && reply.next ? this.cursors.encode(principal, NO_FILTERS, { h: reply.horizon, p: reply.next }) : undefined;
-    return { ...frameOf(reply.dataset), results: reply.drivers as DriverDto[], ...(next ? { next } : {}) };
+    const { reply, next } = await this.pager.page(principal, query, NO_FILTERS, (frame) => this.contexts.request(RPCS.directory.drivers.list, { connectionId: principal.connectionId, ...frame }));
+    return { ...frameOf(reply.dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, reply.dataset.status), results: reply.drivers, ...(next ? { next } : {}) };
   }
 
   @Get(':driverId')
@@ -91,13 +78,13 @@ export class DriversController {
     ].join(' '),
   })
   @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.driver } })
-  @ApiOkResponse({ type: DriverResultDto })
+  @ApiZodResponse(200, driverResultV1)
   @ApiResponse({ status: 400, description: 'The driverId is not a drv_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultDto> {
+  async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultV1> {
     const principal = consumerPrincipalOf(req);
     if (!isDriverId(driverId)) throw new ApiError('invalid_path');
     const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
-    const { dataset, driver } = await this.contexts.request(DIRECTORY_DRIVERS_RPCS.get, { connectionId: principal.connectionId, driverId, expand });
-    return { ...frameOf(dataset), driver: driver as DriverDto };
+    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId, expand });
+    return { ...frameOf(dataset), status: narrowed(DRIVER_RESULT_STATUSES, dataset.status), driver };
   }
 }

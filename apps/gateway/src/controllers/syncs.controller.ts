@@ -7,17 +7,18 @@
  * error filter. Every status each route can answer is declared here, with its reason codes.
  */
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
 import { isRfc3339DateTime, isSyncId } from '@switchyard/domain';
-import { RPCS, type SyncCallerV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
+import { RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
 import { ApplicationAuth } from '../auth/auth.guards.js';
 import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { CreateSyncDto, ListSyncsQueryDto, SyncControlDto, SyncDto, SyncPageDto } from '../dto/sync.dto.js';
+import { CreateSyncDto, ListSyncsQueryDto, SyncControlDto } from '../dto/sync.dto.js';
 import { ApiError } from '../http/api-error.js';
 import { OptionalBody } from '../http/validation.pipe.js';
+import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { SyncCursorCodec } from '../services/sync-cursor.js';
 
@@ -77,7 +78,7 @@ export class SyncsController {
     ].join(' '),
   })
   @ApiBody({ type: CreateSyncDto, required: false })
-  @ApiCreatedResponse({ type: SyncDto })
+  @ApiZodResponse(201, syncRecordV1)
   @ApiResponse({
     status: 400,
     description:
@@ -110,10 +111,10 @@ export class SyncsController {
     description:
       'Newest requestedAt first, then id. The first page fixes the creation horizon: syncs created later never appear on later pages of the same walk. The status filter is evaluated live. Cursors expire after 15 minutes and on any credential or grant change.',
   })
-  @ApiOkResponse({ type: SyncPageDto })
+  @ApiZodResponse(200, syncPageV1)
   @err(400, 'Unknown, repeated or out-of-range parameter, e.g. limit outside 1-100 (`invalid_query`); a cursor that is malformed, tampered, expired, from other filters or issued before a credential or grant change (`invalid_cursor`).')
   @err(503, UNAVAILABLE)
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageDto> {
+  async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
     const principal = principalOf(req);
     const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
     if (!limit.ok) throw new ApiError('invalid_query');
@@ -123,14 +124,14 @@ export class SyncsController {
     const reply = await this.contexts.request(RPCS.sync.list, { caller: callerOf(principal), limit: limit.value, ...(status ? { status } : {}), ...(position ?? {}) });
     const last = reply.syncs.at(-1);
     const next = reply.hasMore && last ? this.cursors.encode(principal, status, { horizon: reply.horizon, after: { requestedAt: last.requestedAt, id: last.id } }) : null;
-    return { syncs: reply.syncs as SyncDto[], next };
+    return { syncs: reply.syncs, next };
   }
 
   @Get(':id')
   @ApplicationAuth('sync.read')
   @ApiOperation({ operationId: 'getSync', summary: 'Read one sync' })
   @ApiParam({ name: 'id', description: 'Sync id (`sync_` + 26 Crockford base32 characters).', schema: { type: 'string' } })
-  @ApiOkResponse({ type: SyncDto })
+  @ApiZodResponse(200, syncRecordV1)
   @NOT_FOUND
   @err(503, UNAVAILABLE)
   async get(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncRecordV1> {

@@ -1,43 +1,40 @@
 /**
  * GET /v1/connections/{id}/trips and …/trips/{tripId} (spec 2.7, 4.2; consumer key with a read
  * grant on the connection, else 404). The stored-read pattern every directory resource follows:
- * the guard authorizes; the controller parses the query (read-query.ts: id lists, expand, window,
- * limit; unknown parameters are refused by the validation pipe) and the cursor (read-cursor.ts,
- * bound to key, connection, grant version and filters); the directory answers from its store over
- * `directory.read.trips.*`; the controller signs the next position and the walk's horizon into
- * `next` and adds the page frame. Filters bound to the cursor: from, to, vehicleIds, driverIds.
+ * the guard authorizes; the controller parses its filters (read-query.ts: id lists, window;
+ * unknown parameters are refused by the validation pipe); the shared pager (stored-read-pager.ts)
+ * parses limit, expand and the cursor (bound to key, connection, grant version and filters), asks
+ * the directory over `directory.read.trips.*` and signs the next position and the walk's horizon
+ * into `next`; the controller maps the reply to the public TripPage (zod, libs/messaging).
+ * Filters bound to the cursor: from, to, vehicleIds, driverIds.
  */
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { parseLimit, PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
 import { ID_PATTERNS, isTripId } from '@switchyard/domain';
-import { DIRECTORY_TRIPS_RPCS, readHorizonV1, tripPositionV1, type TripV1 } from '@switchyard/messaging';
-import { z } from 'zod';
+import { RPCS, TRIP_PAGE_STATUSES, tripPageV1, tripPositionV1, tripV1, type TripPageV1, type TripPositionV1, type TripV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf as principalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { ListTripsQueryDto, TRIP_EXPANDABLE, TripDto, TripExpandQueryDto, TripPageDto } from '../dto/trip.dto.js';
+import { ListTripsQueryDto, TRIP_EXPANDABLE, TripExpandQueryDto } from '../dto/trip.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
-import { ReadCursorCodec } from '../services/read-cursor.js';
-import { parseExpand, parseIdList, parseWindow, resultsByteBudget } from '../services/read-query.js';
-
-const cursorSchema = z.object({ h: readHorizonV1, p: tripPositionV1 }).strict();
+import { parseExpand, parseIdList, parseWindow } from '../services/read-query.js';
+import { narrowed, StoredReadPager } from '../services/stored-read-pager.js';
 
 @ApiTags('trips')
 @Controller('v1/connections/:id/trips')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class TripsController {
-  private readonly cursors: ReadCursorCodec<z.output<typeof cursorSchema>>;
-  private readonly maxBytes: number;
+  private readonly pager: StoredReadPager<TripPositionV1, (typeof TRIP_EXPANDABLE)[number]>;
 
   constructor(
     private readonly contexts: ContextClient,
-    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.cursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/trips', cursorSchema);
-    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
+    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/trips', position: tripPositionV1, range: PAGE_RANGES.trips, expandable: TRIP_EXPANDABLE });
   }
 
   @Get()
@@ -52,39 +49,24 @@ export class TripsController {
       'Pass `next` back as `cursor` with unchanged filters. Distances are kilometers, durations milliseconds.',
     ].join(' '),
   })
-  @ApiOkResponse({ type: TripPageDto })
+  @ApiZodResponse(200, tripPageV1)
   @ApiResponse({
     status: 400,
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.trips.min}-${PAGE_RANGES.trips.max}, more than ${TRIP_FILTER_IDS} vehicle or driver ids, a malformed id, from not before to, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, from other filters, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListTripsQueryDto): Promise<TripPageDto> {
+  async list(@Req() req: AuthenticatedRequest, @Query() query: ListTripsQueryDto): Promise<TripPageV1> {
     const principal = principalOf(req);
-    const limit = parseLimit(query.limit, PAGE_RANGES.trips);
-    if (!limit.ok) throw new ApiError('invalid_query');
     const window = parseWindow(query.from, query.to);
     const vehicleIds = parseIdList(query.vehicleIds, 'vehicle', TRIP_FILTER_IDS);
     const driverIds = parseIdList(query.driverIds, 'driver', TRIP_FILTER_IDS);
-    const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
     const filters = { ...window, vehicleIds, driverIds };
-    const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(DIRECTORY_TRIPS_RPCS.list, {
-      connectionId: principal.connectionId,
-      limit: limit.value,
-      maxBytes: this.maxBytes,
-      ...window,
-      vehicleIds,
-      driverIds,
-      expand,
-      ...(position ? { horizon: position.h, after: position.p } : {}),
-    });
-    const next = reply.hasMore && reply.next ? this.cursors.encode(principal, filters, { h: reply.horizon, p: reply.next }) : undefined;
+    const { reply, next } = await this.pager.page(principal, query, filters, (frame) => this.contexts.request(RPCS.directory.trips.list, { connectionId: principal.connectionId, ...frame, ...filters }));
     const { dataset, coverage, trips } = reply;
     return {
-      status: dataset.status,
+      status: narrowed(TRIP_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
-      results: trips as TripDto[],
+      results: trips,
       ...(next ? { next } : {}),
       coverage,
       publishedAt: dataset.publishedAt,
@@ -100,12 +82,12 @@ export class TripsController {
     description: "One current stored trip of the connection by trp_ id. A trip of another connection, or of a vehicle hidden by the connection's visibility rules, is 404.",
   })
   @ApiParam({ name: 'tripId', description: 'Trip id (`trp_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.trip } })
-  @ApiOkResponse({ type: TripDto })
+  @ApiZodResponse(200, tripV1)
   @ApiResponse({ status: 400, description: 'The tripId is not a trp_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
     const principal = principalOf(req);
     if (!isTripId(tripId)) throw new ApiError('invalid_path');
     const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
-    return (await this.contexts.request(DIRECTORY_TRIPS_RPCS.get, { connectionId: principal.connectionId, tripId, expand })).trip;
+    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId, expand })).trip;
   }
 }

@@ -12,30 +12,33 @@
  * - a vehicle hidden by the connection's visibility rules is 404 by id, like one of another connection.
  */
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { PAGE_RANGES, parseLimit } from '@switchyard/contracts';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { PAGE_RANGES } from '@switchyard/contracts';
 import { ID_PATTERNS, isEntityId } from '@switchyard/domain';
-import { DIRECTORY_VEHICLES_RPCS, readHorizonV1, VEHICLE_LIST_VIEWS, type VehicleEntityV1, type VehicleListView, type VehicleMetadataResponseV1 } from '@switchyard/messaging';
+import {
+  RPCS,
+  VEHICLE_LIST_VIEWS,
+  VEHICLE_PROFILE_PAGE_STATUSES,
+  vehicleEntityV1,
+  vehicleMetadataResponseV1,
+  vehicleProfilePageV1,
+  vehiclesPageV1,
+  type VehicleEntityV1,
+  type VehicleMetadataResponseV1,
+  type VehicleProfilePageV1,
+  type VehiclesPageV1,
+} from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import {
-  GetVehicleQueryDto,
-  ListVehiclesQueryDto,
-  VehicleEntityDto,
-  VehicleMetadataResponseDto,
-  VehicleProfilePageDto,
-  VEHICLE_EXPANDABLE,
-  VehiclesDto,
-} from '../dto/vehicle.dto.js';
+import { GetVehicleQueryDto, ListVehiclesQueryDto, VEHICLE_EXPANDABLE } from '../dto/vehicle.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
-import { ReadCursorCodec } from '../services/read-cursor.js';
-import { parseExpand, resultsByteBudget } from '../services/read-query.js';
-
-const cursorSchema = z.object({ h: readHorizonV1, p: z.string().min(1).max(64) }).strict();
+import { parseExpand } from '../services/read-query.js';
+import { narrowed, StoredReadPager } from '../services/stored-read-pager.js';
 
 const BAD_VEHICLE_ID = 'The vehicleId is not a vcl_ id (`invalid_path`)';
 
@@ -44,21 +47,27 @@ function vehicleIdOf(raw: string): string {
   return raw;
 }
 
+/** The list's `view`; any other value is 400 `invalid_query`. */
+function narrowedView(raw: string): (typeof VEHICLE_LIST_VIEWS)[number] {
+  const view = VEHICLE_LIST_VIEWS.find((v) => v === raw);
+  if (!view) throw new ApiError('invalid_query');
+  return view;
+}
+
 const VEHICLE_ID_PARAM = ApiParam({ name: 'vehicleId', description: 'Vehicle id (`vcl_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.vehicle } });
 
 @ApiTags('vehicles')
 @Controller('v1/connections/:id/vehicles')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class VehiclesController {
-  private readonly cursors: ReadCursorCodec<z.output<typeof cursorSchema>>;
-  private readonly maxBytes: number;
+  private readonly pager: StoredReadPager<string, (typeof VEHICLE_EXPANDABLE)[number]>;
 
   constructor(
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.cursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/vehicles', cursorSchema);
-    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
+    const position = z.string().min(1).max(64);
+    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/vehicles', position, range: PAGE_RANGES.vehicleProfiles, expandable: VEHICLE_EXPANDABLE });
   }
 
   @Get()
@@ -72,42 +81,24 @@ export class VehiclesController {
       "Vehicles hidden by the connection's include/exclude lists or status filter never appear. Pass the cursor back as `cursor` with the same `view`.",
     ].join(' '),
   })
-  @ApiExtraModels(VehiclesDto, VehicleProfilePageDto)
-  @ApiOkResponse({
-    description: '`Vehicles` for `view=assets`, `VehicleProfilePage` for `view=profiles`.',
-    schema: { oneOf: [{ $ref: getSchemaPath(VehiclesDto) }, { $ref: getSchemaPath(VehicleProfilePageDto) }] },
-  })
+  @ApiZodResponse(200, [vehiclesPageV1, vehicleProfilePageV1], '`Vehicles` for `view=assets`, `VehicleProfilePage` for `view=profiles`.')
   @ApiResponse({
     status: 400,
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.vehicleProfiles.min}-${PAGE_RANGES.vehicleProfiles.max}, an unknown view or expand value, expand with view=assets (\`invalid_query\`); a cursor that is malformed, tampered, expired, from the other view, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListVehiclesQueryDto): Promise<VehiclesDto | VehicleProfilePageDto> {
+  async list(@Req() req: AuthenticatedRequest, @Query() query: ListVehiclesQueryDto): Promise<VehiclesPageV1 | VehicleProfilePageV1> {
     const principal = consumerPrincipalOf(req);
-    const limit = parseLimit(query.limit, PAGE_RANGES.vehicleProfiles);
-    if (!limit.ok) throw new ApiError('invalid_query');
-    const view = (query.view ?? 'assets') as VehicleListView;
-    if (!(VEHICLE_LIST_VIEWS as readonly string[]).includes(view)) throw new ApiError('invalid_query');
-    const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
-    if (view === 'assets' && expand.groups) throw new ApiError('invalid_query');
-    const filters = { view };
-    const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(DIRECTORY_VEHICLES_RPCS.list, {
-      connectionId: principal.connectionId,
-      limit: limit.value,
-      maxBytes: this.maxBytes,
-      view,
-      expand,
-      ...(position ? { horizon: position.h, after: position.p } : {}),
-    });
-    const next = reply.hasMore && reply.next ? this.cursors.encode(principal, filters, { h: reply.horizon, p: reply.next }) : undefined;
+    const view = narrowedView(query.view ?? 'assets');
+    // Refused before the cursor is read, like every other bad parameter.
+    if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw new ApiError('invalid_query');
+    const { reply, next } = await this.pager.page(principal, query, { view }, (frame) => this.contexts.request(RPCS.directory.vehicles.list, { connectionId: principal.connectionId, ...frame, view }));
     if (view === 'assets') return { vehicles: reply.assets ?? [], nextCursor: next ?? null };
     const { dataset } = reply;
     return {
-      status: dataset.status,
+      status: narrowed(VEHICLE_PROFILE_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
-      results: (reply.profiles ?? []) as VehicleEntityDto[],
+      results: reply.profiles ?? [],
       ...(next ? { next } : {}),
       publishedAt: dataset.publishedAt,
       errorCode: dataset.errorCode,
@@ -125,14 +116,14 @@ export class VehiclesController {
       "One independently authorized stored vehicle of the connection by vcl_ id (`scope=directory`, the default and only scope: the stored vehicle directory, no provider contact). A vehicle of another connection, not stored, hidden by the connection's visibility rules, or whose status the provider did not report is 404.",
   })
   @VEHICLE_ID_PARAM
-  @ApiOkResponse({ type: VehicleEntityDto })
+  @ApiZodResponse(200, vehicleEntityV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter, scope or expand value (\`invalid_query\`).`, type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
     const principal = consumerPrincipalOf(req);
     const vehicleId = vehicleIdOf(rawId);
     if (query.scope !== undefined && query.scope !== 'directory') throw new ApiError('invalid_query');
     const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
-    return (await this.contexts.request(DIRECTORY_VEHICLES_RPCS.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
+    return (await this.contexts.request(RPCS.directory.vehicles.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
   }
 
   @Get(':vehicleId/metadata')
@@ -144,11 +135,11 @@ export class VehiclesController {
       "All 15 metadata cells of a stored vehicle (opt-in `vehicleMetadata`; `disabled` when off). A vehicle of another connection or hidden by the connection's visibility rules is 404, as is an id the last complete roster does not contain and Switchyard has never stored.",
   })
   @VEHICLE_ID_PARAM
-  @ApiOkResponse({ type: VehicleMetadataResponseDto })
+  @ApiZodResponse(200, vehicleMetadataResponseV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter (\`invalid_query\`).`, type: ErrorBodyDto })
   async metadata(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<VehicleMetadataResponseV1> {
     // No query parameters: UndeclaredQueryInterceptor refuses any.
     const principal = consumerPrincipalOf(req);
-    return this.contexts.request(DIRECTORY_VEHICLES_RPCS.metadata, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) });
+    return this.contexts.request(RPCS.directory.vehicles.metadata, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) });
   }
 }

@@ -1,65 +1,16 @@
 /**
- * Sync (spec 2.11), SyncControl, the list page, the create body and the list query. Sync and
- * SyncControl allow no extra properties (openapi/document.ts closes them); `issues` and
- * `providerRequests` are pinned empty with `maxItems: 0`, so a response that ever carries one fails
- * validation in the tests.
+ * What the sync routes validate on input (the create body, the list query) and SyncControl, the
+ * answer the gateway itself builds for retry and cancel (closed by openapi/document.ts). Sync and
+ * SyncPage are the zod schemas of libs/messaging sync-api.v1.ts, not written again here.
  */
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { SYNC_CURSOR_TTL_MS, SYNC_PAGE } from '@switchyard/contracts';
+import { SYNC_PAGE } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { SYNC_STATUSES } from '@switchyard/messaging';
 import { IsArray, IsIn, IsNumber, IsPositive, IsString, Max, ValidateIf } from 'class-validator';
 
 /** Largest accepted lookbackDays (100 years): keeps the arithmetic inside the date range; plan size limits bite far earlier. */
 export const MAX_LOOKBACK_DAYS = 36_500;
-
-@ApiSchema({ description: 'A durable sync job of the connection named by the Connection-Token.' })
-export class SyncDto {
-  @ApiProperty({ pattern: ID_PATTERNS.sync, example: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4' })
-  id!: string;
-
-  @ApiProperty({
-    enum: SYNC_STATUSES,
-    description: 'requested → in_progress → completed; any open state → failed (also by cancel); failed → requested by retry.',
-  })
-  status!: string;
-
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'When the sync was created; the upper end of its collection interval.' })
-  requestedAt!: string;
-
-  @ApiProperty({ type: 'string', format: 'date-time', required: false, description: 'Start of the collection interval (given, derived from lookbackDays, or defaulted).' })
-  startFrom!: string;
-
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', description: 'Present once every admitted unit has a committed data receipt.' })
-  completedAt?: string;
-
-  @ApiProperty({ type: 'integer', minimum: 1, required: false, description: '1 at creation; each accepted retry adds one.' })
-  attempts!: number;
-
-  @ApiProperty({
-    type: 'number',
-    minimum: 0,
-    maximum: 100,
-    required: false,
-    description: 'Units with a committed data receipt / admitted units × 100, rounded down to two decimals; 100 only when completed.',
-  })
-  progress!: number;
-
-  @ApiPropertyOptional({ description: 'Why the sync failed, e.g. `cancelled` after a cancel, or a provider reason code.' })
-  failureReason?: string;
-
-  @ApiProperty({ type: 'array', items: { type: 'string' }, maxItems: 0, required: false, description: 'Always empty in this increment.' })
-  issues!: string[];
-
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'string', enum: ['historical_files', 'provision_credentials'] },
-    maxItems: 0,
-    required: false,
-    description: 'Always empty: provider request workflows are not implemented.',
-  })
-  providerRequests!: string[];
-}
 
 @ApiSchema({ description: 'The sync a retry or cancel was accepted for.' })
 export class SyncControlDto {
@@ -68,20 +19,6 @@ export class SyncControlDto {
 
   @ApiProperty({ enum: ['Sync retry requested', 'Sync cancellation requested'] })
   message!: string;
-}
-
-@ApiSchema({ description: "A page of this application's syncs on the connection, newest requestedAt first, then id." })
-export class SyncPageDto {
-  @ApiProperty({ type: [SyncDto] })
-  syncs!: SyncDto[];
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    pattern: '^[A-Za-z0-9_-]+$',
-    description: `Opaque cursor of the next page, or null on the last page. Pass it back as \`cursor\` with unchanged filters within ${SYNC_CURSOR_TTL_MS / 60_000} minutes.`,
-  })
-  next!: string | null;
 }
 
 export class CreateSyncDto {

@@ -1,5 +1,7 @@
 /**
- * Builds the OpenAPI 3.1.0 document (info.version 1.16.0) from the gateway's controllers and DTOs.
+ * Builds the OpenAPI 3.1.0 document (info.version 1.16.0) from the gateway's controllers, its input
+ * DTOs and the zod schemas of the public response shapes (zod-schemas.ts: one definition, in
+ * libs/messaging, validates the context's reply and documents the response).
  * `openapi/openapi.json` is this document, committed; a test regenerates it and fails when the
  * committed file is stale (run `npm run openapi` to refresh it).
  *
@@ -7,7 +9,7 @@
  * get `additionalProperties: false`, every operation documents the generic failures every route
  * can produce (500, 503), a /v1 operation without query parameters documents the 400
  * `invalid_query` it answers to any, and a success response without its own description takes the
- * one of the schema it returns (`@ApiSchema({ description })` on the DTO). When neither exists,
+ * one of the schema it returns (the zod schema's `.meta({ description })`, or `@ApiSchema({ description })` on a DTO). When neither exists,
  * rendering the committed file fails (`strict`), so no operation ships an empty description; the
  * running gateway only falls back to a generic one (a documentation gap must not stop the API).
  */
@@ -15,12 +17,13 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { closedSchemaNames } from './closed.js';
+import { zodComponentSchemas } from './zod-schemas.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const DESCRIPTION_VERSION = '1.16.0';
 
 /** DTOs whose spec shape allows no extra properties (newer DTOs say it with `@Closed()`, openapi/closed.ts). */
-const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto', 'SyncDto', 'SyncControlDto', 'SyncPageDto', 'CreateSyncDto']);
+const CLOSED_SCHEMAS = new Set(['ErrorBodyDto', 'CapabilitiesDto', 'VehicleMetadataCapabilityDto', 'GroupInventoryCapabilityDto', 'ConnectionDto', 'SyncControlDto', 'CreateSyncDto']);
 
 export function buildOpenApiDocument(app: INestApplication, options: { strict?: boolean } = {}): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -43,6 +46,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
     .addSecurity('consumerKey', { type: 'http', scheme: 'bearer', description: 'Server-side consumer key `pt_…` with an explicit connection grant. Never embed it in a browser.' })
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBodyDto], operationIdFactory: (_c, method) => method });
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...zodComponentSchemas() } };
   return finish(document, options.strict ?? false);
 }
 
@@ -58,7 +62,7 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
       if (!op) continue;
       for (const [status, response] of Object.entries(op.responses) as [string, ResponseLike][]) {
         if (!status.startsWith('2') || response.description || '$ref' in response) continue;
-        const problem = `${method.toUpperCase()} ${path}: response ${status} has no description (add @ApiSchema({ description }) to its DTO)`;
+        const problem = `${method.toUpperCase()} ${path}: response ${status} has no description (give its zod schema .meta({ description }))`;
         response.description = describedBy(document, response) ?? (strict ? fail(problem) : 'Success.');
       }
       if (path.startsWith('/v1/')) documentUndeclaredQuery(op as OperationLike, errorRef);

@@ -11,13 +11,28 @@
  * - the group directory limits (rows, references, projected bytes) travel in the request, so the
  *   gateway owns the contract numbers (spec 8) and a test can lower them; the directory compares
  *   the connection's stored directory with them and answers `limitExceeded` instead of a page;
- * - the inventory is at most 100 approved groups, so it is one page (no keyset).
+ * - the inventory is at most 100 approved groups, so it is one page (no keyset);
+ * - the public answers the gateway builds from these replies (GroupDirectoryResponse,
+ *   GroupInventoryResponse, GroupDirectoryResult) are declared here too; every one is closed, which
+ *   also makes the list route's `oneOf` decidable: only the directory answer has `sourceScope`.
  * Errors: `not_found` (no such group on this connection), `service_unavailable` (migrations pending).
  */
+import { GROUP_DIRECTORY, GROUP_INVENTORY_MAX_IDS } from '@switchyard/contracts';
 import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
-import type { RpcDefinition } from '../port.js';
-import { datasetStatusV1, isoDateTimeV1, readPageReplyFields, readPageRequestFields } from './directory-read.v1.js';
+import {
+  addedModifiedFields,
+  DATASET_STATUSES,
+  DATASET_TIMES,
+  datasetErrorCodeV1,
+  datasetStatusV1,
+  datasetTimeV1,
+  nextCursorV1,
+  readPageReplyFields,
+  readPageRequestFields,
+  STATUS_RULES,
+  storedRetrievalV1,
+} from './directory-read.v1.js';
 
 export const PARENT_RESOLUTIONS = ['resolved', 'unresolved', 'root_or_unreported'] as const;
 export type ParentResolution = (typeof PARENT_RESOLUTIONS)[number];
@@ -29,19 +44,40 @@ const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 
 const groupFields = {
   id: groupIdV1,
-  sourceId: z.string().min(1),
+  sourceId: z.string().min(1).describe("The provider's group id."),
   provider: z.enum(PROVIDERS),
-  name: z.string().optional(),
-  description: z.string().optional(),
+  name: z.string().describe('Absent when the provider did not report it.').optional(),
+  description: z.string().describe('Absent when the provider did not report it.').optional(),
   metadata: z
-    .object({ addedAt: isoDateTimeV1, modifiedAt: isoDateTimeV1, visibility: z.literal('visible'), parentResolution: z.enum(PARENT_RESOLUTIONS).optional() })
+    .object({
+      ...addedModifiedFields('group'),
+      visibility: z.literal('visible'),
+      parentResolution: z
+        .enum(PARENT_RESOLUTIONS)
+        .describe('`root_or_unreported`: no parent reported. `resolved`: the parent is stored (in the inventory: among the approved groups). `unresolved`: a parent was reported but is not.')
+        .optional(),
+    })
     .strict(),
 };
 
 /** A Group whose parent is an id only: the expanded form inside another resource. */
-export const flatGroupV1 = z.object({ ...groupFields, parent: groupIdV1.optional() }).strict();
+export const flatGroupV1 = z
+  .object({ ...groupFields, parent: groupIdV1.describe('The parent group id. Absent for a root or unreported parent.').optional() })
+  .strict()
+  .meta({ id: 'ExpandedGroup', description: 'A stored group inside another resource (spec 2.2): a Group whose own parent stays an id.' });
 /** The public Group (spec 2.2). */
-export const groupV1 = z.object({ ...groupFields, parent: z.union([groupIdV1, flatGroupV1]).optional() }).strict();
+export const groupV1 = z
+  .object({
+    ...groupFields,
+    parent: z
+      .union([groupIdV1, flatGroupV1])
+      .describe(
+        'The parent group id, or with `expand=parent` the stored parent (whose own parent is an id). Absent for a root or unreported parent, and in the inventory for a parent outside the approved groups.',
+      )
+      .optional(),
+  })
+  .strict()
+  .meta({ id: 'Group', description: 'A provider group of the connection (spec 2.2).' });
 
 export const groupExpandV1 = z.object({ parent: z.boolean() }).strict();
 
@@ -83,13 +119,63 @@ export const groupInventoryReplyV1 = z
 export const getGroupRequestV1 = z.object({ connectionId: z.uuid(), groupId: groupIdV1, expand: groupExpandV1 }).strict();
 export const getGroupReplyV1 = z.object({ dataset: datasetStatusV1, group: groupV1 }).strict();
 
-export const DIRECTORY_GROUPS_RPCS = {
-  directory: { subject: 'directory.read.groups.directory', request: listGroupDirectoryRequestV1, response: listGroupDirectoryReplyV1 },
-  inventory: { subject: 'directory.read.groups.inventory', request: groupInventoryRequestV1, response: groupInventoryReplyV1 },
-  get: { subject: 'directory.read.groups.get', request: getGroupRequestV1, response: getGroupReplyV1 },
-} as const satisfies Record<string, RpcDefinition>;
+
+/** Group page size: at most 100 groups per directory page (our choice within the 4 MiB response limit). */
+export const GROUP_PAGE = { min: 1, max: 100, default: 100 } as const;
+export const GROUP_LIMIT_CODE_TEXT = `\`group_directory_limit_exceeded\` (status \`degraded\`, no results, no \`next\`) when the stored directory exceeds ${GROUP_DIRECTORY.maxRows.toLocaleString('en-US')} rows, ${GROUP_DIRECTORY.maxReferences.toLocaleString('en-US')} references (parent links plus the driver and vehicle memberships naming groups) or ${GROUP_DIRECTORY.projectedByteLimit.toLocaleString('en-US')} projected bytes (the directory serialized as served)`;
+/** A single group is served only from a stored directory, so its answer is never `pending`. */
+export const GROUP_RESULT_STATUSES = ['available', 'stale', 'degraded'] as const;
+
+/** The constant fields and dataset times GroupDirectoryResponse and GroupDirectoryResult share. */
+const directoryFrame = {
+  retrieval: storedRetrievalV1(),
+  sourceScope: z.literal('credential_visible_directory').describe('Every group the provider credential can see.'),
+  consistency: z.literal('not_transactional').describe('Pages of one walk keep to the groups stored when its first page was read; the provider pages were not read in one transaction.'),
+  deletionEvidence: z.literal('none').describe('A group the provider deleted is not reported as deleted.'),
+  fetchedAt: datasetTimeV1('fetchedAt'),
+  capturedAt: datasetTimeV1('capturedAt'),
+};
+
+export const groupDirectoryResponseV1 = z
+  .object({
+    ...directoryFrame,
+    errorCode: datasetStatusV1.shape.errorCode.describe(`${DATASET_TIMES.errorCode} Also ${GROUP_LIMIT_CODE_TEXT}.`),
+    status: z.enum(DATASET_STATUSES).describe(STATUS_RULES),
+    results: z.array(groupV1).max(GROUP_PAGE.max),
+    next: nextCursorV1('page of the group directory').optional(),
+  })
+  .strict()
+  .meta({ id: 'GroupDirectoryResponse', description: 'A page of the credential-visible group directory (`view=directory`), ascending id, at most 4,194,304 bytes per response.' });
+
+export const groupDirectoryResultV1 = z
+  .object({
+    ...directoryFrame,
+    errorCode: datasetErrorCodeV1(),
+    status: z.enum(GROUP_RESULT_STATUSES).describe(STATUS_RULES),
+    data: groupV1,
+  })
+  .strict()
+  .meta({ id: 'GroupDirectoryResult', description: 'One stored group of the connection (spec 2.2).' });
+
+export const groupInventoryResponseV1 = z
+  .object({
+    status: z.enum(['disabled', ...DATASET_STATUSES]).describe(`\`disabled\`: the connection's groupInventory opt-in is off (no results). ${STATUS_RULES}`),
+    results: z.array(groupV1).max(GROUP_INVENTORY_MAX_IDS),
+    next: nextCursorV1('page of groups (never present: the inventory is one page)').optional(),
+    fetchedAt: datasetTimeV1('fetchedAt'),
+    errorCode: datasetErrorCodeV1().optional(),
+    retrieval: storedRetrievalV1(),
+  })
+  .strict()
+  .meta({
+    id: 'GroupInventoryResponse',
+    description: `The approved groups (\`view=inventory\`, opt-in \`groupInventory\`): the stored groups among the connection's at most ${GROUP_INVENTORY_MAX_IDS} approved group ids, ascending id, one page; parents resolved among the approved groups only.`,
+  });
 
 export type GroupV1 = z.output<typeof groupV1>;
+export type GroupDirectoryResponseV1 = z.output<typeof groupDirectoryResponseV1>;
+export type GroupDirectoryResultV1 = z.output<typeof groupDirectoryResultV1>;
+export type GroupInventoryResponseV1 = z.output<typeof groupInventoryResponseV1>;
 export type FlatGroupV1 = z.output<typeof flatGroupV1>;
 export type GroupExpandV1 = z.output<typeof groupExpandV1>;
 export type GroupDirectoryLimitsV1 = z.output<typeof groupDirectoryLimitsV1>;

@@ -7,18 +7,29 @@
  * an ExpandedVehicle, `driver` a drv_ id or a TripDriver, distance in km (absent when missing or
  * invalid), duration in ms. Errors: `not_found` (no such trip on this connection, or its vehicle is
  * hidden), `service_unavailable` (migrations pending), plus the bus's own codes.
+ * `tripPageV1` is the public TripPage the gateway builds from a list reply (adds the signed `next`).
  */
 import { DRIVER_SOURCE_ID_PATTERN } from '@switchyard/contracts';
 import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
-import type { RpcDefinition } from '../port.js';
-import { datasetStatusV1, expandedVehicleV1, isoDateTimeV1, readPageReplyFields, readPageRequestFields } from './directory-read.v1.js';
+import {
+  addedModifiedFields,
+  datasetErrorCodeV1,
+  datasetStatusV1,
+  datasetTimeV1,
+  expandedVehicleV1,
+  isoDateTimeV1,
+  nextCursorV1,
+  readPageReplyFields,
+  readPageRequestFields,
+  storedRetrievalV1,
+} from './directory-read.v1.js';
 
 const tripId = z.string().regex(new RegExp(ID_PATTERNS.trip));
 const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 const driverId = z.string().regex(new RegExp(ID_PATTERNS.driver));
 const latLon = z.object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) }).strict();
-const added = z.object({ addedAt: isoDateTimeV1, modifiedAt: isoDateTimeV1 }).strict();
+const added = z.object(addedModifiedFields('record')).strict();
 
 /** TripDriver (spec 2.7): the Driver identity fields; email, phone and license.state are plain strings here. */
 export const tripDriverV1 = z
@@ -39,31 +50,44 @@ export const tripDriverV1 = z
     license: z.object({ number: z.string().optional(), state: z.string().optional() }).strict().optional(),
     metadata: added,
   })
-  .strict();
+  .strict()
+  .meta({ id: 'TripDriver', description: 'The driver of a trip (spec 2.7): Driver identity fields; email, phone and license.state are plain strings here.' });
 
 export const tripV1 = z
   .object({
     id: tripId,
-    sourceId: z.string().min(1),
+    sourceId: z.string().min(1).describe("The provider's trip id (Samsara has none: vehicle id and start time)."),
     provider: z.enum(PROVIDERS),
-    vehicle: z.union([vehicleId, expandedVehicleV1]),
-    driver: z.union([driverId, tripDriverV1]).optional(),
+    vehicle: z
+      .union([vehicleId, expandedVehicleV1])
+      .describe('The vehicle id, or with `expand=vehicle` the stored vehicle (the id when the vehicle is not stored yet or has no known status).'),
+    driver: z
+      .union([driverId, tripDriverV1])
+      .describe('The driver id, or with `expand=driver` the stored driver (the id when not stored yet). Absent when the provider did not identify a driver.')
+      .optional(),
     startedAt: isoDateTimeV1,
     endedAt: isoDateTimeV1,
-    duration: z.number().min(0),
-    distance: z.number().min(0).optional(),
-    startLocation: latLon.optional(),
-    endLocation: latLon.optional(),
+    duration: z.number().min(0).describe('Milliseconds of source-reported driving duration or elapsed motion interval.'),
+    distance: z
+      .number()
+      .min(0)
+      .describe(
+        'Kilometers; absent when missing or invalid (never 0 for unknown). GPS distance and odometer difference are distinct bases and are never mixed: each trip records its basis in the store (Samsara: odometer difference when both odometer readings are valid, else GPS distance; Geotab: the distance Geotab reports, else odometer difference; Motive: odometer difference (end minus start kilometers)). The Trip schema allows no extra property, so the basis is not part of the response.',
+      )
+      .optional(),
+    startLocation: latLon.describe('Where the trip started; absent when the provider did not report it.').optional(),
+    endLocation: latLon.describe('Where the trip ended; absent when the provider did not report it.').optional(),
     metadata: added,
   })
-  .strict();
+  .strict()
+  .meta({ id: 'Trip', description: 'One completed trip (spec 2.7).' });
 
 /** Which references to expand (query `expand=vehicle,driver`). */
 export const tripExpandV1 = z.object({ vehicle: z.boolean(), driver: z.boolean() }).strict();
 
 export const tripCoverageV1 = z
   .object({
-    completedUnits: z.number().int().min(0),
+    completedUnits: z.number().int().min(0).describe('Trip collection units (one vehicle × one day of a sync) whose final page has been committed for the connection.'),
     selection: z.literal('completed_trips_started_in_window'),
     completeness: z.literal('not_established'),
   })
@@ -97,15 +121,33 @@ export const listTripsReplyV1 = z
   })
   .strict();
 
+/** A TripPage has no `stale`: the directory reports its trips `available` and publishedAt says how old. */
+export const TRIP_PAGE_STATUSES = ['pending', 'available', 'degraded'] as const;
+
+/** The public TripPage (spec 2.7): the gateway's answer to a list reply. */
+export const tripPageV1 = z
+  .object({
+    status: z
+      .enum(TRIP_PAGE_STATUSES)
+      .describe(
+        '`pending`: no trips committed for the connection yet. `available`: stored trips are served (publishedAt tells their age). `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored trips are still served.',
+      ),
+    retrieval: storedRetrievalV1(),
+    results: z.array(tripV1).max(100),
+    next: nextCursorV1('page of trips').optional(),
+    coverage: tripCoverageV1,
+    publishedAt: datasetTimeV1('publishedAt'),
+    errorCode: datasetErrorCodeV1(),
+  })
+  .strict()
+  .meta({ id: 'TripPage', description: 'A page of stored completed trips of the connection, ascending startedAt then id; at most 100 and at most 4,194,304 bytes per response.' });
+
 export const getTripRequestV1 = z.object({ connectionId: z.uuid(), tripId, expand: tripExpandV1 }).strict();
 export const getTripReplyV1 = z.object({ dataset: datasetStatusV1, trip: tripV1 }).strict();
 
-export const DIRECTORY_TRIPS_RPCS = {
-  list: { subject: 'directory.read.trips.list', request: listTripsRequestV1, response: listTripsReplyV1 },
-  get: { subject: 'directory.read.trips.get', request: getTripRequestV1, response: getTripReplyV1 },
-} as const satisfies Record<string, RpcDefinition>;
 
 export type TripV1 = z.output<typeof tripV1>;
+export type TripPageV1 = z.output<typeof tripPageV1>;
 export type TripDriverV1 = z.output<typeof tripDriverV1>;
 export type TripExpandV1 = z.output<typeof tripExpandV1>;
 export type ListTripsRequestV1 = z.output<typeof listTripsRequestV1>;

@@ -15,21 +15,52 @@
  * Errors: `not_found` (no such vehicle on this connection, or hidden by its visibility rules),
  * `service_unavailable` (migrations pending), plus the bus's own codes.
  */
+import { PAGE_RANGES } from '@switchyard/contracts';
 import { FUEL_TYPES, ID_PATTERNS, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
 import { z } from 'zod';
-import type { RpcDefinition } from '../port.js';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
-import { datasetStatusV1, expandedVehicleV1, isoDateTimeV1, readPageReplyFields, readPageRequestFields } from './directory-read.v1.js';
+import {
+  cursorV1,
+  datasetErrorCodeV1,
+  datasetStatusV1,
+  datasetTimeV1,
+  expandedVehicleV1,
+  isoDateTimeV1,
+  nextCursorText,
+  nextCursorV1,
+  readPageReplyFields,
+  readPageRequestFields,
+  storedRetrievalV1,
+} from './directory-read.v1.js';
 
 const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 const { stringMax, yearMin, yearMax, groupIdMax, groupsMax } = VEHICLE_METADATA_BOUNDS;
 
 /** VehicleEntity (spec 2.6): ExpandedVehicle whose groups may be expanded. */
-export const vehicleEntityV1 = expandedVehicleV1.extend({ groups: z.array(z.union([groupIdV1, flatGroupV1])).max(groupsMax).optional() }).strict();
+export const vehicleEntityV1 = expandedVehicleV1
+  .extend({
+    groups: z
+      .array(z.union([groupIdV1, flatGroupV1]))
+      .max(groupsMax)
+      .meta({ uniqueItems: true })
+      .describe(
+        'Group ids of the reported memberships; with `expand=groups` each group Switchyard has stored is expanded (a group not stored yet stays an id). Absent when the memberships are unknown (see groupMembership.status).',
+      )
+      .optional(),
+  })
+  .strict()
+  .meta({ id: 'VehicleEntity', description: 'A stored account-bound vehicle profile (spec 2.6).' });
 
 /** Vehicle (core asset, spec 2.6). */
-export const coreVehicleV1 = z.object({ provider_id: z.string().min(1), name: z.string(), vin: z.string().nullable() }).strict();
+export const coreVehicleV1 = z
+  .object({
+    provider_id: z.string().min(1).describe("The provider's vehicle id."),
+    name: z.string().describe('The provider-reported vehicle name; the provider id when the provider reports none (the name is required and has no status).'),
+    vin: z.string().nullable().describe('The provider-reported VIN; null when unknown.'),
+  })
+  .strict()
+  .meta({ id: 'CoreVehicle', description: 'A core asset (spec 2.6 Vehicle).' });
 
 export const VEHICLE_LIST_VIEWS = ['assets', 'profiles'] as const;
 export type VehicleListView = (typeof VEHICLE_LIST_VIEWS)[number];
@@ -58,10 +89,47 @@ export const listVehiclesReplyV1 = z
   })
   .strict();
 
+/** Vehicles (`view=assets`): the gateway's page of core assets. */
+export const vehiclesPageV1 = z
+  .object({
+    vehicles: z.array(coreVehicleV1).max(PAGE_RANGES.vehicleProfiles.max),
+    nextCursor: cursorV1.nullable().describe(nextCursorText('page of vehicles', 'null on the last page')),
+  })
+  .strict()
+  .meta({ id: 'Vehicles', description: 'Core assets of the connection (`view=assets`), ascending vehicle id; vehicles hidden by the connection visibility rules are absent.' });
+
+/** A profile page has no `stale`: the directory reports stored profiles `available` and publishedAt says how old. */
+export const VEHICLE_PROFILE_PAGE_STATUSES = ['pending', 'available', 'degraded'] as const;
+
+/** VehicleProfilePage (`view=profiles`): the gateway's page of VehicleEntity profiles. */
+export const vehicleProfilePageV1 = z
+  .object({
+    status: z
+      .enum(VEHICLE_PROFILE_PAGE_STATUSES)
+      .describe(
+        '`pending`: no vehicles committed for the connection yet. `available`: stored profiles are served (publishedAt tells their age). `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored profiles are still served.',
+      ),
+    retrieval: storedRetrievalV1(),
+    results: z
+      .array(vehicleEntityV1)
+      .max(PAGE_RANGES.vehicleProfiles.max)
+      .describe('Visible vehicles only (hidden ones are absent). A stored vehicle whose status the provider did not report is not a profile (status is required) and appears only in `view=assets`.'),
+    next: nextCursorV1('page of vehicle profiles').optional(),
+    publishedAt: datasetTimeV1('publishedAt'),
+    errorCode: datasetErrorCodeV1(),
+    selection: z.literal('approved_source_vehicle_ids').describe('The profiles are of the vehicles collected for the connection: its approved source vehicle ids.'),
+    completeness: z.literal('not_established').describe('Whether the stored roster is the complete fleet is not established.'),
+  })
+  .strict()
+  .meta({
+    id: 'VehicleProfilePage',
+    description: 'Account-bound vehicle profiles of the connection (`view=profiles`), ascending vehicle id; at most 100 and at most 4,194,304 bytes per response.',
+  });
+
 export const getVehicleRequestV1 = z.object({ connectionId: z.uuid(), vehicleId, expand: vehicleExpandV1 }).strict();
 export const getVehicleReplyV1 = z.object({ dataset: datasetStatusV1, vehicle: vehicleEntityV1 }).strict();
 
-const cellSource = z.string().min(1).max(1024);
+const cellSource = z.string().min(1).max(1024).describe('Where the value came from (provider field path).');
 const text = z.string().min(1).max(stringMax);
 const unavailableCell = z.object({ status: z.enum(['missing', 'unsupported', 'invalid']), value: z.null(), source: cellSource }).strict();
 const cellOf = <T extends z.ZodType>(value: T) => z.union([z.object({ status: z.literal('available'), value, source: cellSource }).strict(), unavailableCell]);
@@ -107,35 +175,45 @@ export const vehicleMetadataFieldsV1 = z
     serialNumber: cellOf(metadataValues.serialNumber),
     groups: cellOf(metadataValues.groups),
   })
-  .strict();
+  .strict()
+  .describe(
+    'All 15 cells, each `available` with a value or `missing` / `unsupported` / `invalid` with value null. A stored value outside the bounds (length 1-1024, year 1886-2200, the fuel enum, RFC 3339 times, at most 1000 groups) is served as `invalid`.',
+  );
 
 export const vehicleMetadataDataV1 = z
-  .object({ version: z.literal(1), source: z.enum(['samsara:vehicles', 'motive:vehicles', 'geotab:Device']), fields: vehicleMetadataFieldsV1 })
-  .strict();
+  .object({
+    version: z.literal(1).describe('Always 1.'),
+    source: z.enum(['samsara:vehicles', 'motive:vehicles', 'geotab:Device']).describe('The provider resource the metadata comes from.'),
+    fields: vehicleMetadataFieldsV1,
+  })
+  .strict()
+  .meta({ id: 'VehicleMetadata', description: 'Stored vehicle metadata (spec 2.3).' });
 
 export const VEHICLE_METADATA_RESPONSE_STATUSES = ['disabled', 'pending', 'not_in_current_roster', 'available', 'stale'] as const;
 
 export const vehicleMetadataResponseV1 = z
   .object({
     vehicleId,
-    status: z.enum(VEHICLE_METADATA_RESPONSE_STATUSES),
+    status: z
+      .enum(VEHICLE_METADATA_RESPONSE_STATUSES)
+      .describe(
+        '`disabled`: the connection has not opted in to `vehicleMetadata` (data null). `pending`: no complete vehicle roster pass has listed this vehicle yet — it is not stored while no pass completed, or only an unfinished pass has carried it (data null); it enters the roster when that pass completes. `not_in_current_roster`: an earlier complete roster pass listed the vehicle, the last complete pass did not; its last known metadata is served. `stale`: the vehicle roster was fetched more than 15 minutes (3 scheduler windows) ago. `available` otherwise.',
+      ),
     data: vehicleMetadataDataV1.nullable(),
-    fetchedAt: isoDateTimeV1.nullable(),
-    rosterSeenAt: isoDateTimeV1.nullable(),
-    retrieval: z.literal('stored'),
+    fetchedAt: isoDateTimeV1.nullable().describe('When the stored version of the vehicle was fetched from the provider; null without data.'),
+    rosterSeenAt: isoDateTimeV1.nullable().describe('The final-page provider fetch of the newest complete roster pass that listed the vehicle; null without data.'),
+    retrieval: z.literal('stored').describe('Always `stored`: no provider is contacted.'),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'VehicleMetadataResponse', description: 'Stored metadata of one vehicle (spec 2.3); opt-in `vehicleMetadata`.' });
 
 export const getVehicleMetadataRequestV1 = z.object({ connectionId: z.uuid(), vehicleId }).strict();
 
-export const DIRECTORY_VEHICLES_RPCS = {
-  list: { subject: 'directory.read.vehicles.list', request: listVehiclesRequestV1, response: listVehiclesReplyV1 },
-  get: { subject: 'directory.read.vehicles.get', request: getVehicleRequestV1, response: getVehicleReplyV1 },
-  metadata: { subject: 'directory.read.vehicles.metadata', request: getVehicleMetadataRequestV1, response: vehicleMetadataResponseV1 },
-} as const satisfies Record<string, RpcDefinition>;
 
 export type VehicleEntityV1 = z.output<typeof vehicleEntityV1>;
 export type CoreVehicleV1 = z.output<typeof coreVehicleV1>;
+export type VehiclesPageV1 = z.output<typeof vehiclesPageV1>;
+export type VehicleProfilePageV1 = z.output<typeof vehicleProfilePageV1>;
 export type VehicleExpandV1 = z.output<typeof vehicleExpandV1>;
 export type ListVehiclesRequestV1 = z.output<typeof listVehiclesRequestV1>;
 export type ListVehiclesReplyV1 = z.output<typeof listVehiclesReplyV1>;

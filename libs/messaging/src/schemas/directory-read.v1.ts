@@ -12,9 +12,13 @@
  *   first page never shift a walk. Opaque to the gateway, which signs it into the cursor (same text
  *   format as the sync list horizon, so the same schema);
  * - `maxBytes` is the byte budget of the page's `results` as the directory serializes them; the
- *   gateway derives it from the 4,194,304-byte response limit minus its envelope reserve.
+ *   gateway derives it from the 4,194,304-byte response limit minus its envelope reserve;
+ * - the public shapes carry their OpenAPI component name and descriptions (`.meta({ id, description })`,
+ *   `.describe()`): the gateway's document is generated from these schemas, never written again.
+ *   `.meta()` comes last in a chain (`.strict()` or `.extend()` after it would drop the id). The
+ *   wording every stored read shares (dataset times, status rules, the `next` cursor) lives here.
  */
-import { RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
+import { CURSOR_PATTERN, RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
 import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, VEHICLE_VISIBILITIES } from '@switchyard/domain';
 import { z } from 'zod';
 import { syncListHorizonV1 } from './sync-api.v1.js';
@@ -72,13 +76,40 @@ export const readPageReplyFields = {
   hasMore: z.boolean(),
 };
 
+/** One wording of the dataset times and status for every stored read, so each resource documents them the same. */
+export const DATASET_TIMES = {
+  fetchedAt: 'When the provider data behind this answer was fetched: the fetch time of the newest committed batch of the dataset; null before the first.',
+  capturedAt: 'When the last complete pass over the dataset was fetched (the fetch time of its final page); null before the first complete pass.',
+  publishedAt: 'When Switchyard committed the newest batch of the dataset and made it readable; null before the first. A page walk keeps the rows that existed when its first page was read.',
+  errorCode: 'The provider reason code (e.g. `provider_throttled`) while the newest collection attempt of this dataset (its provider fetch) failed (status `degraded`); null otherwise.',
+} as const;
+
+export const STATUS_RULES =
+  '`pending`: nothing committed for this dataset yet. `available`: stored data is served. `stale`: the newest batch was fetched more than 15 minutes (3 scheduler windows) ago. `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored data is still served.';
+
+/** A dataset time of a public page (nullable date-time with its shared wording). */
+export const datasetTimeV1 = (time: 'fetchedAt' | 'capturedAt' | 'publishedAt') => isoDateTimeV1.nullable().describe(DATASET_TIMES[time]);
+/** The dataset errorCode of a public page. */
+export const datasetErrorCodeV1 = () => datasetStatusV1.shape.errorCode.describe(DATASET_TIMES.errorCode);
+/** `retrieval` of every stored read. */
+export const storedRetrievalV1 = () => z.literal('stored').describe('Always `stored`: served from stored data, no provider is contacted.');
+
+/** The signed cursor the gateway issues for the next page of a public stored read. */
+export const cursorV1 = z.string().regex(new RegExp(CURSOR_PATTERN));
+export const nextCursorText = (what: string, onLastPage = 'absent on the last page') =>
+  `Opaque cursor of the next ${what}; ${onLastPage}. Pass it back as \`cursor\` with unchanged filters (limit and expand may change). It is tied to the consumer key's current grant, the connection, the filters and the walk's publication horizon: rows committed after the first page do not appear in the walk. Otherwise 400 \`invalid_cursor\`; it expires after 24 hours.`;
+export const nextCursorV1 = (what: string) => cursorV1.describe(nextCursorText(what));
+
 const maxText = z.string().max(1024);
+const addedAt = (what: string) => isoDateTimeV1.describe(`Fetch time of the first batch that carried the ${what}.`);
+/** `metadata.addedAt` / `modifiedAt` of a stored record, described once. */
+export const addedModifiedFields = (what: string) => ({ addedAt: addedAt(what), modifiedAt: isoDateTimeV1.describe('Fetch time of the last batch that changed it.') });
 
 /** ExpandedVehicle (spec 2.6): VehicleEntity with `groups` as group ids only. VehicleEntity extends it. */
 export const expandedVehicleV1 = z
   .object({
     id: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
-    sourceId: z.string().min(1),
+    sourceId: z.string().min(1).describe("The provider's vehicle id."),
     provider: z.enum(PROVIDERS),
     status: z.enum(['active', 'inactive']),
     name: maxText.optional(),
@@ -90,18 +121,24 @@ export const expandedVehicleV1 = z
     licensePlate: z.object({ number: z.string().optional(), state: z.string().optional() }).strict().optional(),
     createdAt: isoDateTimeV1.optional(),
     updatedAt: isoDateTimeV1.optional(),
-    groups: z.array(z.string().regex(new RegExp(ID_PATTERNS.group))).max(1000).optional(),
+    groups: z
+      .array(z.string().regex(new RegExp(ID_PATTERNS.group)))
+      .max(1000)
+      .meta({ uniqueItems: true })
+      .describe('Group ids of the reported memberships.')
+      .optional(),
     groupMembership: z
       .object({
         status: z.enum(['available', 'not_authorized', 'pending', 'missing', 'invalid', 'partial', 'stale', 'degraded']),
         scope: z.literal('credential_visible_directory'),
         sourceScope: z.literal('credential_visible_reported_memberships'),
-        capturedAt: isoDateTimeV1.nullable(),
-        directoryFetchedAt: isoDateTimeV1.nullable(),
+        capturedAt: isoDateTimeV1.nullable().describe('When the memberships were fetched with the vehicle.'),
+        directoryFetchedAt: isoDateTimeV1.nullable().describe('Fetch time of the newest committed batch of the group directory.'),
       })
       .strict()
       .optional(),
-    metadata: z.object({ addedAt: isoDateTimeV1, modifiedAt: isoDateTimeV1, visibility: z.enum(VEHICLE_VISIBILITIES) }).strict(),
+    metadata: z.object({ ...addedModifiedFields('vehicle'), visibility: z.enum(VEHICLE_VISIBILITIES) }).strict(),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'ExpandedVehicle', description: 'A stored vehicle inside another resource (spec 2.6): VehicleEntity with group ids only.' });
 export type ExpandedVehicleV1 = z.output<typeof expandedVehicleV1>;

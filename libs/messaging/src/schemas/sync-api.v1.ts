@@ -7,8 +7,11 @@
  * RpcError codes from the contracts error table (`sync_state_conflict`, `gate_disabled`, …), which
  * the gateway renders unchanged.
  * Invariant: `syncRecordV1` is exactly the public Sync of spec 2.11 (no extra properties), so the
- * gateway returns it as-is.
+ * gateway returns it as-is; `syncPageV1` is the public list page the gateway builds from a list reply
+ * (adds the signed `next`). Both carry their OpenAPI component name (`.meta({ id })`, last in the chain).
  */
+import { SYNC_CURSOR_TTL_MS } from '@switchyard/contracts';
+import { ID_PATTERNS } from '@switchyard/domain';
 import { z } from 'zod';
 
 export const SYNC_STATUSES = ['requested', 'in_progress', 'completed', 'failed'] as const;
@@ -28,18 +31,20 @@ export const syncListHorizonV1 = z
 /** The public Sync (spec 2.11). */
 export const syncRecordV1 = z
   .object({
-    id: z.string().regex(/^sync_[0-9A-HJKMNP-TV-Z]{26}$/),
-    status: syncStatusV1,
-    requestedAt: isoDateTime,
-    startFrom: isoDateTime,
-    completedAt: isoDateTime.optional(),
-    attempts: z.number().int().min(1),
-    progress: z.number().min(0).max(100),
-    failureReason: z.string().min(1).optional(),
-    issues: z.array(z.string()).max(0),
-    providerRequests: z.array(providerRequestV1).max(0),
+    id: z.string().regex(new RegExp(ID_PATTERNS.sync)).meta({ example: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4' }),
+    status: syncStatusV1.describe('requested → in_progress → completed; any open state → failed (also by cancel); failed → requested by retry.'),
+    requestedAt: isoDateTime.describe('When the sync was created; the upper end of its collection interval.'),
+    startFrom: isoDateTime.describe('Start of the collection interval (given, derived from lookbackDays, or defaulted).'),
+    completedAt: isoDateTime.describe('Present once every admitted unit has a committed data receipt.').optional(),
+    attempts: z.number().int().min(1).describe('1 at creation; each accepted retry adds one.'),
+    progress: z.number().min(0).max(100).describe('Units with a committed data receipt / admitted units × 100, rounded down to two decimals; 100 only when completed.'),
+    failureReason: z.string().min(1).describe('Why the sync failed, e.g. `cancelled` after a cancel, or a provider reason code.').optional(),
+    issues: z.array(z.string()).max(0).describe('Always empty in this increment.'),
+    providerRequests: z.array(providerRequestV1).max(0).describe('Always empty: provider request workflows are not implemented.'),
   })
-  .strict();
+  .strict()
+  // The public contract requires only these three (spec 2.11); the orchestrator always sends every field, which the parse above insists on.
+  .meta({ id: 'Sync', description: 'A durable sync job of the connection named by the Connection-Token.', required: ['id', 'status', 'requestedAt'] });
 
 /**
  * Who is calling, as the gateway authenticated it. `connectionToken` is the Connection-Token the
@@ -92,6 +97,20 @@ export const listSyncsReplyV1 = z
   })
   .strict();
 
+/** SyncPage: the gateway's page of syncs, with the signed cursor of the next page. */
+export const syncPageV1 = z
+  .object({
+    syncs: z.array(syncRecordV1),
+    next: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .nullable()
+      .describe(`Opaque cursor of the next page, or null on the last page. Pass it back as \`cursor\` with unchanged filters within ${SYNC_CURSOR_TTL_MS / 60_000} minutes.`),
+  })
+  .strict()
+  .meta({ id: 'SyncPage', description: "A page of this application's syncs on the connection, newest requestedAt first, then id." });
+
+export type SyncPageV1 = z.output<typeof syncPageV1>;
 export type SyncStatusV1 = z.output<typeof syncStatusV1>;
 export type SyncRecordV1 = z.output<typeof syncRecordV1>;
 export type SyncCallerV1 = z.output<typeof syncCallerV1>;
