@@ -5,6 +5,15 @@ import tseslint from 'typescript-eslint';
 
 const infraPackages = ['@nestjs/*', '@mikro-orm/*', '@nats-io/*', 'nats', 'class-validator', 'class-transformer', 'pg', 'fastify'];
 
+// Text that starts like a SQL statement (a string, or a template literal's first chunk: `update ${t} set …`
+// starts with "update "). Tuned to the statement shapes, so prose such as 'Create a sync' or
+// '`failed` with failureReason' does not match.
+const SQL_START =
+  '/^\\s*(select\\s|insert\\s+into\\s|update\\s*$|update\\s+\\S+\\s+(as\\s+\\w+\\s+)?set\\s|delete\\s+from\\s|with\\s+(recursive\\s|\\w+\\s+as\\s*[(])|' +
+  '(create|alter|drop)\\s+(table|index|unique|schema|sequence|type|extension|view|function|trigger|materialized|temp|database|or\\s+replace)\\s|' +
+  'truncate\\s|copy\\s|analyze\\s|vacuum\\s|lock\\s+table\\s)/i';
+const SQL_OUTSIDE_DB = 'SQL lives only in a db/ folder (db/repositories, db/migrations): move this statement into a repository';
+
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'coverage/**', 'openapi/**', '**/*.cjs'] },
   ...nx.configs['flat/base'],
@@ -56,5 +65,19 @@ export default [
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@switchyard/testing', message: 'libs/testing is for spec files only' }] }] },
+  },
+  {
+    // SQL text only under a context's or lib's db/ folder (conventions "SQL lives only in db/repositories/
+    // and db/migrations/"). Exempt: libs/persistence (it is the database layer: ORM, migrator lock, bulk
+    // upsert, SQL helpers), libs/testing and specs (they create, reset and inspect test databases).
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/db/**', 'libs/persistence/**', 'libs/testing/**', '**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Literal[value=${SQL_START}]`, message: SQL_OUTSIDE_DB },
+        { selector: `TemplateLiteral > TemplateElement:first-child[value.raw=${SQL_START}]`, message: SQL_OUTSIDE_DB },
+      ],
+    },
   },
 ];

@@ -1,8 +1,8 @@
 /**
  * @switchyard/persistence — MikroORM 7 for one app and one PostgreSQL schema.
  * The public surface: ORM factory, schema-agnostic migrations with a locked migrateUp, units of
- * work for message handlers, the SQL helpers (tableNamer, query, isoSql), the json_to_recordset
- * upsert, database URLs and embedded PostgreSQL.
+ * work for message handlers, the SQL helpers (tableNamer, query, isoSql, pingDatabase), the
+ * json_to_recordset upsert, database URLs and embedded PostgreSQL.
  * See docs/decisions/0004-persistence-per-schema.md.
  */
 export {
@@ -20,7 +20,7 @@ export {
 } from './orm.js';
 export { SchemaMigration, migrateUp, pendingMigrations, parseMigrateOnStart, schemaDrift, type MigrateUpOptions } from './migrations.js';
 export { inTransaction, withRequestContext, type Em } from './request-context.js';
-export { isoSql, query, tableNamer } from './sql.js';
+export { isoSql, pingDatabase, query, tableNamer } from './sql.js';
 export { buildBulkUpsertSql, bulkUpsert, dedupeByConflictKey, type BulkUpsertSpec } from './bulk.js';
 export { DEFAULT_DATABASE_URL, maskUrl, resolveDatabaseUrl } from './database-url.js';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';

@@ -27,3 +27,8 @@ export function query<T>(em: Em, sql: string, params: readonly unknown[] = []): 
 export function isoSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
+
+/** Resolves when PostgreSQL answers a trivial statement on `orm`'s pool (readiness checks). */
+export async function pingDatabase(orm: Orm): Promise<void> {
+  await orm.em.getConnection().execute('select 1');
+}

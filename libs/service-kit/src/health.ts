@@ -11,7 +11,7 @@
 import { Controller, Get, Header, HttpCode, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { pendingMigrations } from '@switchyard/persistence';
+import { pendingMigrations, pingDatabase } from '@switchyard/persistence';
 import { RUNTIME, type ServiceRuntime } from './runtime.js';
 
 const lastMigrationCheck = new WeakMap<ServiceRuntime, number>();
@@ -43,10 +43,7 @@ export interface ReadinessReport {
 
 export async function readiness(runtime: ServiceRuntime): Promise<ReadinessReport> {
   const database = await withTimeout(
-    runtime.orm.em
-      .getConnection()
-      .execute('select 1')
-      .then(() => true),
+    pingDatabase(runtime.orm).then(() => true),
     1000,
   ).catch(() => false);
   const checks = {

@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createBus, deadLetterSubject, deadLetterV1, EVENTS, Namespace, subjectFor, type ConnectionConfigV1, type MessageBus } from '@switchyard/messaging';
 import { randomUUID } from 'node:crypto';
-import { ConnectionConfigStore } from '../src/context/connection-config.projection.js';
+import { ConnectionConfigStore } from '../src/context/db/connection-config.repository.js';
 import { cleanup, eventually, natsUrl, startInstance, uniqueSuffix, type ContextInstance } from './support.js';
 
 const suffix = uniqueSuffix();

@@ -11,7 +11,8 @@ import { connect } from '@nats-io/transport-node';
 import { createBus, Namespace, RPCS, type MessageBus } from '@switchyard/messaging';
 import { createOrm, resolveDatabaseUrl } from '@switchyard/persistence';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
-import { ConnectionConfigEntity, Migration0001ConnectionConfigProjection } from '../src/context/connection-config.projection.js';
+import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
+import { Migration0001ConnectionConfigProjection } from '../src/context/db/connection-config.migration.js';
 import { ContextKitModule } from '../src/context/context-kit.module.js';
 import { createLogger } from '../src/logger.js';
 

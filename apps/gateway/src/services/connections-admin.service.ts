@@ -11,6 +11,7 @@ import type { Orm } from '@switchyard/persistence';
 import { defaultConnectionConfig, validateConnectionConfig, type ConnectionConfig, type Environment, type Provider } from '@switchyard/domain';
 import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { Connection, OutboxMessage } from '../db/entities/index.js';
+import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
 import { AdminError } from './credentials-admin.service.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -46,13 +47,7 @@ export class ConnectionsAdmin {
 
   async configure(connectionId: string, patch: ConnectionConfigPatch): Promise<ConnectionConfig> {
     return this.orm.em.fork().transactional(async (em) => {
-      const rows = await em.getConnection().execute<{ config: ConnectionConfig; access_epoch: number }[]>(
-        `select config, access_epoch from ${this.table('connection')} where id = ?::uuid for update`,
-        [connectionId],
-        'all',
-        em.getTransactionContext(),
-      );
-      const locked = rows[0];
+      const locked = await lockConnectionForUpdate(em, connectionId);
       if (!locked) throw new AdminError('connection_not_found');
       const current = locked.config;
       const next: ConnectionConfig = {
@@ -94,9 +89,5 @@ export class ConnectionsAdmin {
       payload: config,
       createdAt: new Date(),
     });
-  }
-
-  private table(name: string): string {
-    return `"${this.orm.config.get('schema')}"."${name}"`;
   }
 }

@@ -19,6 +19,7 @@ import type { Orm } from '@switchyard/persistence';
 import type { Environment } from '@switchyard/domain';
 import { EVENTS, subjectFor, type ApplicationGrantV1 } from '@switchyard/messaging';
 import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey, OutboxMessage } from '../db/entities/index.js';
+import { bumpApplicationVersion } from '../db/repositories/credentials-admin.repository.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { issueCredential, type CredentialKind } from './credential-format.js';
 
@@ -69,7 +70,7 @@ export class CredentialsAdmin {
       const app = await em.findOne(Application, { id: applicationId, revokedAt: null });
       if (!app) throw new AdminError('application_not_found');
       if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
-      await this.bumpApplication(em, applicationId, 'token_version');
+      await bumpApplicationVersion(em, applicationId, 'token_version');
       await em.insert(ConnectionToken, { ...row, applicationId, connectionId });
       await this.enqueueApplicationSnapshot(em, applicationId);
     });
@@ -87,7 +88,7 @@ export class CredentialsAdmin {
       if (operations.length > 0) {
         await em.insert(ApplicationGrant, { applicationId, connectionId, operations: [...new Set(operations)], history, createdAt: new Date(), updatedAt: new Date() });
       }
-      await this.bumpApplication(em, applicationId, 'credential_version');
+      await bumpApplicationVersion(em, applicationId, 'credential_version');
       await this.enqueueApplicationSnapshot(em, applicationId);
     });
   }
@@ -124,7 +125,7 @@ export class CredentialsAdmin {
           // The owning applications' rows are locked (by the bump) before the token changes, in id order.
           const owners = [...new Set((await em.find(ConnectionToken, active, { fields: ['applicationId'] })).map((t) => t.applicationId))].sort();
           if (owners.length === 0) throw (await em.count(ConnectionToken, where)) > 0 ? alreadyRevoked : new AdminError('credential_not_found');
-          for (const applicationId of owners) await this.bumpApplication(em, applicationId, 'token_version');
+          for (const applicationId of owners) await bumpApplicationVersion(em, applicationId, 'token_version');
           // A concurrent revoke may have won while this one waited for the locks: undo the bumps.
           if ((await em.nativeUpdate(ConnectionToken, active, { revokedAt: new Date() })) === 0) throw alreadyRevoked;
           for (const applicationId of owners) await this.enqueueApplicationSnapshot(em, applicationId);
@@ -134,7 +135,7 @@ export class CredentialsAdmin {
         if (changed === 0) throw (await em.count(entity as typeof Application, where)) > 0 ? alreadyRevoked : new AdminError('credential_not_found');
         if (kind === 'application') {
           const app = await em.findOneOrFail(Application, where);
-          await this.bumpApplication(em, app.id, 'credential_version');
+          await bumpApplicationVersion(em, app.id, 'credential_version');
           await this.enqueueApplicationSnapshot(em, app.id);
         }
       });
@@ -157,18 +158,6 @@ export class CredentialsAdmin {
       for (const app of apps) await this.enqueueApplicationSnapshot(em, app.id, `:republish-${tag}`);
       return apps.length;
     });
-  }
-
-  /** One version column + 1 in one statement (no read-modify-write race between concurrent changes). */
-  private async bumpApplication(em: Orm['em'], applicationId: string, column: 'credential_version' | 'token_version'): Promise<void> {
-    await em
-      .getConnection()
-      .execute(
-        `update "${this.orm.config.get('schema')}"."application" set ${column} = ${column} + 1 where id = ?::uuid`,
-        [applicationId],
-        'run',
-        em.getTransactionContext(),
-      );
   }
 
   /** The application's whole grant state (grants, active tokens) at its current versions, on the outbox (same transaction). */

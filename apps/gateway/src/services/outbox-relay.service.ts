@@ -9,10 +9,10 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, subjectMatches, type EventDefinition } from '@switchyard/messaging';
-import { tableNamer, type Em } from '@switchyard/persistence';
+import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { OutboxRepository, type OutboxRow } from '../db/repositories/outbox.repository.js';
 
-const LOCK_KEY = 0x53574f42; // "SWOB"
 /** Every event the gateway writes to its outbox. */
 const OUTBOX_EVENTS: readonly EventDefinition[] = [EVENTS.connectionConfigChanged, EVENTS.applicationGrantChanged];
 
@@ -22,35 +22,23 @@ function eventFor(subject: string): EventDefinition {
   return event;
 }
 
-interface OutboxRow {
-  id: string;
-  subject: string;
-  msg_id: string;
-  payload: unknown;
-}
-
 @Injectable()
 export class OutboxRelay extends PollingOutboxRelay<OutboxRow> {
-  private readonly t: (name: string) => string;
+  private readonly repository = new OutboxRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
     super(runtime, { label: 'outbox relay', batchSize: 100, idlePollMs: 500, firstDelayMs: 0 });
-    this.t = tableNamer(runtime.orm);
   }
 
-  protected async claim(em: Em, limit: number): Promise<OutboxRow[]> {
-    const conn = em.getConnection();
-    const ctx = em.getTransactionContext();
-    const [lock] = await conn.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?, hashtext(current_schema())) as locked', [LOCK_KEY], 'all', ctx);
-    if (!lock?.locked) return [];
-    return conn.execute<OutboxRow[]>(`select id, subject, msg_id, payload from ${this.t('outbox')} where published_at is null order by id limit ${limit}`, [], 'all', ctx);
+  protected claim(em: Em, limit: number): Promise<OutboxRow[]> {
+    return this.repository.claim(em, limit);
   }
 
   protected publish(row: OutboxRow): Promise<unknown> {
     return this.runtime.bus.publish(eventFor(row.subject), row.subject, row.payload as never, { msgId: row.msg_id });
   }
 
-  protected async markPublished(em: Em, rows: OutboxRow[]): Promise<void> {
-    await em.getConnection().execute(`update ${this.t('outbox')} set published_at = now() where id in (${rows.map(() => '?').join(',')})`, rows.map((r) => r.id), 'run', em.getTransactionContext());
+  protected markPublished(em: Em, rows: OutboxRow[]): Promise<void> {
+    return this.repository.markPublished(em, rows.map((r) => r.id));
   }
 }

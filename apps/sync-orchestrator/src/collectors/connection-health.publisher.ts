@@ -16,7 +16,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
-import { query, tableNamer } from '@switchyard/persistence';
+import { nextHealthSequence } from '../db/repositories/connection-health.repository.js';
 
 export type HealthObservation = Pick<ConnectionHealthV1, 'connectionId' | 'outcome' | 'errorCode' | 'nextRetryAt' | 'datasets'> & { scope?: ConnectionHealthV1['scope'] };
 
@@ -27,9 +27,7 @@ export class ConnectionHealthPublisher {
   /** Publishes one observation; returns the event, or undefined when it could not be published. */
   async report(observation: HealthObservation): Promise<ConnectionHealthV1 | undefined> {
     try {
-      const em = this.runtime.orm.em.fork();
-      const [row] = await query<{ seq: string }>(em, `select nextval('${tableNamer(em)('connection_health_seq').replaceAll("'", "''")}')::text as seq`);
-      if (!row) throw new Error('connection_health_seq returned no row');
+      const sequence = await nextHealthSequence(this.runtime.orm.em.fork());
       const event: ConnectionHealthV1 = {
         connectionId: observation.connectionId,
         observedAt: new Date().toISOString(),
@@ -37,7 +35,7 @@ export class ConnectionHealthPublisher {
         errorCode: observation.errorCode,
         scope: observation.scope ?? 'core',
         nextRetryAt: observation.nextRetryAt,
-        sequence: row.seq,
+        sequence,
         ...(observation.datasets === undefined ? {} : { datasets: observation.datasets }),
       };
       await this.runtime.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, event.connectionId), event, { msgId: connectionHealthMsgId(event) });

@@ -15,7 +15,7 @@
  */
 import { INGEST_EVENTS, PoisonMessage, RetryLater, receiptMsgId, subjectFor, type Delivery, type IngestBatchV1, type ReceiptContext, type ReceiptRejection, type ReceiptV1 } from '@switchyard/messaging';
 import { inTransaction, type Em } from '@switchyard/persistence';
-import type { ConnectionConfigStore } from '../context/connection-config.projection.js';
+import type { ConnectionConfigStore } from '../context/db/connection-config.repository.js';
 import type { ServiceRuntime } from '../runtime.js';
 import { crashPoint } from '../crash-points.js';
 import { IngestLedgerRepository } from './db/ingest-ledger.repository.js';
