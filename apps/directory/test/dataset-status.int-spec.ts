@@ -9,17 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { available, missing } from '@switchyard/domain';
-import {
-  CONNECTION_HEALTH_EVENT,
-  connectionHealthMsgId,
-  DIRECTORY_DATASETS,
-  INGEST_EVENTS,
-  ingestBatchId,
-  subjectFor,
-  type ConnectionHealthV1,
-  type DirectoryBatchV1,
-  type DirectoryDataset,
-} from '@switchyard/messaging';
+import { connectionHealthMsgId, type ConnectionHealthV1, DIRECTORY_DATASETS, type DirectoryBatchV1, type DirectoryDataset, EVENTS, ingestBatchId, subjectFor } from '@switchyard/messaging';
 import { pollUntil, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { directoryService, startDirectory } from '../src/index.js';
 import { DatasetStatusService } from '../src/services/dataset-status.service.js';
@@ -69,14 +59,14 @@ async function trips(connectionId: string, fetchedAt: string): Promise<void> {
     providerCursor: null,
     final: true,
   } as DirectoryBatchV1;
-  await x.h.client.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
+  await x.h.client.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, connectionId), batch, { msgId: batch.batchId });
   await pollUntil(async () => (await x.sql<{ status: string }>(`select status from ${x.t('ingest_batch')} where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', { timeoutMs: 15_000 });
 }
 
 /** `datasets` undefined: an event of a publisher from before the field. */
 async function health(connectionId: string, outcome: 'success' | 'failure', observedAt: string, errorCode: string | null = null, datasets?: DirectoryDataset[]): Promise<void> {
   const event: ConnectionHealthV1 = { connectionId, observedAt, outcome, errorCode, scope: 'core', nextRetryAt: null, sequence: String(++sequence), ...(datasets ? { datasets } : {}) };
-  await x.h.client.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
+  await x.h.client.publish(EVENTS.connectionHealth, subjectFor(EVENTS.connectionHealth.subject, connectionId), event, { msgId: connectionHealthMsgId(event) });
 }
 
 /** Waits until the newest stored observation of `column` of `dataset` is at least `observedAt`. */

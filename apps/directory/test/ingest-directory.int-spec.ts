@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { available, driverId, groupId, missing, tripId, vehicleId, type Provider } from '@switchyard/domain';
-import { INGEST_DURABLES, INGEST_EVENTS, ingestBatchId, subjectFor, type DirectoryBatchV1, type VehicleRecordV1 } from '@switchyard/messaging';
+import { CONSUMERS, type DirectoryBatchV1, EVENTS, ingestBatchId, subjectFor, type VehicleRecordV1 } from '@switchyard/messaging';
 import { loadIngestSettings } from '@switchyard/service-kit';
 import { durableState, ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { directoryService, startDirectory } from '../src/index.js';
@@ -72,7 +72,7 @@ describe('directory ingest', () => {
   afterAll(() => x?.close());
 
   const publish = (b: DirectoryBatchV1, msgId = b.batchId) =>
-    x.h.client.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, b.connectionId), b, { msgId });
+    x.h.client.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, b.connectionId), b, { msgId });
 
   it('commits vehicles with stable vcl_ ids, stores the cursor, then sends a committed receipt', async () => {
     const { connectionId } = await x.connect();
@@ -266,7 +266,7 @@ describe('directory ingest', () => {
   }, 60_000);
 
   it('provisions its durable with INGEST_ACK_WAIT_MS, and a process started with another value updates it in place', async () => {
-    const durable = () => durableState(x.h.natsUrl, x.h.namespace, INGEST_EVENTS.directoryBatch.stream, INGEST_DURABLES.directory);
+    const durable = () => durableState(x.h.natsUrl, x.h.namespace, EVENTS.directoryBatch.stream, CONSUMERS.directoryIngest.durable);
     const before = await durable();
     expect(before.ackWaitMs).toBe(loadIngestSettings(process.env).ackWaitMs);
     await x.startSecond({ INGEST_ACK_WAIT_MS: '7000' });

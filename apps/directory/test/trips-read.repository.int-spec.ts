@@ -8,17 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { driverId, tripId, vehicleId, type DriverId, type VehicleId } from '@switchyard/domain';
+import { vehicleId, type DriverId } from '@switchyard/domain';
 import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
 import { TripsReadRepository, type TripPageQuery } from '../src/db/repositories/trips-read.repository.js';
+import { insertDriver, insertTrip, insertVehicle, ref, SEEN } from './directory-rows.js';
 
 const repository = new TripsReadRepository();
-const SEEN = '2026-11-20T00:00:00.000Z';
-const missing = JSON.stringify({ status: 'missing', value: null, source: 'test' });
 let db: MigratedSchema;
-let publication = 0;
 
 beforeAll(async () => {
   db = await openMigratedSchema('directory', directoryMigrations);
@@ -27,40 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.close();
 });
-
-const ref = (connectionId: string, sourceId: string) => ({ connectionId, provider: 'samsara' as const, sourceId });
-
-async function insertVehicle(connectionId: string, sourceId: string): Promise<VehicleId> {
-  const id = vehicleId(ref(connectionId, sourceId));
-  await db.sql(
-    `insert into ${db.t('vehicle')} (id, connection_id, provider, source_id, name, vin, status, name_field, vin_field, metadata, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
-     values (?, ?::uuid, 'samsara', ?, ?, null, 'active', ?::jsonb, ?::jsonb, '{}'::jsonb, ?, ?, ?, ?, ?, 'b')`,
-    [id, connectionId, sourceId, `Truck ${sourceId}`, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
-  );
-  return id;
-}
-
-async function insertDriver(connectionId: string, sourceId: string): Promise<DriverId> {
-  const id = driverId(ref(connectionId, sourceId));
-  await db.sql(
-    `insert into ${db.t('driver')} (id, connection_id, provider, source_id, status, display_name, status_field, fields, group_membership, group_ids, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
-     values (?, ?::uuid, 'samsara', ?, 'active', ?, ?::jsonb, '{}'::jsonb, ?::jsonb, null, ?, ?, ?, ?, ?, 'b')`,
-    [id, connectionId, sourceId, `Driver ${sourceId}`, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
-  );
-  return id;
-}
-
-/** One stored trip of ten minutes; `startedAt` may carry microseconds. */
-async function insertTrip(connectionId: string, sourceId: string, vehicleSourceId: string, startedAt: string, driver: DriverId | null = null): Promise<string> {
-  const id = tripId(ref(connectionId, sourceId));
-  await db.sql(
-    `insert into ${db.t('trip')} (id, connection_id, provider, source_id, vehicle_id, vehicle_source_id, driver_id, driver_source_id, started_at, ended_at, duration_ms, distance_km, distance_basis,
-       distance_field, start_location, end_location, first_seen_at, last_seen_at, fetched_at, modified_at, publication, batch_id)
-     values (?, ?::uuid, 'samsara', ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz + interval '10 minutes', 600000, 3.5, 'gps', ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, 'b')`,
-    [id, connectionId, sourceId, vehicleId(ref(connectionId, vehicleSourceId)), vehicleSourceId, driver, startedAt, startedAt, missing, missing, missing, SEEN, SEEN, SEEN, SEEN, ++publication],
-  );
-  return id;
-}
 
 async function page(connectionId: string, q: Partial<TripPageQuery> = {}) {
   const horizon = q.horizon ?? (await currentHorizon(db.em()));
@@ -77,9 +41,9 @@ describe('TripsReadRepository', () => {
 
   beforeAll(async () => {
     connectionId = randomUUID();
-    await insertVehicle(connectionId, 'v1');
-    await insertVehicle(connectionId, 'v2');
-    driver = await insertDriver(connectionId, 'd1');
+    await insertVehicle(db, connectionId, 'v1');
+    await insertVehicle(db, connectionId, 'v2');
+    driver = await insertDriver(db, connectionId, 'd1');
     // t-b and t-a start at the same instant: the id breaks the tie. t-us differs by microseconds only.
     for (const [sourceId, vehicle, startedAt, d] of [
       ['t-early', 'v1', '2026-11-01T07:59:59.999999Z', null],
@@ -89,12 +53,12 @@ describe('TripsReadRepository', () => {
       ['t-late', 'v1', '2026-11-01T10:00:00Z', null],
       ['t-orphan', 'v9', '2026-11-01T11:00:00Z', null],
     ] as const) {
-      trips[sourceId] = await insertTrip(connectionId, sourceId, vehicle, startedAt, d);
+      trips[sourceId] = await insertTrip(db, connectionId, sourceId, vehicle, startedAt, d);
     }
     // Another connection's trip in the same window never shows.
     const other = randomUUID();
-    await insertVehicle(other, 'v1');
-    await insertTrip(other, 't-other', 'v1', '2026-11-01T09:00:00Z');
+    await insertVehicle(db, other, 'v1');
+    await insertTrip(db, other, 't-other', 'v1', '2026-11-01T09:00:00Z');
   });
 
   const ordered = () => {
@@ -139,7 +103,7 @@ describe('TripsReadRepository', () => {
 
   it('leaves out rows committed after the horizon was taken', async () => {
     const horizon = await currentHorizon(db.em());
-    const later = await insertTrip(connectionId, 't-after-horizon', 'v1', '2026-11-01T09:00:00Z');
+    const later = await insertTrip(db, connectionId, 't-after-horizon', 'v1', '2026-11-01T09:00:00Z');
     expect(ids(await page(connectionId, { horizon }))).not.toContain(later);
     expect(ids(await page(connectionId))).toContain(later);
     await db.sql(`delete from ${db.t('trip')} where id = ?`, [later]);

@@ -1,0 +1,98 @@
+/**
+ * The directory's group SQL (GroupsReadRepository) directly on the real PostgreSQL: keyset pages by
+ * id inside the horizon, parent resolution (stored, reported but not stored, expanded), the
+ * approved-inventory scope that hides a parent outside it, lookups by id within the connection,
+ * and the directory totals the group directory limits are measured on.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { groupId, type GroupId } from '@switchyard/domain';
+import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { directoryMigrations } from '../src/db/migrations/index.js';
+import { currentHorizon } from '../src/db/repositories/read-horizon.js';
+import { GroupsReadRepository } from '../src/db/repositories/groups-read.repository.js';
+import { insertDriver, insertGroup, insertVehicle, ref, SEEN } from './directory-rows.js';
+
+const repository = new GroupsReadRepository();
+let db: MigratedSchema;
+let connectionId: string;
+/** Group ids by source id: root ← child ← grandchild, and orphan whose parent `gone` is not stored. */
+const g: Record<string, GroupId> = {};
+
+beforeAll(async () => {
+  db = await openMigratedSchema('directory', directoryMigrations);
+  connectionId = randomUUID();
+  for (const [sourceId, parent] of [
+    ['root', null],
+    ['child', 'root'],
+    ['grandchild', 'child'],
+    ['orphan', 'gone'],
+  ] as const) {
+    g[sourceId] = await insertGroup(db, connectionId, sourceId, parent);
+  }
+  await insertGroup(db, randomUUID(), 'root');
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+const page = async (q: { after?: string; limit?: number; expandParent?: boolean; horizon?: string } = {}) =>
+  repository.page(db.em(), { connectionId, horizon: q.horizon ?? (await currentHorizon(db.em())), limit: q.limit ?? 100, expandParent: q.expandParent ?? false, ...(q.after ? { after: q.after } : {}) });
+const byId = <T extends { id: string }>(rows: T[], id: string | undefined) => rows.find((r) => r.id === id);
+
+describe('GroupsReadRepository', () => {
+  it('pages the connection by ascending id, resuming after the last id', async () => {
+    const all = Object.values(g).sort();
+    const first = await page({ limit: 3 });
+    expect(first.map((r) => r.id)).toEqual(all.slice(0, 3));
+    expect((await page({ after: first.at(-1)!.id })).map((r) => r.id)).toEqual(all.slice(3));
+  });
+
+  it('resolves parents: stored, reported but not stored, none', async () => {
+    const rows = await page();
+    expect(byId(rows, g['root'])).toMatchObject({ source_id: 'root', has_parent: false, parent_id: null, parent_stored: false, parent: null, added_at: SEEN, name_field: { status: 'available', value: 'Group root' } });
+    expect(byId(rows, g['child'])).toMatchObject({ has_parent: true, parent_id: g['root'], parent_stored: true, parent: null });
+    expect(byId(rows, g['orphan'])).toMatchObject({ has_parent: true, parent_id: groupId(ref(connectionId, 'gone')), parent_stored: false });
+  });
+
+  it('expands the stored parent one level', async () => {
+    const rows = await page({ expandParent: true });
+    expect(byId(rows, g['grandchild'])?.parent).toMatchObject({ id: g['child'], source_id: 'child', has_parent: true, parent_id: g['root'], parent_stored: true, parent: null });
+    expect(byId(rows, g['orphan'])?.parent).toBeNull();
+  });
+
+  it('leaves out groups committed after the horizon', async () => {
+    const horizon = await currentHorizon(db.em());
+    const late = await insertGroup(db, connectionId, 'late');
+    expect((await page({ horizon })).map((r) => r.id)).not.toContain(late);
+    await db.sql(`delete from ${db.t('group')} where id = ?`, [late]);
+  });
+
+  it('keeps an inventory read and its parent resolution to the approved source ids', async () => {
+    const rows = await repository.inventory(db.em(), connectionId, ['child', 'grandchild', 'not-stored'], true);
+    expect(rows.map((r) => r.id)).toEqual([g['child'], g['grandchild']].sort());
+    // root is outside the scope: child reports a parent but neither its id nor the parent row.
+    expect(byId(rows, g['child'])).toMatchObject({ has_parent: true, parent_id: null, parent_stored: false, parent: null });
+    expect(byId(rows, g['grandchild'])).toMatchObject({ parent_id: g['child'], parent_stored: true, parent: { id: g['child'], parent_id: null, parent_stored: false } });
+  });
+
+  it('looks groups up by id within the connection', async () => {
+    expect((await repository.byIds(db.em(), connectionId, [g['root']!, g['orphan']!])).map((r) => r.id).sort()).toEqual([g['root'], g['orphan']].sort());
+    expect(await repository.byIds(db.em(), randomUUID(), [g['root']!])).toEqual([]);
+    expect(await repository.byIds(db.em(), connectionId, [])).toEqual([]);
+  });
+
+  it('totals rows, references (parents, driver and vehicle memberships) and projected bytes', async () => {
+    const empty = randomUUID();
+    expect(await repository.directoryTotals(db.em(), empty)).toEqual({ rows: 0, references: 0, projected_bytes: 0 });
+    await insertDriver(db, connectionId, 'd1', ['root', 'child']);
+    await insertVehicle(db, connectionId, 'v1', { groups: { status: 'available', value: ['root'], source: 'test' } });
+    await insertVehicle(db, connectionId, 'v2', { groups: { status: 'missing', value: null, source: 'test' } });
+    const totals = await repository.directoryTotals(db.em(), connectionId);
+    // Three parent links, two driver memberships, one vehicle membership.
+    expect({ rows: totals.rows, references: totals.references }).toEqual({ rows: 4, references: 6 });
+    // Each group is at least its metadata allowance plus its id and names.
+    expect(totals.projected_bytes).toBeGreaterThan(4 * (130 + 40));
+  });
+});

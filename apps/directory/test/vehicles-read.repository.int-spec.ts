@@ -1,0 +1,78 @@
+/**
+ * The directory's vehicle SQL (VehiclesReadRepository) directly on the real PostgreSQL: keyset pages
+ * by ascending id within one connection and inside the walk's horizon, the row as the mappers take
+ * it (timestamps as RFC 3339 text, metadata verbatim), and a lookup by id that never crosses
+ * connections.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { VehicleId } from '@switchyard/domain';
+import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { directoryMigrations } from '../src/db/migrations/index.js';
+import { currentHorizon } from '../src/db/repositories/read-horizon.js';
+import { VehiclesReadRepository } from '../src/db/repositories/vehicles-read.repository.js';
+import { insertVehicle, SEEN } from './directory-rows.js';
+
+const repository = new VehiclesReadRepository();
+const METADATA = { year: { status: 'available', value: 2021, source: 'test' } };
+let db: MigratedSchema;
+let connectionId: string;
+let ids: VehicleId[];
+
+beforeAll(async () => {
+  db = await openMigratedSchema('directory', directoryMigrations);
+  connectionId = randomUUID();
+  ids = [];
+  for (const sourceId of ['v1', 'v2', 'v3', 'v4', 'v5']) ids.push(await insertVehicle(db, connectionId, sourceId, METADATA));
+  ids.sort();
+  await insertVehicle(db, randomUUID(), 'v1');
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+describe('VehiclesReadRepository', () => {
+  it('walks the connection in id order, two at a time, without gaps or repeats', async () => {
+    const horizon = await currentHorizon(db.em());
+    const walked: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const rows = await repository.page(db.em(), { connectionId, horizon, limit: 2, ...(after ? { after } : {}) });
+      walked.push(...rows.map((r) => r.id));
+      after = rows.at(-1)?.id;
+      if (rows.length < 2) break;
+    }
+    expect(walked).toEqual(ids);
+  });
+
+  it('returns the row as the mappers take it', async () => {
+    const [row] = await repository.page(db.em(), { connectionId, horizon: await currentHorizon(db.em()), limit: 1 });
+    expect(row).toEqual({
+      id: ids[0],
+      source_id: expect.stringMatching(/^v\d$/),
+      provider: 'samsara',
+      status: 'active',
+      name: expect.stringMatching(/^Truck v\d$/),
+      vin: null,
+      metadata: METADATA,
+      added_at: SEEN,
+      modified_at: SEEN,
+      fetched_at: SEEN,
+      last_seen_at: SEEN,
+    });
+  });
+
+  it('leaves out vehicles committed after the horizon', async () => {
+    const horizon = await currentHorizon(db.em());
+    const late = await insertVehicle(db, connectionId, 'late');
+    const rows = await repository.page(db.em(), { connectionId, horizon, limit: 100 });
+    expect(rows.map((r) => r.id)).toEqual(ids);
+    await db.sql(`delete from ${db.t('vehicle')} where id = ?`, [late]);
+  });
+
+  it('finds a vehicle by id only within its connection', async () => {
+    expect(await repository.byId(db.em(), connectionId, ids[2]!)).toMatchObject({ id: ids[2] });
+    expect(await repository.byId(db.em(), randomUUID(), ids[2]!)).toBeUndefined();
+  });
+});
