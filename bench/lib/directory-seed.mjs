@@ -8,12 +8,12 @@
  * do (msgId = batchId) and waits until the directory committed each, then stops it. The measured
  * directory is a separate child process started afterwards (scenario `support`).
  * The record builders are pure (tested in bench/test/directory-seed.test.mjs) and mirror
- * apps/gateway/test/reads-fixture.ts: every metadata cell a status, never a zero.
+ * system-tests/test/reads-fixture.ts: every metadata cell a status, never a zero.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDirectory } from '@switchyard/directory';
 import { available, missing } from '@switchyard/domain';
-import { createBus, INGEST_EVENTS, INGEST_MAX_RECORDS, ingestBatchId, subjectFor } from '@switchyard/messaging';
+import { createBus, EVENTS, INGEST_MAX_RECORDS, ingestBatchId, subjectFor } from '@switchyard/messaging';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
 
@@ -145,7 +145,7 @@ export async function createStoredReadFixture({ vehicles, trips }) {
           providerCursor: null,
           final: part === parts.length - 1,
         };
-        await bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, fixture.connectionId), batch, { msgId: batch.batchId });
+        await bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, fixture.connectionId), batch, { msgId: batch.batchId });
         ids.push(batch.batchId);
       }
       for (const id of ids) await untilCommitted(orm, id);

@@ -34,7 +34,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { vehicleId } from '@switchyard/domain';
-import { createBus, EVENTS, INGEST_EVENTS, subjectFor } from '@switchyard/messaging';
+import { createBus, EVENTS, subjectFor } from '@switchyard/messaging';
 import { createSamsaraAdapter, TokenBucketBudget } from '@switchyard/providers';
 import { pageBatches, PROVIDER_RATES, publishIngestBatch } from '@switchyard/sync-orchestrator';
 import { copyLine, numericValue } from '@switchyard/telemetry-ingest';
@@ -186,7 +186,7 @@ async function runCandidate(fixture, round, ingestProcess) {
     let publishing = true;
     let lastReceiptAt = 0;
     const sub = await bus.consume(
-      { durable: `bench-receipts-${round}-${randomBytes(3).toString('hex')}`, event: INGEST_EVENTS.receipt, ackWaitMs: 60_000, maxDeliver: 3, maxAckPending: 512 },
+      { durable: `bench-receipts-${round}-${randomBytes(3).toString('hex')}`, event: EVENTS.receipt, ackWaitMs: 60_000, maxDeliver: 3, maxAckPending: 512 },
       async ({ payload }) => {
         if (payload.syncId !== syncId) return;
         receipts.set(payload.batchId, payload);

@@ -1,9 +1,8 @@
 /** The enrichment module graph: imports only. */
 import { Module } from '@nestjs/common';
-import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
 
 @Module({
-  imports: [ContextKitModule.forContext({ ping: RPCS.ping.enrichment, connectionConfig: false })],
+  imports: [ContextKitModule.forContext({ connectionConfig: false })],
 })
 export class EnrichmentModule {}

@@ -1,12 +1,12 @@
-/** The fault-feed module graph: the shared context kit, the ingest consumer and the transition outbox relay. */
+/** The fault-feed module graph: the shared context kit, the ingest handler and the transition outbox relay. */
 import { Module } from '@nestjs/common';
-import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
-import { IngestFaultsConsumer } from './handlers/ingest-faults.consumer.js';
+import { IngestFaultsHandler } from './handlers/ingest-faults.handler.js';
 import { FaultOutboxRelay } from './services/fault-outbox-relay.service.js';
 
 @Module({
-  imports: [ContextKitModule.forContext({ ping: RPCS.ping.faultFeed, connectionConfig: true })],
-  providers: [FaultOutboxRelay, IngestFaultsConsumer],
+  imports: [ContextKitModule.forContext({ connectionConfig: true })],
+  controllers: [IngestFaultsHandler],
+  providers: [FaultOutboxRelay],
 })
 export class FaultFeedModule {}

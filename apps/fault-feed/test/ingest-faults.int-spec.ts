@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
-import { INGEST_EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, type Subscription } from '@switchyard/messaging';
+import { EVENTS, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, ingestBatchId, subjectFor, type Subscription } from '@switchyard/messaging';
 import { pollUntil, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { faultFeedService, startFaultFeed } from '../src/index.js';
 
@@ -44,7 +44,7 @@ describe('fault ingest', () => {
   beforeAll(async () => {
     x = await startIngestHarness(faultFeedService, startFaultFeed);
     sub = await x.h.client.consume(
-      { durable: 'test-fault-transitions', event: INGEST_EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 },
+      { durable: 'test-fault-transitions', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 },
       async ({ payload, subject }) => {
         published.push({ subject, payload, at: Date.now() });
       },
@@ -55,7 +55,7 @@ describe('fault ingest', () => {
     await x?.close();
   });
 
-  const publish = (b: FaultBatchV1, msgId = b.batchId) => x.h.client.publish(INGEST_EVENTS.faultBatch, subjectFor(INGEST_EVENTS.faultBatch.subject, b.connectionId), b, { msgId });
+  const publish = (b: FaultBatchV1, msgId = b.batchId) => x.h.client.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, b.connectionId), b, { msgId });
   const transitions = (connectionId: string) =>
     x.sql<{ sequence: string; kind: string; fault_key: string; bootstrap: boolean; observed_at: string; published: boolean }>(
       `select t.sequence, t.kind, o.fault_key, t.bootstrap, to_char(t.observed_at at time zone 'UTC', 'HH24:MI') as observed_at, t.published_at is not null as published

@@ -1,6 +1,5 @@
 /** The gateway's module graph: imports and wiring only. */
 import { Module } from '@nestjs/common';
-import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
 import { AnyConsumerKeyGuard, ApplicationGuard, ConsumerKeyGuard } from './auth/auth.guards.js';
 import { AuthService } from './auth/auth.service.js';
@@ -19,9 +18,9 @@ import { ContextClient } from './services/context-client.service.js';
 import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
-  imports: [ContextKitModule.forContext({ ping: RPCS.ping.gateway, connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController],
-  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ProviderAccessHandler, ConnectionHealthHandler],
+  imports: [ContextKitModule.forContext({ connectionConfig: false })],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, ProviderAccessHandler, ConnectionHealthHandler],
+  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

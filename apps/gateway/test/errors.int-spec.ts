@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { RPCS, type Subscription } from '@switchyard/messaging';
-import { serveRpc } from '@switchyard/service-kit';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { ContextClient, GatewayModule } from '../src/index.js';
@@ -175,7 +174,7 @@ describe('contexts behind the gateway', () => {
 
     let subscription: Subscription | undefined;
     try {
-      subscription = serveRpc(gw.bus, gw.service.runtime.logger, RPCS.ping.directory, async () => ({ service: 'directory', instanceId: 'probe', ready: true, version: '0.1.0' }));
+      subscription = gw.bus.serve(RPCS.ping.directory, async () => ({ service: 'directory', instanceId: 'probe', ready: true, version: '0.1.0' }));
       const up = await raw('GET', '/v1/test-errors/directory-ping');
       expect(up.status).toBe(200);
       expect(up.body).toEqual({ service: 'directory', instanceId: 'probe', ready: true, version: '0.1.0' });
@@ -185,7 +184,7 @@ describe('contexts behind the gateway', () => {
   });
 
   it('a context that answers too slowly is 503 at the deadline', async () => {
-    const subscription = serveRpc(gw.bus, gw.service.runtime.logger, RPCS.ping.directory, async () => {
+    const subscription = gw.bus.serve(RPCS.ping.directory, async () => {
       await new Promise((resolve) => setTimeout(resolve, RPC_TIMEOUT_MS * 3));
       return { service: 'directory', instanceId: 'slow', ready: true, version: '0.1.0' };
     });

@@ -4,6 +4,7 @@
  * sandbox launcher (every service in one process).
  */
 import type { Provider } from '@switchyard/domain';
+import { CONSUMERS } from '@switchyard/messaging';
 import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
 import { SyncOrchestratorModule } from './app.module.js';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS } from './config.js';
@@ -30,7 +31,9 @@ export interface StartSyncOrchestratorOptions extends StartOptions {
 
 export function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, scheduler, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
   const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls, collectors, scheduler });
-  return startService(syncOrchestratorService, { ...options, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
+  // Receipts are the collectors' feedback: an orchestrator without collectors leaves them to one that has.
+  const transport = { ...options.transport, disabled: [...(options.transport?.disabled ?? []), ...(settings.collector.enabled ? [] : [CONSUMERS.receipts.durable])] };
+  return startService(syncOrchestratorService, { ...options, transport, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
 }
 
 export { SyncOrchestratorModule } from './app.module.js';
@@ -57,7 +60,7 @@ export {
 export { faultsSelected, internalPurposes, SCHEDULED_ORIGIN, telemetryMetricsFor, type CollectionConfig, type SignalSelection } from './domain/collection-scope.js';
 export { CollectorService, failureCode, publishIngestBatch, RETRYABLE_CODES } from './collectors/collector.service.js';
 export { ConnectionHealthPublisher, type HealthObservation } from './collectors/connection-health.publisher.js';
-export { ReceiptConsumer, RECEIPT_DURABLE, type ReceiptHandling } from './collectors/receipt.consumer.js';
+export { ReceiptHandler, type ReceiptHandling } from './handlers/receipt.handler.js';
 export { groupIntoJobs, pageBatches, sharedCursor, type CollectorJob } from './collectors/collector-jobs.js';
 export { CANCELLED_FAILURE_REASON, nextStatus, progressOf, type SyncStatus } from './domain/sync-state.js';
 export { CollectionScheduler, type TickReport } from './scheduler/collection-scheduler.service.js';

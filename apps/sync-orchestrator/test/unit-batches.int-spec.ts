@@ -4,20 +4,20 @@
  * them has a committed receipt, whatever order the receipts arrive in (the owning context commits
  * batches in parallel); duplicates change nothing; receipts and records under a stale fencing token
  * are refused, and a batch recorded under an old lease but never published does not block the next
- * lease. Receipts are handed to `ReceiptConsumer.handle` directly (collectors off), so the order is
+ * lease. Receipts are handed to `ReceiptHandler.handle` directly (collectors off), so the order is
  * exact: no timing race decides an outcome.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { RPCS, type ReceiptV1 } from '@switchyard/messaging';
 import { pollUntil, startServiceForTest, type ServiceUnderTest } from '@switchyard/testing';
-import { ReceiptConsumer, startSyncOrchestrator, syncOrchestratorService, UnitReceiptService, type LeasedUnit } from '../src/index.js';
+import { ReceiptHandler, startSyncOrchestrator, syncOrchestratorService, UnitReceiptService, type LeasedUnit } from '../src/index.js';
 import { callerFor, collectingConfig, projectionFeed, type ProjectionFeed } from './projection-feed.js';
 
 let h: ServiceUnderTest;
 let feed: ProjectionFeed;
 let units: UnitReceiptService;
-let consumer: ReceiptConsumer;
+let consumer: ReceiptHandler;
 
 const sql = <T>(text: string, params: unknown[] = []): Promise<T[]> => feed.sql<T>(text, params);
 
@@ -68,7 +68,7 @@ beforeAll(async () => {
   h = await startServiceForTest(syncOrchestratorService, { start: startSyncOrchestrator });
   feed = projectionFeed(h);
   units = h.service.app.get(UnitReceiptService);
-  consumer = h.service.app.get(ReceiptConsumer);
+  consumer = h.service.app.get(ReceiptHandler);
 });
 
 afterAll(async () => {

@@ -1,11 +1,10 @@
-/** The telemetry-ingest module graph: the shared context kit and the ingest consumer. */
+/** The telemetry-ingest module graph: the shared context kit and the ingest handler. */
 import { Module } from '@nestjs/common';
-import { RPCS } from '@switchyard/messaging';
 import { ContextKitModule } from '@switchyard/service-kit';
-import { IngestTelemetryConsumer } from './handlers/ingest-telemetry.consumer.js';
+import { IngestTelemetryHandler } from './handlers/ingest-telemetry.handler.js';
 
 @Module({
-  imports: [ContextKitModule.forContext({ ping: RPCS.ping.telemetryIngest, connectionConfig: true })],
-  providers: [IngestTelemetryConsumer],
+  imports: [ContextKitModule.forContext({ connectionConfig: true })],
+  controllers: [IngestTelemetryHandler],
 })
 export class TelemetryIngestModule {}

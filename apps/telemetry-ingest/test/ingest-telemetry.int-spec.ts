@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
-import { INGEST_EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { EVENTS, ingestBatchId, type ObservationV1, subjectFor, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { inTransaction } from '@switchyard/persistence';
 import { ObservationRepository, type ObservationRow } from '../src/db/repositories/observation.repository.js';
@@ -47,7 +47,7 @@ describe('telemetry ingest', () => {
   afterAll(() => x?.close());
 
   const publish = (b: TelemetryBatchV1, msgId = b.batchId) =>
-    x.h.client.publish(INGEST_EVENTS.telemetryBatch, subjectFor(INGEST_EVENTS.telemetryBatch.subject, b.connectionId), b, { msgId });
+    x.h.client.publish(EVENTS.telemetryBatch, subjectFor(EVENTS.telemetryBatch.subject, b.connectionId), b, { msgId });
   const partitions = () =>
     x.sql<{ name: string }>(
       `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent

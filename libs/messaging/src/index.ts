@@ -8,9 +8,14 @@ export { createBus, type BusConfig, type InProcessBusConfig, type JetStreamBusCo
 export { silentLogger, stderrLogger, type BusLogger } from './logger.js';
 export { BusTimeoutError, BusUnavailableError, MessageValidationError, PoisonMessage, RetryLater, RpcError, type RpcErrorBody } from './errors.js';
 export { HEADERS, fromWireHeaders, toWireHeaders } from './headers.js';
+export * from './correlation.js';
 export {
   ALL_STREAMS,
-  CONTEXT_PREFIXES,
+  CONSUMERS,
+  SUBJECT_PREFIXES,
+  resolveBinding,
+  type Binding,
+  type ConsumerPayloads,
   DUPLICATE_WINDOW_MS,
   EVENTS,
   Namespace,

@@ -146,3 +146,8 @@ export interface MessageBus {
 
   close(): Promise<void>;
 }
+
+/** What a handler of `rpc` receives (after validation). */
+export type RpcRequestOf<R extends RpcDefinition> = z.output<R['request']>;
+/** What a handler of `rpc` returns (validated before it is sent). */
+export type RpcReplyOf<R extends RpcDefinition> = z.input<R['response']>;

@@ -1,7 +1,6 @@
 /**
- * The request/reply endpoint collectors use to obtain a connection's provider credentials from the
- * gateway (the only service holding `SWITCHYARD_MASTER_KEY`). Declared beside subjects.ts with its
- * schemas so requester and responder parse with the same entry.
+ * The schemas of `RPCS.gateway.providerAccess` (subjects.ts): collectors obtain a connection's
+ * provider credentials from the gateway (the only service holding `SWITCHYARD_MASTER_KEY`).
  *
  * Trust boundary: the reply carries provider secrets in clear over the internal bus. In production
  * the NATS accounts must let only the gateway subscribe to `gateway.connection.provider-access` and
@@ -11,13 +10,4 @@
  * credentials, or stored ones that do not fit the provider), `service_unavailable` (gateway not
  * migrated yet), plus the bus's own `invalid_request` / `internal_error`.
  */
-import type { RpcDefinition } from './port.js';
-import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
-
-export const PROVIDER_ACCESS_RPC = {
-  subject: 'gateway.connection.provider-access',
-  request: providerAccessRequestV1,
-  response: providerAccessReplyV1,
-} as const satisfies RpcDefinition<typeof providerAccessRequestV1, typeof providerAccessReplyV1>;
-
 export * from './schemas/provider-credentials.v1.js';

@@ -1,16 +1,32 @@
 /**
- * The one name authority: every subject, stream, durable and RPC endpoint of Switchyard is declared
- * here with its zod schema and version, and nowhere else. Names here are logical; a bus adds its
- * namespace at the wire (`<ns>.` before subjects, `<NS>_` before stream and durable names), so
- * parallel test runs and the embedded launcher never collide on one NATS server.
+ * The one name authority: every request/reply subject, durable subject, stream and durable
+ * consumer of Switchyard is declared here with its zod schema and version, and nowhere else (the
+ * rest of the library holds schemas and message-id helpers, never a name). A reader scans the
+ * four tables below — STREAMS, EVENTS, RPCS, CONSUMERS — in one screen. Names here are logical; a
+ * bus adds its namespace at the wire (`<ns>.` before subjects, `<NS>_` before stream and durable
+ * names), so parallel test runs and the embedded launcher never collide on one NATS server.
+ * Handlers bind to these entries with Nest's `@MessagePattern(RPCS.….subject)` and
+ * `@EventPattern(CONSUMERS.….durable)` (the bus transport in libs/service-kit resolves the name
+ * back to its entry here, so a pattern that is not declared here fails at start).
  * Invariant: publisher and consumer import the same entry, so both parse with the same schema.
  */
-import type { EventDefinition, RpcDefinition, StreamDefinition } from './port.js';
-import { connectionConfigV1 } from './schemas/connection-config.v1.js';
+import type { z } from 'zod';
+import type { ConsumerDefinition, EventDefinition, RpcDefinition, StreamDefinition } from './port.js';
 import { applicationGrantV1 } from './schemas/application-grant.v1.js';
+import { connectionConfigV1 } from './schemas/connection-config.v1.js';
+import { connectionHealthV1 } from './schemas/connection-health.v1.js';
 import { deadLetterV1 } from './schemas/dead-letter.v1.js';
+import { getDriverReplyV1, getDriverRequestV1, listDriversReplyV1, listDriversRequestV1 } from './schemas/directory-read-drivers.v1.js';
+import { getGroupReplyV1, getGroupRequestV1, groupInventoryReplyV1, groupInventoryRequestV1, listGroupDirectoryReplyV1, listGroupDirectoryRequestV1 } from './schemas/directory-read-groups.v1.js';
+import { getTripReplyV1, getTripRequestV1, listTripsReplyV1, listTripsRequestV1 } from './schemas/directory-read-trips.v1.js';
+import { getVehicleMetadataRequestV1, getVehicleReplyV1, getVehicleRequestV1, listVehiclesReplyV1, listVehiclesRequestV1, vehicleMetadataResponseV1 } from './schemas/directory-read-vehicles.v1.js';
+import { directoryBatchV1, faultBatchV1, telemetryBatchV1 } from './schemas/ingest-batch.v1.js';
+import { faultTransitionV1 } from './schemas/ingest-fault-transition.v1.js';
 import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
+import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
+import { receiptV1 } from './schemas/receipt.v1.js';
 import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
+import { vehicleVisibilityChangedV1 } from './schemas/vehicle-visibility.v1.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -18,70 +34,123 @@ const DAY_MS = 24 * 60 * MINUTE_MS;
 /** 2 minutes: the JetStream default, long enough to cover a publisher's retry after a lost ack. */
 export const DUPLICATE_WINDOW_MS = 2 * MINUTE_MS;
 
+const stream = (name: string, subject: string, maxAgeDays: number): StreamDefinition => ({ name, subjects: [subject], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: maxAgeDays * DAY_MS });
+
+/** Streams: what each captures and how long it keeps it. */
 export const STREAMS = {
-  /** Normalized batches from collectors to the owning contexts: `ingest.<context>.<connectionId>`. */
-  INGEST: { name: 'INGEST', subjects: ['ingest.>'], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: 7 * DAY_MS },
-  /** Per-unit receipts from contexts back to the orchestrator: `receipt.<syncId>.<unitId>`. */
-  RECEIPTS: { name: 'RECEIPTS', subjects: ['receipt.>'], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: 7 * DAY_MS },
-  /** Domain events: connection configuration, vehicle events. */
-  EVENTS: { name: 'EVENTS', subjects: ['events.>'], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: 30 * DAY_MS },
-  /** Fault transitions for internal consumers: `fleet.faults.<connectionId>.<opened|cleared>`. */
-  FAULTS: { name: 'FAULTS', subjects: ['fleet.faults.>'], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: 30 * DAY_MS },
+  /** Normalized batches, collectors → owning contexts. */
+  INGEST: stream('INGEST', 'ingest.>', 7),
+  /** Per-batch receipts, contexts → orchestrator. */
+  RECEIPTS: stream('RECEIPTS', 'receipt.>', 7),
+  /** Domain events: connection configuration, grants, health, vehicle visibility. */
+  EVENTS: stream('EVENTS', 'events.>', 30),
+  /** Fault transitions for internal consumers. */
+  FAULTS: stream('FAULTS', 'fleet.faults.>', 30),
   /** Dead letters: kept 90 days so an operator can inspect and replay after a fix. */
-  DLQ: { name: 'DLQ', subjects: ['dlq.>'], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: 90 * DAY_MS },
+  DLQ: stream('DLQ', 'dlq.>', 90),
 } as const satisfies Record<string, StreamDefinition>;
 
 export const ALL_STREAMS: readonly StreamDefinition[] = Object.values(STREAMS);
 
+/** Durable subjects (`*` = one token, filled by `subjectFor`): subject, stream, payload schema, version. */
 export const EVENTS = {
-  connectionConfigChanged: {
-    subject: 'events.connection.config.*',
-    stream: STREAMS.EVENTS.name,
-    schema: connectionConfigV1,
-    version: 1,
-  },
-  /** `events.credentials.application.<applicationId>`: grants and credential version (gateway → sync-orchestrator). */
-  applicationGrantChanged: {
-    subject: 'events.credentials.application.*',
-    stream: STREAMS.EVENTS.name,
-    schema: applicationGrantV1,
-    version: 1,
-  },
-  /** `dlq.<stream lower-case>.<durable>`; see `deadLetterSubject`. */
-  deadLetter: { subject: 'dlq.*.*', stream: STREAMS.DLQ.name, schema: deadLetterV1, version: 1 },
+  /** gateway → every context's configuration projection; `<connectionId>`. */
+  connectionConfigChanged: { subject: 'events.connection.config.*', stream: 'EVENTS', schema: connectionConfigV1, version: 1 },
+  /** gateway → sync-orchestrator: grants and credential version; `<applicationId>`. */
+  applicationGrantChanged: { subject: 'events.credentials.application.*', stream: 'EVENTS', schema: applicationGrantV1, version: 1 },
+  /** collectors → gateway (connection row), directory (dataset status); `<connectionId>`. */
+  connectionHealth: { subject: 'events.connection.health.*', stream: 'EVENTS', schema: connectionHealthV1, version: 1 },
+  /** directory → telemetry-ingest, fault-feed: the hidden-vehicle set; `<connectionId>`. */
+  vehicleVisibility: { subject: 'events.vehicle.visibility.*', stream: 'EVENTS', schema: vehicleVisibilityChangedV1, version: 1 },
+  /** collectors → directory: vehicles, drivers, groups, trips; `<connectionId>`. */
+  directoryBatch: { subject: 'ingest.directory.*', stream: 'INGEST', schema: directoryBatchV1, version: 1 },
+  /** collectors → telemetry-ingest: observations; `<connectionId>`. */
+  telemetryBatch: { subject: 'ingest.telemetry.*', stream: 'INGEST', schema: telemetryBatchV1, version: 1 },
+  /** collectors → fault-feed: fault snapshots or records; `<connectionId>`. */
+  faultBatch: { subject: 'ingest.faults.*', stream: 'INGEST', schema: faultBatchV1, version: 1 },
+  /** a context committed (or rejected) one batch → orchestrator; `<syncId>.<unitId>`. */
+  receipt: { subject: 'receipt.*.*', stream: 'RECEIPTS', schema: receiptV1, version: 1 },
+  /** fault-feed → internal consumers; `<connectionId>.<opened|cleared>`. */
+  faultTransition: { subject: 'fleet.faults.*.*', stream: 'FAULTS', schema: faultTransitionV1, version: 1 },
+  /** dead letters; `<stream lower-case>.<durable>` (see `deadLetterSubject`). */
+  deadLetter: { subject: 'dlq.*.*', stream: 'DLQ', schema: deadLetterV1, version: 1 },
 } as const satisfies Record<string, EventDefinition>;
 
-function pingRpc(context: string): RpcDefinition<typeof pingRequestV1, typeof pingResponseV1> {
-  return { subject: `${context}.ping`, request: pingRequestV1, response: pingResponseV1 };
-}
+const rpc = <Req extends RpcDefinition['request'], Res extends RpcDefinition['response']>(subject: string, request: Req, response: Res) => ({ subject, request, response }) as const;
+const ping = (prefix: string) => rpc(`${prefix}.ping`, pingRequestV1, pingResponseV1);
 
-/** Subject prefix of each context's request/reply endpoints. */
-export const CONTEXT_PREFIXES = {
+/** Subject prefix of each context's request/reply endpoints, by service name. */
+export const SUBJECT_PREFIXES = {
   gateway: 'gateway',
-  syncOrchestrator: 'sync',
+  'sync-orchestrator': 'sync',
   directory: 'directory',
-  telemetryIngest: 'telemetry',
-  faultFeed: 'faults',
+  'telemetry-ingest': 'telemetry',
+  'fault-feed': 'faults',
   enrichment: 'enrichment',
 } as const;
 
+/** Request/reply endpoints (core NATS, at most once): subject, request schema, response schema. */
 export const RPCS = {
+  /** `<prefix>.ping` per context: up and ready (a handler binds the template `{context}.ping`). */
   ping: {
-    gateway: pingRpc(CONTEXT_PREFIXES.gateway),
-    syncOrchestrator: pingRpc(CONTEXT_PREFIXES.syncOrchestrator),
-    directory: pingRpc(CONTEXT_PREFIXES.directory),
-    telemetryIngest: pingRpc(CONTEXT_PREFIXES.telemetryIngest),
-    faultFeed: pingRpc(CONTEXT_PREFIXES.faultFeed),
-    enrichment: pingRpc(CONTEXT_PREFIXES.enrichment),
+    gateway: ping('gateway'),
+    syncOrchestrator: ping('sync'),
+    directory: ping('directory'),
+    telemetryIngest: ping('telemetry'),
+    faultFeed: ping('faults'),
+    enrichment: ping('enrichment'),
   },
   /** The public sync lifecycle (spec 4.1), gateway → sync-orchestrator. */
   sync: {
-    create: { subject: 'sync.create', request: createSyncRequestV1, response: syncReplyV1 },
-    list: { subject: 'sync.list', request: listSyncsRequestV1, response: listSyncsReplyV1 },
-    get: { subject: 'sync.get', request: syncByIdRequestV1, response: syncReplyV1 },
-    retry: { subject: 'sync.retry', request: syncByIdRequestV1, response: syncReplyV1 },
-    cancel: { subject: 'sync.cancel', request: syncByIdRequestV1, response: syncReplyV1 },
+    create: rpc('sync.create', createSyncRequestV1, syncReplyV1),
+    list: rpc('sync.list', listSyncsRequestV1, listSyncsReplyV1),
+    get: rpc('sync.get', syncByIdRequestV1, syncReplyV1),
+    retry: rpc('sync.retry', syncByIdRequestV1, syncReplyV1),
+    cancel: rpc('sync.cancel', syncByIdRequestV1, syncReplyV1),
   },
+  /** Collectors → gateway: a connection's provider credentials (restricted subject, docs/deploy.md). */
+  gateway: { providerAccess: rpc('gateway.connection.provider-access', providerAccessRequestV1, providerAccessReplyV1) },
+  /** Stored reads, gateway → directory (spec 4.2). */
+  directory: {
+    trips: { list: rpc('directory.read.trips.list', listTripsRequestV1, listTripsReplyV1), get: rpc('directory.read.trips.get', getTripRequestV1, getTripReplyV1) },
+    vehicles: {
+      list: rpc('directory.read.vehicles.list', listVehiclesRequestV1, listVehiclesReplyV1),
+      get: rpc('directory.read.vehicles.get', getVehicleRequestV1, getVehicleReplyV1),
+      metadata: rpc('directory.read.vehicles.metadata', getVehicleMetadataRequestV1, vehicleMetadataResponseV1),
+    },
+    drivers: { list: rpc('directory.read.drivers.list', listDriversRequestV1, listDriversReplyV1), get: rpc('directory.read.drivers.get', getDriverRequestV1, getDriverReplyV1) },
+    groups: {
+      directory: rpc('directory.read.groups.directory', listGroupDirectoryRequestV1, listGroupDirectoryReplyV1),
+      inventory: rpc('directory.read.groups.inventory', groupInventoryRequestV1, groupInventoryReplyV1),
+      get: rpc('directory.read.groups.get', getGroupRequestV1, getGroupReplyV1),
+    },
+  },
+} as const;
+
+const durable = <N extends string, E extends EventDefinition>(name: N, event: E, ackWaitMs: number, maxDeliver: number, maxAckPending: number): ConsumerDefinition<E['schema']> & { durable: N; event: E } => ({
+  durable: name,
+  event,
+  ackWaitMs,
+  maxDeliver,
+  maxAckPending,
+});
+
+/**
+ * Durable consumers (every process with the same durable shares the work: one consumer group):
+ * name, event, ack wait, max deliveries before the DLQ, max in flight (1 keeps strict order).
+ * `{service}` in a name is the consuming service's name (a shared handler in several contexts).
+ * The INGEST durables' ack wait is INGEST_ACK_WAIT_MS at run time (default below).
+ */
+export const CONSUMERS = {
+  connectionConfig: durable('{service}-connection-config', EVENTS.connectionConfigChanged, 30_000, 10, 64),
+  applicationGrants: durable('sync-orchestrator-application-grants', EVENTS.applicationGrantChanged, 30_000, 10, 64),
+  gatewayConnectionHealth: durable('gateway-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
+  directoryConnectionHealth: durable('directory-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
+  directoryVehicleVisibility: durable('directory-vehicle-visibility', EVENTS.connectionConfigChanged, 30_000, 10, 16),
+  directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
+  telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),
+  faultFeedIngest: durable('fault-feed-ingest', EVENTS.faultBatch, 60_000, 10, 16),
+  receipts: durable('sync-orchestrator-receipts', EVENTS.receipt, 30_000, 20, 64),
 } as const;
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -165,4 +234,35 @@ export class Namespace {
     if (!NAME.test(logical)) throw new TypeError(`stream/durable names are letters, digits, '_' or '-', got "${logical}"`);
     return this.namePrefix + logical;
   }
+}
+
+/**
+ * The payload type of each durable, for typed bindings: `@EventPattern<ConsumerPayloads>(CONSUMERS.x.durable)`
+ * makes the compiler check the handler's `@Payload()` type against the declared schema.
+ */
+export type ConsumerPayloads = { [K in keyof typeof CONSUMERS as (typeof CONSUMERS)[K]['durable']]: z.output<(typeof CONSUMERS)[K]['event']['schema']> };
+
+function flattenRpcs(tree: object): RpcDefinition[] {
+  return Object.values(tree).flatMap((node: object) => ('subject' in node ? [node as RpcDefinition] : flattenRpcs(node)));
+}
+
+const RPC_BY_SUBJECT = new Map(flattenRpcs(RPCS).map((def) => [def.subject, def]));
+const CONSUMER_BY_DURABLE = new Map<string, ConsumerDefinition>(Object.values(CONSUMERS).map((def) => [def.durable, def]));
+
+/** A handler's binding resolved against the tables above, for one service. */
+export type Binding = { kind: 'rpc'; rpc: RpcDefinition } | { kind: 'consumer'; consumer: ConsumerDefinition };
+
+/**
+ * Resolves a `@MessagePattern` (an RPC subject, `{context}` standing for the service's subject
+ * prefix) or an `@EventPattern` (a durable name, `{service}` standing for the service's name) to
+ * its declared entry. Undefined when the name is not declared here.
+ */
+export function resolveBinding(kind: 'rpc' | 'consumer', pattern: string, service: string): Binding | undefined {
+  if (kind === 'rpc') {
+    const prefix = SUBJECT_PREFIXES[service as keyof typeof SUBJECT_PREFIXES] ?? service;
+    const rpc = RPC_BY_SUBJECT.get(pattern.replaceAll('{context}', prefix));
+    return rpc && { kind, rpc };
+  }
+  const consumer = CONSUMER_BY_DURABLE.get(pattern);
+  return consumer && { kind, consumer: { ...consumer, durable: pattern.replaceAll('{service}', service) } };
 }

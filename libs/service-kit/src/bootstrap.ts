@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ALL_STREAMS, type MessageBus } from '@switchyard/messaging';
 import { createOrm, migrateUp, SERVICE_SCHEMAS, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
@@ -17,6 +18,7 @@ import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.j
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceRuntime } from './runtime.js';
+import { BusErrorPassThrough, BusTransport, type BusTransportOptions } from './transport/bus-transport.js';
 
 export interface ServiceDefinition {
   /** e.g. `directory`; its default schema comes from SERVICE_SCHEMAS in libs/persistence. */
@@ -53,6 +55,8 @@ export interface StartOptions {
   fastify?: Record<string, unknown>;
   /** Extra global providers for the app (e.g. the gateway's settings). */
   providers?: Provider[];
+  /** How this process binds its handlers to the bus (patterns left unbound, consumer tuning). */
+  transport?: BusTransportOptions;
   /** Gateway hook: filters, OpenAPI, parsers — runs before init. */
   configure?: (app: NestFastifyApplication, runtime: ServiceRuntime) => void | Promise<void>;
 }
@@ -117,12 +121,17 @@ export async function startService(def: ServiceDefinition, options: StartOptions
       { logger: new NestPinoLogger(logger), bufferLogs: false, abortOnError: false, bodyParser: options.bodyParser ?? true },
     );
     await options.configure?.(app, runtime);
+    // The app's @MessagePattern / @EventPattern handlers, bound by the bus transport. Deferred, so
+    // the pass-through filter is in place before Nest builds the handlers' exception zones; the
+    // app's own init runs the lifecycle hooks once.
+    const transport = new BusTransport(runtime, options.transport);
+    const microservice = app.connectMicroservice({ strategy: transport }, { deferInitialization: true }) as NestMicroservice;
+    microservice.useGlobalFilters(new BusErrorPassThrough());
+    microservice.setIsInitHookCalled(true);
+    await app.init();
+    await app.startAllMicroservices();
     let url: string | undefined;
-    if (options.http) {
-      url = await listen(app, options.http);
-    } else {
-      await app.init();
-    }
+    if (options.http) url = await listen(app, options.http);
     let internalUrl: string | undefined;
     if (typeof metrics === 'object') {
       internal = await startInternalApp(runtime, registry, logger);
@@ -138,6 +147,8 @@ export async function startService(def: ServiceDefinition, options: StartOptions
       async close() {
         runtime.state.shuttingDown = true;
         try {
+          // Handlers first: in-flight messages settle while every service they use is still up.
+          await transport.close();
           await started.app.close();
         } finally {
           // After the main app: metrics stay scrapable while in-flight requests finish.

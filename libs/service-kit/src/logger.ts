@@ -6,7 +6,7 @@
  */
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
-import { currentCorrelation } from './correlation.js';
+import { currentCorrelation } from '@switchyard/messaging';
 
 /** Our credential formats; see apps/gateway/src/services/credential-format.ts. */
 const TOKEN_PATTERN = /\b(sk_(?:prod|sandbox)_|pt_|ct_)[A-Za-z0-9]{6,}/g;

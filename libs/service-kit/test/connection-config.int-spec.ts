@@ -18,7 +18,7 @@ const suffix = uniqueSuffix();
 const schema = `directory_${suffix}`;
 const namespace = `cfg-${suffix}`;
 const ns = new Namespace(namespace);
-// The durable every replica of the `directory` context shares (ConnectionConfigConsumer).
+// The durable every replica of the `directory` context shares (ConnectionConfigHandler).
 const DURABLE = 'directory-connection-config';
 
 let first: ContextInstance;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, Namespace, RPCS, type MessageBus } from '@switchyard/messaging';
+import { createBus, Namespace, type MessageBus } from '@switchyard/messaging';
 import { createOrm, resolveDatabaseUrl } from '@switchyard/persistence';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
@@ -44,7 +44,7 @@ export const projectionContext: ServiceDefinition = {
   service: 'directory',
   entities: [ConnectionConfigEntity],
   migrations: [Migration0001ConnectionConfigProjection],
-  module: ContextKitModule.forContext({ ping: RPCS.ping.directory, connectionConfig: true }),
+  module: ContextKitModule.forContext({ connectionConfig: true }),
 };
 
 export interface ContextInstance {

@@ -6,7 +6,7 @@
  * service under test is passed in (its definition and start function), so this lib imports no app.
  */
 import { randomUUID } from 'node:crypto';
-import { createBus, EVENTS, INGEST_EVENTS, subjectFor, type ConnectionConfigV1, type MessageBus, type ReceiptV1, type Subscription } from '@switchyard/messaging';
+import { type ConnectionConfigV1, createBus, EVENTS, type MessageBus, type ReceiptV1, subjectFor, type Subscription } from '@switchyard/messaging';
 import type { IngestContextStartOptions, RunningService, ServiceDefinition } from '@switchyard/service-kit';
 import { pollUntil } from './poll.js';
 import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
@@ -51,7 +51,7 @@ export async function startIngestHarness(definition: ServiceDefinition, start: (
   let receiptSub: Subscription | undefined;
   try {
     receiptSub = await h.client.consume(
-      { durable: 'test-receipts', event: INGEST_EVENTS.receipt, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 64 },
+      { durable: 'test-receipts', event: EVENTS.receipt, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 64 },
       async ({ payload }) => {
         receipts.push(payload);
       },

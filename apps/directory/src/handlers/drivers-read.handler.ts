@@ -1,20 +1,26 @@
-/** Serves `directory.read.drivers.list|get` (libs/messaging directory-read-drivers.v1.ts) from DriversReadService. */
-import { Inject, Injectable } from '@nestjs/common';
-import { DIRECTORY_DRIVERS_RPCS, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+/** Serves `directory.read.drivers.list|get` (RPCS.directory.drivers) from DriversReadService; reads need no transaction. */
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RPCS, type GetDriverReplyV1, type GetDriverRequestV1, type ListDriversReplyV1, type ListDriversRequestV1 } from '@switchyard/messaging';
+import { ORM } from '@switchyard/service-kit';
+import type { Orm } from '@switchyard/persistence';
 import { DriversReadService } from '../services/drivers-read.service.js';
-import { DirectoryReadHandler } from './read.handler.js';
 
-@Injectable()
-export class DriversReadHandler extends DirectoryReadHandler {
+@Controller()
+export class DriversReadHandler {
   private readonly drivers: DriversReadService;
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime);
-    this.drivers = new DriversReadService(runtime.orm);
+  constructor(@Inject(ORM) private readonly orm: Orm) {
+    this.drivers = new DriversReadService(orm);
   }
 
-  protected endpoints(): Subscription[] {
-    return [this.serve(DIRECTORY_DRIVERS_RPCS.list, (em, request) => this.drivers.list(em, request)), this.serve(DIRECTORY_DRIVERS_RPCS.get, (em, request) => this.drivers.get(em, request))];
+  @MessagePattern(RPCS.directory.drivers.list.subject)
+  list(@Payload() request: ListDriversRequestV1): Promise<ListDriversReplyV1> {
+    return this.drivers.list(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.drivers.get.subject)
+  get(@Payload() request: GetDriverRequestV1): Promise<GetDriverReplyV1> {
+    return this.drivers.get(this.orm.em.fork(), request);
   }
 }

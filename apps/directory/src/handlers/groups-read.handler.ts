@@ -1,24 +1,39 @@
-/** Serves `directory.read.groups.directory|inventory|get` (libs/messaging directory-read-groups.v1.ts) from GroupsReadService. */
-import { Inject, Injectable } from '@nestjs/common';
-import { DIRECTORY_GROUPS_RPCS, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+/** Serves `directory.read.groups.directory|inventory|get` (RPCS.directory.groups) from GroupsReadService; reads need no transaction. */
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  RPCS,
+  type GetGroupReplyV1,
+  type GetGroupRequestV1,
+  type GroupInventoryReplyV1,
+  type GroupInventoryRequestV1,
+  type ListGroupDirectoryReplyV1,
+  type ListGroupDirectoryRequestV1,
+} from '@switchyard/messaging';
+import { ORM } from '@switchyard/service-kit';
+import type { Orm } from '@switchyard/persistence';
 import { GroupsReadService } from '../services/groups-read.service.js';
-import { DirectoryReadHandler } from './read.handler.js';
 
-@Injectable()
-export class GroupsReadHandler extends DirectoryReadHandler {
+@Controller()
+export class GroupsReadHandler {
   private readonly groups: GroupsReadService;
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime);
-    this.groups = new GroupsReadService(runtime.orm);
+  constructor(@Inject(ORM) private readonly orm: Orm) {
+    this.groups = new GroupsReadService(orm);
   }
 
-  protected endpoints(): Subscription[] {
-    return [
-      this.serve(DIRECTORY_GROUPS_RPCS.directory, (em, request) => this.groups.directory(em, request)),
-      this.serve(DIRECTORY_GROUPS_RPCS.inventory, (em, request) => this.groups.inventory(em, request)),
-      this.serve(DIRECTORY_GROUPS_RPCS.get, (em, request) => this.groups.get(em, request)),
-    ];
+  @MessagePattern(RPCS.directory.groups.directory.subject)
+  directory(@Payload() request: ListGroupDirectoryRequestV1): Promise<ListGroupDirectoryReplyV1> {
+    return this.groups.directory(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.groups.inventory.subject)
+  inventory(@Payload() request: GroupInventoryRequestV1): Promise<GroupInventoryReplyV1> {
+    return this.groups.inventory(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.groups.get.subject)
+  get(@Payload() request: GetGroupRequestV1): Promise<GetGroupReplyV1> {
+    return this.groups.get(this.orm.em.fork(), request);
   }
 }

@@ -1,20 +1,26 @@
-/** Serves `directory.read.trips.list|get` (libs/messaging directory-read-trips.v1.ts) from TripsReadService. */
-import { Inject, Injectable } from '@nestjs/common';
-import { DIRECTORY_TRIPS_RPCS, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+/** Serves `directory.read.trips.list|get` (RPCS.directory.trips) from TripsReadService; reads need no transaction. */
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RPCS, type GetTripReplyV1, type GetTripRequestV1, type ListTripsReplyV1, type ListTripsRequestV1 } from '@switchyard/messaging';
+import { ORM } from '@switchyard/service-kit';
+import type { Orm } from '@switchyard/persistence';
 import { TripsReadService } from '../services/trips-read.service.js';
-import { DirectoryReadHandler } from './read.handler.js';
 
-@Injectable()
-export class TripsReadHandler extends DirectoryReadHandler {
+@Controller()
+export class TripsReadHandler {
   private readonly trips: TripsReadService;
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime);
-    this.trips = new TripsReadService(runtime.orm);
+  constructor(@Inject(ORM) private readonly orm: Orm) {
+    this.trips = new TripsReadService(orm);
   }
 
-  protected endpoints(): Subscription[] {
-    return [this.serve(DIRECTORY_TRIPS_RPCS.list, (em, request) => this.trips.list(em, request)), this.serve(DIRECTORY_TRIPS_RPCS.get, (em, request) => this.trips.get(em, request))];
+  @MessagePattern(RPCS.directory.trips.list.subject)
+  list(@Payload() request: ListTripsRequestV1): Promise<ListTripsReplyV1> {
+    return this.trips.list(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.trips.get.subject)
+  get(@Payload() request: GetTripRequestV1): Promise<GetTripReplyV1> {
+    return this.trips.get(this.orm.em.fork(), request);
   }
 }

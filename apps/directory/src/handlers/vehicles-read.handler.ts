@@ -1,24 +1,39 @@
-/** Serves `directory.read.vehicles.list|get|metadata` (libs/messaging directory-read-vehicles.v1.ts) from VehiclesReadService. */
-import { Inject, Injectable } from '@nestjs/common';
-import { DIRECTORY_VEHICLES_RPCS, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+/** Serves `directory.read.vehicles.list|get|metadata` (RPCS.directory.vehicles) from VehiclesReadService; reads need no transaction. */
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  RPCS,
+  type GetVehicleMetadataRequestV1,
+  type GetVehicleReplyV1,
+  type GetVehicleRequestV1,
+  type ListVehiclesReplyV1,
+  type ListVehiclesRequestV1,
+  type VehicleMetadataResponseV1,
+} from '@switchyard/messaging';
+import { ORM } from '@switchyard/service-kit';
+import type { Orm } from '@switchyard/persistence';
 import { VehiclesReadService } from '../services/vehicles-read.service.js';
-import { DirectoryReadHandler } from './read.handler.js';
 
-@Injectable()
-export class VehiclesReadHandler extends DirectoryReadHandler {
+@Controller()
+export class VehiclesReadHandler {
   private readonly vehicles: VehiclesReadService;
 
-  constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime);
-    this.vehicles = new VehiclesReadService(runtime.orm);
+  constructor(@Inject(ORM) private readonly orm: Orm) {
+    this.vehicles = new VehiclesReadService(orm);
   }
 
-  protected endpoints(): Subscription[] {
-    return [
-      this.serve(DIRECTORY_VEHICLES_RPCS.list, (em, request) => this.vehicles.list(em, request)),
-      this.serve(DIRECTORY_VEHICLES_RPCS.get, (em, request) => this.vehicles.get(em, request)),
-      this.serve(DIRECTORY_VEHICLES_RPCS.metadata, (em, request) => this.vehicles.metadata(em, request)),
-    ];
+  @MessagePattern(RPCS.directory.vehicles.list.subject)
+  list(@Payload() request: ListVehiclesRequestV1): Promise<ListVehiclesReplyV1> {
+    return this.vehicles.list(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.vehicles.get.subject)
+  get(@Payload() request: GetVehicleRequestV1): Promise<GetVehicleReplyV1> {
+    return this.vehicles.get(this.orm.em.fork(), request);
+  }
+
+  @MessagePattern(RPCS.directory.vehicles.metadata.subject)
+  metadata(@Payload() request: GetVehicleMetadataRequestV1): Promise<VehicleMetadataResponseV1> {
+    return this.vehicles.metadata(this.orm.em.fork(), request);
   }
 }

@@ -8,7 +8,7 @@
  * flush left behind.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { subjectFor, VEHICLE_VISIBILITY_EVENT, vehicleVisibilityMsgId } from '@switchyard/messaging';
+import { EVENTS, subjectFor, vehicleVisibilityMsgId } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { VehicleVisibilityRepository, type UnpublishedVisibilityRow } from '../db/repositories/vehicle-visibility.repository.js';
@@ -27,7 +27,7 @@ export class VehicleVisibilityRelay extends PollingOutboxRelay<UnpublishedVisibi
 
   protected publish(row: UnpublishedVisibilityRow): Promise<unknown> {
     const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden };
-    return this.runtime.bus.publish(VEHICLE_VISIBILITY_EVENT, subjectFor(VEHICLE_VISIBILITY_EVENT.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
+    return this.runtime.bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
   }
 
   protected markPublished(em: Em, rows: UnpublishedVisibilityRow[]): Promise<void> {

@@ -9,7 +9,7 @@
  * flush left behind.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { INGEST_EVENTS, subjectFor, type FaultTransitionV1 } from '@switchyard/messaging';
+import { EVENTS, type FaultTransitionV1, subjectFor } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { FaultRepository, type UnpublishedTransitionRow } from '../db/repositories/fault.repository.js';
@@ -29,7 +29,7 @@ export class FaultOutboxRelay extends PollingOutboxRelay<UnpublishedTransitionRo
 
   protected publish(row: UnpublishedTransitionRow): Promise<unknown> {
     const payload = row.payload as FaultTransitionV1;
-    return this.runtime.bus.publish(INGEST_EVENTS.faultTransition, subjectFor(INGEST_EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id });
+    return this.runtime.bus.publish(EVENTS.faultTransition, subjectFor(EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id });
   }
 
   protected markPublished(em: Em, rows: UnpublishedTransitionRow[]): Promise<void> {

@@ -13,21 +13,21 @@
  *
  * Errors: `not_found` for an unknown connection, `provider_config_invalid` for a connection stored
  * without credentials or with credentials that do not fit its provider (the detail names the
- * missing keys, never a value), `service_unavailable` before migrations ran. A seal that cannot be
+ * missing keys, never a value), `service_unavailable` before migrations ran (the bus transport). A seal that cannot be
  * opened (wrong master key, ciphertext moved between rows) is an operator fault: `internal_error`,
  * logged once without the sealed text.
  */
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { PROVIDER_ACCESS_RPC, PROVIDER_CREDENTIAL_SCHEMAS, RpcError, type ProviderAccessReplyV1, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, serveRpc, type ServiceRuntime } from '@switchyard/service-kit';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { PROVIDER_CREDENTIAL_SCHEMAS, RPCS, RpcError, type ProviderAccessReplyV1, type ProviderAccessRequestV1 } from '@switchyard/messaging';
+import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import type { ConnectionConfig, Provider } from '@switchyard/domain';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { Connection } from '../db/entities/index.js';
 import { SecretBox } from '../services/secret-box.js';
 
-@Injectable()
-export class ProviderAccessHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private subscription: Subscription | undefined;
+@Controller()
+export class ProviderAccessHandler {
   private readonly secrets: SecretBox;
 
   constructor(
@@ -37,16 +37,8 @@ export class ProviderAccessHandler implements OnApplicationBootstrap, BeforeAppl
     this.secrets = new SecretBox(settings.masterKey);
   }
 
-  onApplicationBootstrap() {
-    this.subscription = serveRpc(this.runtime.bus, this.runtime.logger, PROVIDER_ACCESS_RPC, ({ connectionId }) => this.access(connectionId));
-  }
-
-  async beforeApplicationShutdown() {
-    await this.subscription?.drain();
-  }
-
-  private async access(connectionId: string): Promise<ProviderAccessReplyV1> {
-    if (!this.runtime.state.migrated) throw new RpcError('service_unavailable', 'migrations pending');
+  @MessagePattern(RPCS.gateway.providerAccess.subject)
+  async access(@Payload() { connectionId }: ProviderAccessRequestV1): Promise<ProviderAccessReplyV1> {
     const row = await this.runtime.orm.em.fork().findOne(Connection, { id: connectionId });
     if (!row) throw new RpcError('not_found', 'no such connection');
     if (!row.providerCredentials) throw new RpcError('provider_config_invalid', 'the connection has no provider credentials');

@@ -39,7 +39,7 @@
  *   degrades only those datasets.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { INGEST_EVENTS, RpcError, subjectFor, type IngestBatchV1, type MessageBus } from '@switchyard/messaging';
+import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, subjectFor } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
 import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -77,14 +77,14 @@ export async function publishIngestBatch(bus: MessageBus, batch: IngestBatchV1):
   const options = { msgId: batch.batchId };
   switch (batch.kind) {
     case 'observations':
-      await bus.publish(INGEST_EVENTS.telemetryBatch, subjectFor(INGEST_EVENTS.telemetryBatch.subject, batch.connectionId), batch, options);
+      await bus.publish(EVENTS.telemetryBatch, subjectFor(EVENTS.telemetryBatch.subject, batch.connectionId), batch, options);
       return;
     case 'fault_snapshots':
     case 'fault_records':
-      await bus.publish(INGEST_EVENTS.faultBatch, subjectFor(INGEST_EVENTS.faultBatch.subject, batch.connectionId), batch, options);
+      await bus.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, batch.connectionId), batch, options);
       return;
     default:
-      await bus.publish(INGEST_EVENTS.directoryBatch, subjectFor(INGEST_EVENTS.directoryBatch.subject, batch.connectionId), batch, options);
+      await bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, batch.connectionId), batch, options);
   }
 }
 

@@ -14,7 +14,7 @@
  * Invariant: observedAt is taken after the sequence, so within one process both increase together.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { CONNECTION_HEALTH_EVENT, connectionHealthMsgId, subjectFor, type ConnectionHealthV1 } from '@switchyard/messaging';
+import { connectionHealthMsgId, type ConnectionHealthV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { nextHealthSequence } from '../db/repositories/connection-health.repository.js';
 
@@ -38,7 +38,7 @@ export class ConnectionHealthPublisher {
         sequence,
         ...(observation.datasets === undefined ? {} : { datasets: observation.datasets }),
       };
-      await this.runtime.bus.publish(CONNECTION_HEALTH_EVENT, subjectFor(CONNECTION_HEALTH_EVENT.subject, event.connectionId), event, { msgId: connectionHealthMsgId(event) });
+      await this.runtime.bus.publish(EVENTS.connectionHealth, subjectFor(EVENTS.connectionHealth.subject, event.connectionId), event, { msgId: connectionHealthMsgId(event) });
       return event;
     } catch (error) {
       this.runtime.logger.warn({ err: error, connectionId: observation.connectionId, outcome: observation.outcome }, 'connection health not published; the next observation supersedes it');

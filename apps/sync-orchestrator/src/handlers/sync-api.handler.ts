@@ -1,43 +1,43 @@
 /**
- * Serves `sync.create|list|get|retry|cancel` (gateway → orchestrator request/reply). Several
- * orchestrator processes form one queue group per subject. The handlers only unwrap and delegate;
- * typed RpcErrors from the lifecycle service travel to the gateway as they are.
+ * Serves `sync.create|list|get|retry|cancel` (RPCS.sync, gateway → orchestrator request/reply).
+ * Several orchestrator processes form one queue group per subject. The handlers only unwrap and
+ * delegate; typed RpcErrors from the lifecycle service travel to the gateway as they are.
  */
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { RPCS, RpcError, type Subscription } from '@switchyard/messaging';
-import { RUNTIME, serveRpc, type ServiceRuntime } from '@switchyard/service-kit';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RPCS, type RpcReplyOf, type RpcRequestOf } from '@switchyard/messaging';
 import { SyncLifecycleService } from '../services/sync-lifecycle.service.js';
 
-@Injectable()
-export class SyncApiHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private subscriptions: Subscription[] = [];
+type Create = typeof RPCS.sync.create;
+type ById = typeof RPCS.sync.get;
+type List = typeof RPCS.sync.list;
 
-  constructor(
-    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
-    private readonly lifecycle: SyncLifecycleService,
-  ) {}
+@Controller()
+export class SyncApiHandler {
+  constructor(private readonly lifecycle: SyncLifecycleService) {}
 
-  onApplicationBootstrap() {
-    const { bus, logger } = this.runtime;
-    const lifecycle = this.lifecycle;
-    this.subscriptions = [
-      serveRpc(bus, logger, RPCS.sync.create, this.whenMigrated(async (request) => ({ sync: await lifecycle.create(request) }))),
-      serveRpc(bus, logger, RPCS.sync.get, this.whenMigrated(async ({ caller, syncId }) => ({ sync: await lifecycle.get(caller, syncId) }))),
-      serveRpc(bus, logger, RPCS.sync.list, this.whenMigrated((request) => lifecycle.list(request))),
-      serveRpc(bus, logger, RPCS.sync.retry, this.whenMigrated(async ({ caller, syncId }) => ({ sync: await lifecycle.retry(caller, syncId) }))),
-      serveRpc(bus, logger, RPCS.sync.cancel, this.whenMigrated(async ({ caller, syncId }) => ({ sync: await lifecycle.cancel(caller, syncId) }))),
-    ];
+  @MessagePattern(RPCS.sync.create.subject)
+  async create(@Payload() request: RpcRequestOf<Create>): Promise<RpcReplyOf<Create>> {
+    return { sync: await this.lifecycle.create(request) };
   }
 
-  /** MIGRATE_ON_START=false before the release step ran: the tables may not exist yet, so 503. */
-  private whenMigrated<Req, Res>(handler: (request: Req) => Promise<Res>): (request: Req) => Promise<Res> {
-    return async (request) => {
-      if (!this.runtime.state.migrated) throw new RpcError('service_unavailable', 'migrations pending');
-      return handler(request);
-    };
+  @MessagePattern(RPCS.sync.get.subject)
+  async get(@Payload() { caller, syncId }: RpcRequestOf<ById>): Promise<RpcReplyOf<ById>> {
+    return { sync: await this.lifecycle.get(caller, syncId) };
   }
 
-  async beforeApplicationShutdown() {
-    await Promise.all(this.subscriptions.map((s) => s.drain()));
+  @MessagePattern(RPCS.sync.list.subject)
+  list(@Payload() request: RpcRequestOf<List>): Promise<RpcReplyOf<List>> {
+    return this.lifecycle.list(request);
+  }
+
+  @MessagePattern(RPCS.sync.retry.subject)
+  async retry(@Payload() { caller, syncId }: RpcRequestOf<ById>): Promise<RpcReplyOf<ById>> {
+    return { sync: await this.lifecycle.retry(caller, syncId) };
+  }
+
+  @MessagePattern(RPCS.sync.cancel.subject)
+  async cancel(@Payload() { caller, syncId }: RpcRequestOf<ById>): Promise<RpcReplyOf<ById>> {
+    return { sync: await this.lifecycle.cancel(caller, syncId) };
   }
 }

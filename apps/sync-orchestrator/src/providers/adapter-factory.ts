@@ -16,7 +16,7 @@
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment, Provider } from '@switchyard/domain';
-import { PROVIDER_ACCESS_RPC, type ProviderAccessReplyV1 } from '@switchyard/messaging';
+import { type ProviderAccessReplyV1, RPCS } from '@switchyard/messaging';
 import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
 import { ConnectionConfigStore, currentCorrelation, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
@@ -90,7 +90,7 @@ export class ProviderAdapterFactory {
   private async build(connectionId: string): Promise<ConnectionAdapter> {
     const ctx = currentCorrelation();
     const access = await this.runtime.bus.request(
-      PROVIDER_ACCESS_RPC,
+      RPCS.gateway.providerAccess,
       { connectionId },
       { timeoutMs: this.settings.providerAccessTimeoutMs, headers: { correlationId: ctx?.correlationId, traceparent: ctx?.traceparent } },
     );

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { AsyncResource } from 'node:async_hooks';
 import { runDelivery } from '../delivery-runner.js';
 import { BusTimeoutError, BusUnavailableError, MessageValidationError } from '../errors.js';
+import { outgoingHeaders } from '../correlation.js';
 import { fromWireHeaders, HEADERS, toWireHeaders } from '../headers.js';
 import { describeError, type BusLogger } from '../logger.js';
 import type {
@@ -74,7 +75,7 @@ export class InProcessBus implements MessageBus {
       timer = setTimeout(() => reject(new BusTimeoutError(rpc.subject, timeoutMs)), timeoutMs);
     });
     try {
-      const reply = await Promise.race([nextTick().then(() => endpoint(data, toWireHeaders(options?.headers))), deadline]);
+      const reply = await Promise.race([nextTick().then(() => endpoint(data, toWireHeaders(outgoingHeaders(options?.headers)))), deadline]);
       return decodeReply(rpc, reply);
     } finally {
       clearTimeout(timer);
@@ -132,7 +133,7 @@ export class InProcessBus implements MessageBus {
     await nextTick();
     const stream = this.broker.findStream(subject);
     if (!stream) throw new BusUnavailableError(subject, 'no_stream');
-    const wire = toWireHeaders(headers, { ...owned, [HEADERS.msgVersion]: String(event.version) });
+    const wire = toWireHeaders(outgoingHeaders(headers), { ...owned, [HEADERS.msgVersion]: String(event.version) });
     return this.broker.store(stream, subject, encodeJson(parsed.data), wire, msgId);
   }
 

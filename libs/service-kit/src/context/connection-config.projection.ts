@@ -8,56 +8,24 @@
  * higher than the stored one, so redelivered or reordered snapshots can never roll a config back.
  * The message is acked only after that commit.
  */
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EVENTS, type Subscription } from '@switchyard/messaging';
-import { whenMigrated } from '../health.js';
+import { Controller, Inject } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { CONSUMERS, type ConsumerPayloads, type ConnectionConfigV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '../runtime.js';
 import { ConnectionConfigStore } from './db/connection-config.repository.js';
 
-@Injectable()
-export class ConnectionConfigConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly store: ConnectionConfigStore;
-  private subscription: Subscription | undefined;
-  private waiting: Promise<void> | undefined;
-  private stopped = false;
+/** The projection's durable (`{service}-connection-config`: one consumer group per context); acks after the conditional upsert. */
+@Controller()
+export class ConnectionConfigHandler {
+  private readonly store: ConnectionConfigStore;
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
     this.store = new ConnectionConfigStore(runtime.orm);
   }
 
-  async onApplicationBootstrap() {
-    if (this.runtime.state.migrated) {
-      await this.start();
-      return;
-    }
-    // MIGRATE_ON_START=false with migrations pending: the table may not exist yet. Consuming now
-    // would fail every delivery into the DLQ; start once a release step has applied them.
-    this.waiting = whenMigrated(this.runtime)
-      .then(async (migrated) => {
-        if (migrated && !this.stopped) await this.start();
-      })
-      .catch((error: unknown) => this.runtime.logger.error({ err: error }, 'connection config consumer did not start'));
-  }
-
-  private async start() {
-    this.subscription = await this.runtime.bus.consume(
-      {
-        durable: `${this.runtime.service}-connection-config`,
-        event: EVENTS.connectionConfigChanged,
-        ackWaitMs: 30_000,
-        maxDeliver: 10,
-        maxAckPending: 64,
-      },
-      async ({ payload }) => {
-        const applied = await this.store.apply(payload);
-        this.runtime.logger.debug({ connectionId: payload.connectionId, revision: payload.revision, applied }, 'connection config received');
-      },
-    );
-  }
-
-  async beforeApplicationShutdown() {
-    this.stopped = true;
-    await this.waiting;
-    await this.subscription?.drain();
+  @EventPattern<ConsumerPayloads>(CONSUMERS.connectionConfig.durable)
+  async apply(@Payload() config: ConnectionConfigV1): Promise<void> {
+    const applied = await this.store.apply(config);
+    this.runtime.logger.debug({ connectionId: config.connectionId, revision: config.revision, applied }, 'connection config received');
   }
 }

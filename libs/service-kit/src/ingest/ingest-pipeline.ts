@@ -10,12 +10,13 @@
  * projection may lag the first batch by a moment) and then answered `rejected: connection_unknown`;
  * a disconnected connection is rejected at once — neither is retried forever. A batch whose
  * provider differs from the connection's is poison (dead-lettered), never guessed at.
- * Shared by directory, telemetry-ingest and fault-feed; each passes its own `apply` (and fault-feed
- * its outbox flush as `afterCommit`).
+ * Shared by directory, telemetry-ingest and fault-feed: each context's `@EventPattern` handler of
+ * its INGEST durable calls `handleIngestDelivery` with its own `apply` (and fault-feed its outbox
+ * flush as `afterCommit`); the bus transport settles the delivery by how this returns.
  */
-import { INGEST_EVENTS, PoisonMessage, RetryLater, receiptMsgId, subjectFor, type Delivery, type IngestBatchV1, type ReceiptContext, type ReceiptRejection, type ReceiptV1 } from '@switchyard/messaging';
+import { type Delivery, EVENTS, type IngestBatchV1, PoisonMessage, type ReceiptContext, receiptMsgId, type ReceiptRejection, type ReceiptV1, RetryLater, subjectFor } from '@switchyard/messaging';
 import { inTransaction, type Em } from '@switchyard/persistence';
-import type { ConnectionConfigStore } from '../context/db/connection-config.repository.js';
+import { ConnectionConfigStore } from '../context/db/connection-config.repository.js';
 import type { ServiceRuntime } from '../runtime.js';
 import { crashPoint } from '../crash-points.js';
 import { IngestLedgerRepository } from './db/ingest-ledger.repository.js';
@@ -27,7 +28,6 @@ export const UNKNOWN_CONNECTION_RETRY_MS = 2_000;
 export interface IngestPipelineOptions<B extends IngestBatchV1> {
   runtime: ServiceRuntime;
   context: ReceiptContext;
-  configs: ConnectionConfigStore;
   /** Writes the batch's records inside the transaction; returns how many records it accepted. */
   apply: (em: Em, batch: B) => Promise<number>;
   /** Runs after the commit and before the receipt (e.g. publishing an outbox); throwing naks. */
@@ -53,7 +53,7 @@ async function rejectionFor<B extends IngestBatchV1>(delivery: Delivery<B>, conf
 export async function handleIngestDelivery<B extends IngestBatchV1>(delivery: Delivery<B>, options: IngestPipelineOptions<B>): Promise<IngestOutcome> {
   const batch = delivery.payload;
   const ledger = new IngestLedgerRepository();
-  const rejection = await rejectionFor(delivery, options.configs);
+  const rejection = await rejectionFor(delivery, new ConnectionConfigStore(options.runtime.orm));
   const outcome = await inTransaction(options.runtime.orm, async (em): Promise<IngestOutcome> => {
     const stored = await ledger.claim(em, batch);
     if (stored) return { duplicate: true, receipt: stored.receipt };
@@ -89,7 +89,7 @@ export async function handleIngestDelivery<B extends IngestBatchV1>(delivery: De
   await options.afterCommit?.();
   if (outcome.receipt) {
     const r = outcome.receipt;
-    await options.runtime.bus.publish(INGEST_EVENTS.receipt, subjectFor(INGEST_EVENTS.receipt.subject, r.syncId, r.unitId), r, { msgId: receiptMsgId(r.batchId) });
+    await options.runtime.bus.publish(EVENTS.receipt, subjectFor(EVENTS.receipt.subject, r.syncId, r.unitId), r, { msgId: receiptMsgId(r.batchId) });
   }
   options.runtime.logger.debug(
     { batchId: batch.batchId, connectionId: batch.connectionId, kind: batch.kind, records: batch.records.length, duplicate: outcome.duplicate, status: outcome.receipt?.status },

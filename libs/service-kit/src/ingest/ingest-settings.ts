@@ -2,8 +2,8 @@
  * The setting every ingest context (directory, telemetry-ingest, fault-feed) shares: the ack wait
  * of its `ingest.<context>.*` durable, INGEST_ACK_WAIT_MS. Parsed once by the context's start
  * function (`startIngestContext`, before any connection or migration), so a bad value stops the
- * process with the one ConfigError message (main-runner.ts), and handed to IngestBatchConsumer as
- * the INGEST_SETTINGS provider.
+ * process with the one ConfigError message (main-runner.ts), and applied by the bus transport to
+ * every INGEST durable the context consumes (`tuneConsumer`).
  *
  * The ack wait is how long JetStream waits for the ack of a delivered batch before it redelivers
  * it — after a consumer crash, the delay before that process's in-flight batches are retried —
@@ -18,6 +18,7 @@
  */
 import { z } from 'zod';
 import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '../bootstrap.js';
+import { STREAMS } from '@switchyard/messaging';
 import { loadConfig } from '../config.js';
 
 export const DEFAULT_INGEST_ACK_WAIT_MS = 60_000;
@@ -30,8 +31,6 @@ export interface IngestSettings {
   /** Ack wait of the context's ingest durable (INGEST_ACK_WAIT_MS). */
   readonly ackWaitMs: number;
 }
-
-export const INGEST_SETTINGS = Symbol('switchyard.ingest-settings');
 
 /** Parses the ingest variables of `env`; throws ConfigError naming each bad one. */
 export function loadIngestSettings(env: NodeJS.ProcessEnv): IngestSettings {
@@ -46,6 +45,9 @@ export interface IngestContextStartOptions extends StartOptions {
 
 /** Starts an ingest context with its settings parsed from `env` (the start function of each ingest app). */
 export async function startIngestContext(def: ServiceDefinition, { env = process.env, ...options }: IngestContextStartOptions): Promise<RunningService> {
-  const settings = loadIngestSettings(env);
-  return startService(def, { ...options, providers: [...(options.providers ?? []), { provide: INGEST_SETTINGS, useValue: settings }] });
+  const { ackWaitMs } = loadIngestSettings(env);
+  return startService(def, {
+    ...options,
+    transport: { ...options.transport, tuneConsumer: (consumer) => (consumer.event.stream === STREAMS.INGEST.name ? { ...consumer, ackWaitMs } : consumer) },
+  });
 }

@@ -5,7 +5,7 @@
  * maxAckPending 16: batches of different connections and pages commit in parallel; the
  * fetched-at guards make their order irrelevant. The ack wait is INGEST_ACK_WAIT_MS (default 60 s,
  * a 1,000-row batch takes a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start
- * after migrations, drain on shutdown) is service-kit's IngestBatchConsumer.
+ * after migrations, drain on shutdown, settlement) is the bus transport's.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
  * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. A drivers
  * or vehicles batch also takes its place in its pass, completing the driver directory or the
@@ -13,21 +13,19 @@
  * batch into a table without planner statistics gives it some after the commit
  * (first-statistics.service.ts).
  */
-import { Inject, Injectable } from '@nestjs/common';
-import { INGEST_DURABLES, INGEST_EVENTS, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { CONSUMERS, type ConsumerPayloads, type DirectoryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { INGEST_SETTINGS, IngestBatchConsumer, RUNTIME, type IngestSettings, type ServiceRuntime } from '@switchyard/service-kit';
+import { handleIngestDelivery, RUNTIME, type BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
 import { RosterPassService } from '../services/roster-pass.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
 import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
 
-@Injectable()
-export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_EVENTS.directoryBatch.schema> {
-  protected readonly consumer = { durable: INGEST_DURABLES.directory, event: INGEST_EVENTS.directoryBatch, maxDeliver: 10, maxAckPending: 16 };
-  protected readonly context = 'directory';
-  protected readonly label = 'directory ingest consumer';
+@Controller()
+export class IngestDirectoryHandler {
   private readonly ingest = new DirectoryIngestService();
   private readonly passes = new RosterPassService();
   private readonly visibility: VehicleVisibilityService;
@@ -36,16 +34,24 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
   private visibilityChanged = false;
 
   constructor(
-    @Inject(RUNTIME) runtime: ServiceRuntime,
-    @Inject(INGEST_SETTINGS) settings: IngestSettings,
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly relay: VehicleVisibilityRelay,
   ) {
-    super(runtime, settings);
     this.visibility = new VehicleVisibilityService(runtime.orm);
     this.statistics = new FirstStatistics(runtime.orm);
   }
 
-  protected async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
+  @EventPattern<ConsumerPayloads>(CONSUMERS.directoryIngest.durable)
+  async handle(@Payload() batch: DirectoryBatchV1, @Ctx() ctx: BusContext): Promise<void> {
+    await handleIngestDelivery(ctx.delivery(batch), {
+      runtime: this.runtime,
+      context: 'directory',
+      apply: (em, batch) => this.apply(em, batch),
+      afterCommit: () => this.afterCommit(),
+    });
+  }
+
+  private async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
     // First, so the connection's pass lock is taken before any driver or vehicle row lock and the
     // visibility lock (no lock cycle).
     if (batch.kind === 'drivers' || batch.kind === 'vehicles') await this.passes.record(em, batch);
@@ -60,7 +66,7 @@ export class IngestDirectoryConsumer extends IngestBatchConsumer<typeof INGEST_E
    * is logged (the relay's poll retries the flush, the next batch the statistics): it must not nak
    * a committed batch.
    */
-  protected override async afterCommit(): Promise<void> {
+  private async afterCommit(): Promise<void> {
     await this.statistics.afterCommit().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'first statistics of a directory table failed; the next batch retries'));
     if (!this.visibilityChanged) return;
     this.visibilityChanged = false;
