@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { correlationIdFrom, enterCorrelation, type Logger } from '@switchyard/service-kit';
+import { correlationIdFrom, enterCorrelation, traceparentFrom, type Logger } from '@switchyard/service-kit';
 import { frameworkErrors } from './error.filter.js';
 
 export function requestIdFor(req: { headers: Record<string, unknown> }): string {
@@ -26,7 +26,7 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
     registers: [registry],
   });
   fastify.addHook('onRequest', (req, reply, done) => {
-    enterCorrelation({ correlationId: req.id, traceparent: headerString(req, 'traceparent') });
+    enterCorrelation({ correlationId: req.id, traceparent: traceparentFrom(headerString(req, 'traceparent')) });
     reply.header('x-request-id', req.id);
     done();
   });

@@ -1,11 +1,12 @@
 /**
- * Gateway → context request/reply. Every call carries the request's correlation id and the
- * configured deadline (RPC_TIMEOUT_MS); a missing or slow context surfaces as BusTimeoutError /
+ * Gateway → context request/reply. Every call carries the request's correlation id and trace (the
+ * bus stamps the current correlation context on every message) and the configured deadline
+ * (RPC_TIMEOUT_MS); a missing or slow context surfaces as BusTimeoutError /
  * BusUnavailableError, which the error filter renders as 503 `service_unavailable`.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessageBus, RpcDefinition } from '@switchyard/messaging';
-import { BUS, currentCorrelation } from '@switchyard/service-kit';
+import { BUS } from '@switchyard/service-kit';
 import type { z } from 'zod';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 
@@ -17,10 +18,6 @@ export class ContextClient {
   ) {}
 
   request<Req extends z.ZodType, Res extends z.ZodType>(rpc: RpcDefinition<Req, Res>, payload: z.input<Req>): Promise<z.output<Res>> {
-    const ctx = currentCorrelation();
-    return this.bus.request(rpc, payload, {
-      timeoutMs: this.settings.rpcTimeoutMs,
-      headers: { correlationId: ctx?.correlationId, traceparent: ctx?.traceparent },
-    });
+    return this.bus.request(rpc, payload, { timeoutMs: this.settings.rpcTimeoutMs });
   }
 }

@@ -39,7 +39,7 @@
  *   degrades only those datasets.
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, subjectFor } from '@switchyard/messaging';
+import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
 import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -163,7 +163,9 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private start(job: CollectorJob): void {
-    const work = this.work(job).finally(() => {
+    // Under the creating request's correlation: every log line, provider-access request and batch
+    // of the job carries it, and the owning context's commit and receipt after it.
+    const work = runWithCorrelation(jobUnits(job)[0]?.trace ?? { correlationId: `sync:${job.syncId}` }, () => this.work(job)).finally(() => {
       for (const unit of jobUnits(job)) {
         this.held.delete(unit.unitId);
         this.lost.delete(unit.unitId);

@@ -18,7 +18,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment, Provider } from '@switchyard/domain';
 import { type ProviderAccessReplyV1, RPCS } from '@switchyard/messaging';
 import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
-import { ConnectionConfigStore, currentCorrelation, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { ConnectionConfigStore, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
 import { PgRequestBudget } from './pg-request-budget.js';
 import { budgetAccountKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rates.js';
@@ -88,12 +88,7 @@ export class ProviderAdapterFactory {
   }
 
   private async build(connectionId: string): Promise<ConnectionAdapter> {
-    const ctx = currentCorrelation();
-    const access = await this.runtime.bus.request(
-      RPCS.gateway.providerAccess,
-      { connectionId },
-      { timeoutMs: this.settings.providerAccessTimeoutMs, headers: { correlationId: ctx?.correlationId, traceparent: ctx?.traceparent } },
-    );
+    const access = await this.runtime.bus.request(RPCS.gateway.providerAccess, { connectionId }, { timeoutMs: this.settings.providerAccessTimeoutMs });
     const budget = this.budgetFor(access);
     const common = { baseUrl: this.settings.providerBaseUrls[access.provider], budget, timeoutMs: this.settings.providerTimeoutMs };
     const adapter =

@@ -25,7 +25,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { newSyncId } from '@switchyard/domain';
-import { RpcError, type ConnectionConfigV1, type CreateSyncRequestV1, type ListSyncsReplyV1, type ListSyncsRequestV1, type SyncCallerV1, type SyncRecordV1 } from '@switchyard/messaging';
+import { currentCorrelation, RpcError, type ConnectionConfigV1, type CreateSyncRequestV1, type ListSyncsReplyV1, type ListSyncsRequestV1, type SyncCallerV1, type SyncRecordV1 } from '@switchyard/messaging';
 import { inTransaction, type Em, type Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
 import { ORM } from '@switchyard/service-kit';
@@ -272,7 +272,7 @@ export class SyncLifecycleService implements ScheduledRunCreator {
     });
     if (!plan.ok) return plan;
     const id = newSyncId(p.requestedAt);
-    await this.syncs.insert(em, { id, owner: p.owner, origin: p.origin, requestedAt: p.requestedAt, startFrom: p.startFrom, intervalEnd: p.intervalEnd, purposes: p.purposes }, plan.units);
+    await this.syncs.insert(em, { id, owner: p.owner, origin: p.origin, requestedAt: p.requestedAt, startFrom: p.startFrom, intervalEnd: p.intervalEnd, purposes: p.purposes, trace: currentCorrelation() }, plan.units);
     return { ok: true, id };
   }
 

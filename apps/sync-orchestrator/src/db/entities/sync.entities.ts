@@ -25,6 +25,8 @@ export const SyncEntity = defineEntity({
     completedAt: p.datetime().nullable(),
     failureReason: p.text().nullable(),
     createdXid: p.bigint(),
+    correlationId: p.text().nullable(),
+    traceparent: p.text().nullable(),
     updatedAt: p.datetime().defaultRaw('now()'),
     /** Migration 0007: `api` (POST /v1/syncs) or the internal origin of a run. */
     origin: p.text().default('api'),

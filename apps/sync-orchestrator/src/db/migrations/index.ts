@@ -9,6 +9,7 @@ import { Migration0008ScheduledCollection } from './migration-0008-scheduled-col
 import { Migration0009UnitWaits } from './migration-0009-unit-waits.js';
 import { Migration0010ScheduleWindowParts } from './migration-0010-schedule-window-parts.js';
 import { Migration0011ApplicationTokens } from './migration-0011-application-tokens.js';
+import { Migration0012SyncCorrelation } from './migration-0012-sync-correlation.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -23,4 +24,5 @@ export const syncOrchestratorMigrations = [
   Migration0009UnitWaits,
   Migration0010ScheduleWindowParts,
   Migration0011ApplicationTokens,
+  Migration0012SyncCorrelation,
 ];

@@ -10,7 +10,7 @@
  * bumps every unit's fencing token and never touches its lease columns (an in-flight lease ends
  * when it expires, spec 3 rule 2).
  */
-import type { ConnectionConfigV1 } from '@switchyard/messaging';
+import type { ConnectionConfigV1, CorrelationContext } from '@switchyard/messaging';
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import type { PlannedUnit, SyncPurpose } from '../../domain/sync-planner.js';
 import type { SyncStatus } from '../../domain/sync-state.js';
@@ -113,16 +113,17 @@ export class SyncRepository {
    */
   async insert(
     em: Em,
-    sync: { id: string; owner: { applicationId: string | null; connectionId: string }; origin?: string; requestedAt: Date; startFrom: Date; intervalEnd?: Date; purposes: readonly SyncPurpose[] },
+    sync: { id: string; owner: { applicationId: string | null; connectionId: string }; origin?: string; requestedAt: Date; startFrom: Date; intervalEnd?: Date; purposes: readonly SyncPurpose[]; trace?: CorrelationContext },
     units: readonly PlannedUnit[],
   ): Promise<void> {
     const t = tableNamer(em);
     // Purposes travel as JSON too: an array parameter would be expanded into a list.
     await query(
       em,
-      `insert into ${t('sync')} (id, application_id, connection_id, origin, status, requested_at, start_from, interval_end, purposes, attempts, admitted_units, created_xid)
+      `insert into ${t('sync')} (id, application_id, connection_id, origin, status, requested_at, start_from, interval_end, purposes, attempts, admitted_units, created_xid,
+                                 correlation_id, traceparent)
        values (?, ?::uuid, ?::uuid, ?, 'requested', ?::timestamptz, ?::timestamptz, ?::timestamptz, array(select json_array_elements_text(?::json)), 1, ?,
-               pg_current_xact_id()::text::bigint)`,
+               pg_current_xact_id()::text::bigint, ?, ?)`,
       [
         sync.id,
         sync.owner.applicationId,
@@ -133,6 +134,8 @@ export class SyncRepository {
         (sync.intervalEnd ?? sync.requestedAt).toISOString(),
         JSON.stringify(sync.purposes),
         units.length,
+        sync.trace?.correlationId ?? null,
+        sync.trace?.traceparent ?? null,
       ],
     );
     await query(

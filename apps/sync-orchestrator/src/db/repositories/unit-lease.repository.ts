@@ -17,6 +17,7 @@
  * `lease` takes only unit rows, and the requested → in_progress move runs after it in its own
  * statement, so the two can never wait on each other in a cycle.
  */
+import type { CorrelationContext } from '@switchyard/messaging';
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
 import type { SyncPurpose } from '../../domain/sync-planner.js';
 import type { SyncStatus } from '../../domain/sync-state.js';
@@ -38,6 +39,8 @@ export interface LeasedUnit {
   signals: readonly string[];
   /** The connection's `optIns.extendedTelemetry` when the unit was leased. */
   extendedTelemetry: boolean;
+  /** The creating request's correlation id and trace parent (`sync:<id>` when it had none): the collector works under it. */
+  trace: CorrelationContext;
 }
 
 export type ReceiptOutcome = 'receipted' | 'already_receipted' | 'stale_fencing_token' | 'sync_not_open' | 'unknown_unit';
@@ -72,6 +75,8 @@ export class UnitLeaseRepository {
       lease_expires_at: string;
       signals: string[] | null;
       extended_telemetry: boolean | null;
+      correlation_id: string | null;
+      traceparent: string | null;
     }>(
       em,
       `with picked as (
@@ -94,7 +99,7 @@ export class UnitLeaseRepository {
                  ${isoSql('u.window_end')} as window_end, u.attempt, u.fencing_token::text as fencing_token, u.provider_cursor,
                  ${isoSql('u.lease_expires_at')} as lease_expires_at,
                  array(select jsonb_array_elements_text(coalesce(c.config->'selectedSignals', '[]'::jsonb))) as signals,
-                 (c.config->'optIns'->>'extendedTelemetry')::boolean as extended_telemetry`,
+                 (c.config->'optIns'->>'extendedTelemetry')::boolean as extended_telemetry, s.correlation_id, s.traceparent`,
       [connectionId ?? null, connectionId ?? null, limit, owner, leaseMs],
     );
     if (rows.length > 0) {
@@ -117,6 +122,7 @@ export class UnitLeaseRepository {
       leaseExpiresAt: r.lease_expires_at,
       signals: r.signals ?? [],
       extendedTelemetry: r.extended_telemetry === true,
+      trace: { correlationId: r.correlation_id ?? `sync:${r.sync_id}`, ...(r.traceparent ? { traceparent: r.traceparent } : {}) },
     }));
   }
 
