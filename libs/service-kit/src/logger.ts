@@ -64,7 +64,10 @@ export function createLogger({ service, level = 'info', destination }: CreateLog
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin() {
         const ctx = currentCorrelation();
-        return ctx ? { correlationId: ctx.correlationId } : {};
+        if (!ctx) return {};
+        // The W3C trace id (the traceparent's second field): one id per trace across every hop.
+        const traceId = ctx.traceparent?.split('-')[1];
+        return traceId ? { correlationId: ctx.correlationId, traceId } : { correlationId: ctx.correlationId };
       },
       hooks: {
         // Last line of defence: mask token-shaped strings in the message itself.
