@@ -20,9 +20,13 @@ export default [
   ...nx.configs['flat/typescript'],
   {
     files: ['**/*.ts'],
-    languageOptions: { parser: tseslint.parser },
+    // Type-aware: each file is checked with the tsconfig that includes it (projectService), so the rules
+    // below see types — a promise nobody awaits, a switch that misses a member of a union.
+    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@nx/enforce-module-boundaries': [
         'error',

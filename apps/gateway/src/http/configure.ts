@@ -33,7 +33,8 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    secureJson(req, text, done);
+    // Fastify's default JSON parser is synchronous and reports through `done`; nothing to await.
+    void secureJson(req, text, done);
   });
   app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());

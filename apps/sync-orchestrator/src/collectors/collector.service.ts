@@ -83,7 +83,10 @@ export async function publishIngestBatch(bus: MessageBus, batch: IngestBatchV1):
     case 'fault_records':
       await bus.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, batch.connectionId), batch, options);
       return;
-    default:
+    case 'vehicles':
+    case 'drivers':
+    case 'groups':
+    case 'trips':
       await bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, batch.connectionId), batch, options);
   }
 }
