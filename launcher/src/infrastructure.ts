@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { maskUrl, startEmbeddedPostgres } from '@switchyard/persistence';
-import type { Logger } from '@switchyard/service-kit';
+import { loadConfig, natsAuth, natsEnvSchema, type Logger } from '@switchyard/service-kit';
 
 export function probe(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
@@ -94,7 +94,9 @@ export async function chooseBus(env: NodeJS.ProcessEnv, logger: Logger, embedded
   const namespace = env.NATS_NAMESPACE ?? '';
   const where = `namespace "${namespace}"`;
   if (!embedded && env.NATS_URL) {
-    const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: 'switchyard-sandbox', namespace, logger });
+    // NATS_CREDS_FILE, NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_TLS_* and NATS_INBOX_PREFIX, as a service's main.ts reads them.
+    const auth = natsAuth(loadConfig(natsEnvSchema, env));
+    const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: 'switchyard-sandbox', namespace, logger, auth });
     return { bus, description: `NATS JetStream at NATS_URL ${maskUrl(env.NATS_URL)}, ${where}` };
   }
   if (!embedded && (await probe('127.0.0.1', 4222))) {

@@ -5,6 +5,7 @@
  */
 import { InProcessBus } from './in-process/in-process-bus.js';
 import { JetStreamBus } from './jetstream/jetstream-bus.js';
+import type { NatsAuth } from './jetstream/nats-auth.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import type { MessageBus } from './port.js';
 
@@ -21,6 +22,8 @@ export interface JetStreamBusConfig {
   requestTimeoutMs?: number;
   /** Retry the first connect forever instead of failing fast (default false). */
   waitOnFirstConnect?: boolean;
+  /** Credentials file, user/password or token, TLS files, inbox prefix (service-kit `natsAuth` reads them from NATS_*). */
+  auth?: NatsAuth;
 }
 
 export interface InProcessBusConfig {
@@ -42,5 +45,6 @@ export async function createBus(config: BusConfig): Promise<MessageBus> {
     logger,
     requestTimeoutMs: config.requestTimeoutMs,
     waitOnFirstConnect: config.waitOnFirstConnect,
+    auth: config.auth,
   });
 }

@@ -28,7 +28,7 @@ export class BusUnavailableError extends Error {
   override readonly name = 'BusUnavailableError';
   constructor(
     readonly subject: string,
-    readonly reason: 'no_responders' | 'no_stream' | 'connection_closed' | 'connection_error',
+    readonly reason: 'no_responders' | 'no_stream' | 'connection_closed' | 'connection_error' | 'authorization_error' | 'tls_error',
     options?: ErrorOptions,
   ) {
     super(`${subject}: ${reason}`, options);

@@ -3,6 +3,8 @@
  * Invariant: a bad environment stops the process with ONE error that lists every bad variable,
  * and secret values never appear in that message (only their names).
  */
+import { accessSync, constants } from 'node:fs';
+import type { JetStreamBusConfig } from '@switchyard/messaging';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -10,6 +12,68 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** A path the process can read now, so a wrong mount fails at start with the variable named. */
+const readableFile = z
+  .string()
+  .min(1)
+  .refine((file) => {
+    try {
+      accessSync(file, constants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'no readable file at that path')
+  .optional();
+
+/**
+ * How the JetStream connection authenticates (beside any `user:password@` / `token@` in NATS_URL,
+ * which these override): at most one of a credentials file, user and password, or a token; TLS
+ * files; the reply inbox prefix. Secrets have no default and never appear in a message.
+ */
+export const natsEnvFields = {
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  NATS_CREDS_FILE: readableFile,
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_TOKEN: z.string().min(1).optional(),
+  NATS_TLS_CA_FILE: readableFile,
+  NATS_TLS_CERT_FILE: readableFile,
+  NATS_TLS_KEY_FILE: readableFile,
+  NATS_INBOX_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'subject tokens of letters, digits, _ and -, separated by dots (no wildcards)')
+    .optional(),
+};
+
+/** The rules between NATS_* variables; a superRefine of every schema that holds them (run with `when: () => true`). */
+export function checkNatsEnv(env: Partial<Record<keyof NatsEnv, unknown>>, ctx: z.RefinementCtx): void {
+  const problem = (path: keyof NatsEnv, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (env.NATS_USER && !env.NATS_PASSWORD) problem('NATS_PASSWORD', 'required with NATS_USER');
+  if (env.NATS_PASSWORD && !env.NATS_USER) problem('NATS_USER', 'required with NATS_PASSWORD');
+  const methods = (['NATS_CREDS_FILE', 'NATS_USER', 'NATS_TOKEN'] as const).filter((name) => env[name]);
+  if (methods.length > 1) problem(methods[1] as keyof NatsEnv, `set one of NATS_CREDS_FILE, NATS_USER with NATS_PASSWORD, or NATS_TOKEN (also set: ${methods[0]})`);
+  if (env.NATS_TLS_CERT_FILE && !env.NATS_TLS_KEY_FILE) problem('NATS_TLS_KEY_FILE', 'required with NATS_TLS_CERT_FILE');
+  if (env.NATS_TLS_KEY_FILE && !env.NATS_TLS_CERT_FILE) problem('NATS_TLS_CERT_FILE', 'required with NATS_TLS_KEY_FILE');
+}
+
+/** NATS_* alone, for the launcher (it reads no other shared variable through a schema). */
+export const natsEnvSchema = z.object(natsEnvFields).superRefine(checkNatsEnv, { when: () => true });
+
+type NatsEnv = z.output<typeof natsEnvSchema>;
+
+/** The bus's `auth` option from parsed NATS_* variables. */
+export function natsAuth(env: NatsEnv): NonNullable<JetStreamBusConfig['auth']> {
+  return {
+    credsFile: env.NATS_CREDS_FILE,
+    user: env.NATS_USER,
+    password: env.NATS_PASSWORD,
+    token: env.NATS_TOKEN,
+    tls: { caFile: env.NATS_TLS_CA_FILE, certFile: env.NATS_TLS_CERT_FILE, keyFile: env.NATS_TLS_KEY_FILE },
+    inboxPrefix: env.NATS_INBOX_PREFIX,
+  };
 }
 
 /** Variables every service reads. */
@@ -20,7 +84,7 @@ export const baseEnvSchema = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case schema name: letters, digits, underscores; at most 63 characters')
     .optional(),
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  ...natsEnvFields,
   NATS_NAMESPACE: z
     .string()
     .regex(/^([a-z0-9][a-z0-9-]*)?$/, 'lower-case letters, digits and -, starting with a letter or digit')

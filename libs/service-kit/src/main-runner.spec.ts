@@ -40,4 +40,25 @@ describe('parseMainEnv', () => {
     expect(parseMainEnv(context, { METRICS_PORT: 'ignored' })).toMatchObject({ http: { port: 3102, host: '0.0.0.0' }, metrics: undefined });
     expect(parseMainEnv(context, { HEALTH_PORT: '0' })).toMatchObject({ http: undefined, metrics: undefined });
   });
+
+  it('NATS_*: one authentication method, user with password, certificate with key, readable files; named with the other bad variables, never echoing a secret', () => {
+    const bad = (env: NodeJS.ProcessEnv) => {
+      try {
+        parseMainEnv(context, env);
+        return [];
+      } catch (e) {
+        expect((e as Error).message).not.toContain('hunter2');
+        return (e as ConfigError).problems.sort();
+      }
+    };
+    expect(bad({ NATS_USER: 'svc', NATS_PASSWORD: 'hunter2', NATS_INBOX_PREFIX: 'svc.inbox' })).toEqual([]);
+    expect(bad({ NATS_USER: 'svc', LOG_LEVEL: 'loud' })).toEqual([expect.stringMatching(/^LOG_LEVEL:/), 'NATS_PASSWORD: required with NATS_USER']);
+    expect(bad({ NATS_PASSWORD: 'hunter2' })).toEqual(['NATS_USER: required with NATS_PASSWORD']);
+    expect(bad({ NATS_USER: 'svc', NATS_PASSWORD: 'hunter2', NATS_TOKEN: 'hunter2' })).toEqual([expect.stringMatching(/^NATS_TOKEN: set one of/)]);
+    expect(bad({ NATS_TLS_CERT_FILE: '/nonexistent/client.pem', NATS_INBOX_PREFIX: '_INBOX.>' })).toEqual([
+      expect.stringMatching(/^NATS_INBOX_PREFIX:/),
+      'NATS_TLS_CERT_FILE: no readable file at that path',
+      'NATS_TLS_KEY_FILE: required with NATS_TLS_CERT_FILE',
+    ]);
+  });
 });

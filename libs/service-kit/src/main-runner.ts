@@ -11,7 +11,7 @@ import { resolveDatabaseUrl } from '@switchyard/persistence';
 import { z } from 'zod';
 import type { RunningService, ServiceDefinition, StartOptions } from './bootstrap.js';
 import { startService } from './bootstrap.js';
-import { baseEnvSchema, ConfigError, loadConfig } from './config.js';
+import { baseEnvSchema, checkNatsEnv, ConfigError, loadConfig, natsAuth } from './config.js';
 import { createLogger } from './logger.js';
 
 export interface MainOptions {
@@ -58,7 +58,8 @@ type EnvOptions = Pick<MainOptions, 'portVariable' | 'defaultPort' | 'defaultHos
 
 /**
  * Every variable a main.ts parses: the shared ones, the app's own `envSchema` (its refinements
- * kept: `safeExtend`, where spreading its shape would drop them) and the listeners' ports and HOST.
+ * kept: `safeExtend`, where spreading its shape would drop them) and the listeners' ports and HOST,
+ * checked together with the rules between the NATS_* variables.
  */
 export function mainEnvSchema(options: EnvOptions): z.ZodObject {
   const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -69,7 +70,7 @@ export function mainEnvSchema(options: EnvOptions): z.ZodObject {
     [options.portVariable]: port(options.defaultPort),
     ...(options.metricsPort ? { [options.metricsPort.variable]: port(options.metricsPort.defaultPort) } : {}),
     HOST: z.string().default(options.defaultHost ?? '0.0.0.0'),
-  });
+  }).superRefine(checkNatsEnv, { when: () => true });
 }
 
 /** The process environment and its listeners: the HTTP port (0: none) and where /metrics goes. */
@@ -87,7 +88,8 @@ export function parseMainEnv(options: EnvOptions, source: NodeJS.ProcessEnv = pr
 async function runService(def: ServiceDefinition, options: MainOptions): Promise<void> {
   const { env, http, metrics } = parseMainEnv(options);
   const logger = createLogger({ service: def.service, level: env.LOG_LEVEL });
-  const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: def.service, namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true });
+  // Waits for NATS, logging "waiting for NATS at <servers>" with backoff; refused credentials exit.
+  const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: def.service, namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true, auth: natsAuth(env) });
   const start = options.start ?? ((o: StartOptions) => startService(def, o));
   const running = await start({
     databaseUrl: env.DATABASE_URL ?? resolveDatabaseUrl(process.env),

@@ -31,6 +31,7 @@ import type {
 import { answerRequest, decodeReply, describeIssues, encodeJson, encodeRequest } from '../rpc-codec.js';
 import { EVENTS, Namespace, subjectMatches } from '../subjects.js';
 import { openConnection, type TrackedConnection } from './connection.js';
+import type { NatsAuth } from './nats-auth.js';
 import { ensureConsumer, ensureStream } from './provisioning.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, settleWithin } from '../request-defaults.js';
 
@@ -42,6 +43,7 @@ export interface JetStreamBusOptions {
   /** Default request deadline (ms) when `RequestOptions.timeoutMs` is absent. */
   requestTimeoutMs?: number;
   waitOnFirstConnect?: boolean;
+  auth?: NatsAuth;
 }
 
 
