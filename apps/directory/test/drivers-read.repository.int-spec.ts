@@ -6,9 +6,9 @@
  * connection.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { groupId, type DriverId } from '@switchyard/domain';
-import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { DriversReadRepository } from '../src/db/repositories/drivers-read.repository.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
@@ -16,19 +16,14 @@ import { ROSTER_DATASETS, RosterPassRepository } from '../src/db/repositories/ro
 import { completePass, insertDriver, ref, SEEN } from './directory-rows.js';
 
 const repository = new DriversReadRepository();
-let db: MigratedSchema;
+const db = useMigratedSchema('directory', directoryMigrations);
 const connectionId = randomUUID();
 const d: Record<string, DriverId> = {};
 
 beforeAll(async () => {
-  db = await openMigratedSchema('directory', directoryMigrations);
   for (const sourceId of ['d1', 'd2', 'd3']) d[sourceId] = await insertDriver(db, connectionId, sourceId, sourceId === 'd1' ? ['g1'] : undefined);
   await completePass(db, ROSTER_DATASETS.drivers, connectionId, 'pass-1', [d['d1']!, d['d2']!]);
   await completePass(db, ROSTER_DATASETS.drivers, connectionId, 'pass-2', [d['d2']!, d['d3']!]);
-});
-
-afterAll(async () => {
-  await db?.close();
 });
 
 const listed = async (seq: number, horizon?: string, limit = 100, after?: string) =>

@@ -5,22 +5,21 @@
  * and the directory totals the group directory limits are measured on.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { groupId, type GroupId } from '@switchyard/domain';
-import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
 import { GroupsReadRepository } from '../src/db/repositories/groups-read.repository.js';
 import { insertDriver, insertGroup, insertVehicle, ref, SEEN } from './directory-rows.js';
 
 const repository = new GroupsReadRepository();
-let db: MigratedSchema;
+const db = useMigratedSchema('directory', directoryMigrations);
 let connectionId: string;
 /** Group ids by source id: root ← child ← grandchild, and orphan whose parent `gone` is not stored. */
 const g: Record<string, GroupId> = {};
 
 beforeAll(async () => {
-  db = await openMigratedSchema('directory', directoryMigrations);
   connectionId = randomUUID();
   for (const [sourceId, parent] of [
     ['root', null],
@@ -31,10 +30,6 @@ beforeAll(async () => {
     g[sourceId] = await insertGroup(db, connectionId, sourceId, parent);
   }
   await insertGroup(db, randomUUID(), 'root');
-});
-
-afterAll(async () => {
-  await db?.close();
 });
 
 const page = async (q: { after?: string; limit?: number; expandParent?: boolean; horizon?: string } = {}) =>

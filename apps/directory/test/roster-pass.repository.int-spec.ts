@@ -6,9 +6,9 @@
  * a late page of a completed pass reopens a member from that pass on; and the last listing time.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { driverId } from '@switchyard/domain';
-import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
 import { ROSTER_DATASETS, RosterPassRepository } from '../src/db/repositories/roster-pass.repository.js';
@@ -17,15 +17,7 @@ import { completePass, ref } from './directory-rows.js';
 const passes = new RosterPassRepository(ROSTER_DATASETS.drivers);
 const FIRST = '2026-11-20T01:00:00.000Z';
 const SECOND = '2026-11-20T02:00:00.000Z';
-let db: MigratedSchema;
-
-beforeAll(async () => {
-  db = await openMigratedSchema('directory', directoryMigrations);
-});
-
-afterAll(async () => {
-  await db?.close();
-});
+const db = useMigratedSchema('directory', directoryMigrations);
 
 describe('RosterPassRepository (drivers)', () => {
   const connectionId = randomUUID();

@@ -7,24 +7,16 @@
  * snapshot stay out of it) and expansion (vehicle and driver json only when asked for).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId, type DriverId } from '@switchyard/domain';
-import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
 import { TripsReadRepository, type TripPageQuery } from '../src/db/repositories/trips-read.repository.js';
 import { insertDriver, insertTrip, insertVehicle, ref, SEEN } from './directory-rows.js';
 
 const repository = new TripsReadRepository();
-let db: MigratedSchema;
-
-beforeAll(async () => {
-  db = await openMigratedSchema('directory', directoryMigrations);
-});
-
-afterAll(async () => {
-  await db?.close();
-});
+const db = useMigratedSchema('directory', directoryMigrations);
 
 async function page(connectionId: string, q: Partial<TripPageQuery> = {}) {
   const horizon = q.horizon ?? (await currentHorizon(db.em()));

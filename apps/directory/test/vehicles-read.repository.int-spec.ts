@@ -5,9 +5,9 @@
  * connections.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { VehicleId } from '@switchyard/domain';
-import { openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { currentHorizon } from '../src/db/repositories/read-horizon.js';
 import { VehiclesReadRepository } from '../src/db/repositories/vehicles-read.repository.js';
@@ -15,21 +15,16 @@ import { insertVehicle, SEEN } from './directory-rows.js';
 
 const repository = new VehiclesReadRepository();
 const METADATA = { year: { status: 'available', value: 2021, source: 'test' } };
-let db: MigratedSchema;
+const db = useMigratedSchema('directory', directoryMigrations);
 let connectionId: string;
 let ids: VehicleId[];
 
 beforeAll(async () => {
-  db = await openMigratedSchema('directory', directoryMigrations);
   connectionId = randomUUID();
   ids = [];
   for (const sourceId of ['v1', 'v2', 'v3', 'v4', 'v5']) ids.push(await insertVehicle(db, connectionId, sourceId, METADATA));
   ids.sort();
   await insertVehicle(db, randomUUID(), 'v1');
-});
-
-afterAll(async () => {
-  await db?.close();
 });
 
 describe('VehiclesReadRepository', () => {

@@ -7,16 +7,17 @@
  * (The scheduler loop on top of it runs end to end in system-tests/test/scheduler.int-spec.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { ConnectionConfigV1 } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
-import { connectionConfig, openMigratedSchema, type MigratedSchema } from '@switchyard/testing';
+import { connectionConfig } from '@switchyard/testing';
+import { useMigratedSchema } from '@switchyard/testing/jest';
 import { syncOrchestratorMigrations } from '../src/db/migrations/index.js';
 import { ScheduleRepository } from '../src/db/repositories/schedule.repository.js';
 
 const repository = new ScheduleRepository();
 const HOUR = 3_600_000;
-let db: MigratedSchema;
+const db = useMigratedSchema('sync-orchestrator', syncOrchestratorMigrations);
 let active: ConnectionConfigV1;
 let paused: ConnectionConfigV1;
 
@@ -37,15 +38,10 @@ async function insertSync(id: string, connectionId: string, status: string, orig
 const claiming = <T>(during: (claimed: Awaited<ReturnType<ScheduleRepository['claimDue']>>) => Promise<T>) => inTransaction(db.orm, async (em) => during(await repository.claimDue(em)));
 
 beforeAll(async () => {
-  db = await openMigratedSchema('sync-orchestrator', syncOrchestratorMigrations);
   active = connectionConfig();
   paused = connectionConfig({ status: 'paused' });
   await project(active);
   await project(paused);
-});
-
-afterAll(async () => {
-  await db?.close();
 });
 
 describe('ScheduleRepository', () => {
