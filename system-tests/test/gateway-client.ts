@@ -1,5 +1,5 @@
 /**
- * What an orchestrator integration test does at the gateway, whichever way the contexts run
+ * What a pipeline system test does at the gateway, whichever way the contexts run
  * (in-process in pipeline-stack.ts, as real processes in process-deployment.ts): provisioning the
  * way an operator does (ConnectionsAdmin, CredentialsAdmin), waiting until the contexts projected
  * it, and the public sync API of one connection over HTTP (`SyncApi`), every response validated

@@ -1,5 +1,5 @@
 /**
- * The collection pipeline of the orchestrator's in-process integration suites (collector-*,
+ * The collection pipeline of the in-process system suites (collector-*,
  * pipeline-*, scheduler), on the real PostgreSQL and NATS, as the launcher runs it: a gateway
  * (HTTP on a free port, connection configs, credentials, connection health), the ingesting contexts
  * a suite asks for (directory by default; telemetry-ingest, fault-feed) and one or more

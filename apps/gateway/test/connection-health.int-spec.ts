@@ -7,7 +7,7 @@
  * failure) changes nothing, extended scope writes only the extended_* fields, the datasets an
  * observation names (the directory's per-dataset status) do not narrow the connection row, and an unknown
  * connection is acknowledged without blocking later messages. The collector pipeline test
- * (apps/sync-orchestrator/test/collector-pipeline.int-spec.ts) covers the real publisher.
+ * (system-tests/test/collector-pipeline.int-spec.ts) covers the real publisher.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
