@@ -3,6 +3,9 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+// Every scope a project may import (scope:system, the cross-app suites, is imported by nothing).
+const EVERY_SCOPE = ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'];
+
 const infraPackages = ['@nestjs/*', '@mikro-orm/*', '@nats-io/*', 'nats', 'class-validator', 'class-transformer', 'pg', 'fastify'];
 
 // Text that starts like a SQL statement (a string, or a template literal's first chunk: `update ${t} set …`
@@ -45,7 +48,10 @@ export default [
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:app', 'type:sandbox'] },
             // Cross-app system suites may start any app beside another; nothing depends on them.
             { sourceTag: 'type:system-test', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing', 'type:app', 'type:sandbox'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
+            // Shared libs (and e2e) sit below every context: they never import an app, the sandbox or the launcher.
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // The launcher is the composition root of `npm start`: it starts every app beside the sandbox.
+            { sourceTag: 'scope:launcher', onlyDependOnLibsWithTags: EVERY_SCOPE },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
             { sourceTag: 'scope:sync-orchestrator', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sync-orchestrator'] },
             { sourceTag: 'scope:directory', onlyDependOnLibsWithTags: ['scope:shared', 'scope:directory'] },
@@ -53,7 +59,7 @@ export default [
             { sourceTag: 'scope:fault-feed', onlyDependOnLibsWithTags: ['scope:shared', 'scope:fault-feed'] },
             { sourceTag: 'scope:enrichment', onlyDependOnLibsWithTags: ['scope:shared', 'scope:enrichment'] },
             { sourceTag: 'scope:sandbox', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox'] },
-            { sourceTag: 'scope:system', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sandbox', 'scope:gateway', 'scope:sync-orchestrator', 'scope:directory', 'scope:telemetry-ingest', 'scope:fault-feed', 'scope:enrichment'] },
+            { sourceTag: 'scope:system', onlyDependOnLibsWithTags: EVERY_SCOPE },
           ],
         },
       ],
