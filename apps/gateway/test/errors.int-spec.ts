@@ -10,6 +10,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { RPCS, type Subscription } from '@switchyard/messaging';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../src/http/error.filter.js';
 import { ContextClient, GatewayModule } from '../src/index.js';
 import { bearer, expectError, logLines, startTestGateway, type TestGateway } from './support.js';
 
@@ -171,6 +172,7 @@ describe('contexts behind the gateway', () => {
     const down = await raw('GET', '/v1/test-errors/directory-ping');
     expect(Date.now() - started).toBeLessThan(RPC_TIMEOUT_MS + 300);
     expectError(down, 503, 'service_unavailable');
+    expect(down.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
 
     let subscription: Subscription | undefined;
     try {

@@ -168,6 +168,8 @@ export function expectError(res: { status: number; headers: Headers; text: strin
   expect(statusOf(code)).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  // Every 503 says when to retry (delay-seconds).
+  if (status === 503) expect(res.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
 }
 
 /** Parsed log lines (one JSON object each). */

@@ -4,7 +4,7 @@
  * wrong media type, malformed JSON, malformed URL) are translated by their Fastify/Nest identity;
  * an unmatched request whose path exists with other methods is 405 with `Allow`; anything
  * unexpected is a 500 `internal_error` whose body says nothing internal — the request id is in the
- * `x-request-id` header and in the single log line written for it.
+ * `x-request-id` header and in the single log line written for it. Every 503 carries `Retry-After`.
  */
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
@@ -76,8 +76,18 @@ export function classify(error: unknown): { code: ErrorCode; headers: Record<str
   return { code: 'internal_error', headers: {}, unexpected: true };
 }
 
+/**
+ * `Retry-After` of every 503 that sets none itself (`service_unavailable`: a context, the bus or
+ * the database did not answer; `gate_disabled`): about one default RPC deadline, the time a
+ * restarted context or a NATS reconnect takes, so clients back off instead of retrying at once.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 function send(reply: ReplyLike, code: ErrorCode, headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  if (statusOf(code) === 503 && !Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after')) {
+    reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+  }
   reply.status(statusOf(code)).header('content-type', 'application/json; charset=utf-8').send({ error: code });
 }
 

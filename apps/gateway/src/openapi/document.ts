@@ -7,8 +7,8 @@
  *
  * Post-processing does what decorators cannot say: schemas the spec marks "no extra properties"
  * get `additionalProperties: false`, every operation documents the generic failures every route
- * can produce (500, 503), a /v1 operation without query parameters documents the 400
- * `invalid_query` it answers to any, and a success response without its own description takes the
+ * can produce (500, 503; every 503 with its `Retry-After` header), a /v1 operation without query
+ * parameters documents the 400 `invalid_query` it answers to any, and a success response without its own description takes the
  * one of the schema it returns (the zod schema's `.meta({ description })`, or `@ApiSchema({ description })` on a DTO). When neither exists,
  * rendering the committed file fails (`strict`), so no operation ships an empty description; the
  * running gateway only falls back to a generic one (a documentation gap must not stop the API).
@@ -16,6 +16,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../dto/error.dto.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error.filter.js';
 import { closedSchemaNames } from './closed.js';
 import { zodComponentSchemas } from './zod-schemas.js';
 
@@ -68,6 +69,7 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
       if (path.startsWith('/v1/')) documentUndeclaredQuery(op as OperationLike, errorRef);
       op.responses['500'] ??= { description: 'Unexpected failure (`internal_error`); the body says nothing internal, `x-request-id` identifies it.', content: { 'application/json': { schema: errorRef } } };
       op.responses['503'] ??= { description: 'A backing service or the database is unavailable (`service_unavailable`).', content: { 'application/json': { schema: errorRef } } };
+      (op.responses['503'] as ResponseLike).headers = { ...(op.responses['503'] as ResponseLike).headers, 'Retry-After': RETRY_AFTER };
     }
   }
   return sortKeys(document) as OpenAPIObject;
@@ -94,7 +96,14 @@ interface OperationLike {
 interface ResponseLike {
   description?: string;
   content?: Record<string, { schema?: unknown }>;
+  headers?: Record<string, unknown>;
 }
+
+/** The header every 503 carries (http/error.filter.ts). */
+const RETRY_AFTER = {
+  description: `Seconds to wait before retrying (${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}); every 503 carries it.`,
+  schema: { type: 'integer', minimum: 1 },
+};
 
 /** The description of the component schema a response returns, if it has one. */
 function describedBy(document: OpenAPIObject, response: ResponseLike): string | undefined {
