@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { fromWireHeaders, toWireHeaders } from './headers.js';
 import { connectionConfigV1 } from './schemas/connection-config.v1.js';
-import { ALL_STREAMS, deadLetterSubject, EVENTS, Namespace, RPCS, streamForSubject, subjectFor, subjectMatches } from './subjects.js';
+import { ALL_STREAMS, CONSUMERS, deadLetterSubject, EVENTS, Namespace, resolveBinding, RPCS, streamForSubject, subjectFor, subjectMatches } from './subjects.js';
 
 describe('subjects', () => {
   it('fills pattern tokens in order and rejects bad tokens or counts', () => {
@@ -30,6 +30,22 @@ describe('subjects', () => {
     expect(Object.values(RPCS.ping).map((r) => r.subject).sort()).toEqual(
       ['directory.ping', 'enrichment.ping', 'faults.ping', 'gateway.ping', 'sync.ping', 'telemetry.ping'].sort(),
     );
+  });
+
+  it('declares each durable once, on a declared event, and resolves every binding back to its entry', () => {
+    const durables = Object.values(CONSUMERS).map((c) => c.durable);
+    expect(new Set(durables).size).toBe(durables.length);
+    for (const consumer of Object.values(CONSUMERS)) expect(Object.values(EVENTS)).toContain(consumer.event);
+    expect(resolveBinding('consumer', CONSUMERS.directoryIngest.durable, 'directory')).toEqual({ kind: 'consumer', consumer: CONSUMERS.directoryIngest });
+    expect(resolveBinding('consumer', CONSUMERS.connectionConfig.durable, 'fault-feed')).toMatchObject({ consumer: { durable: 'fault-feed-connection-config' } });
+    expect(resolveBinding('consumer', 'nobody-consumes-this', 'directory')).toBeUndefined();
+  });
+
+  it('resolves request/reply patterns, the {context} template to the service prefix', () => {
+    expect(resolveBinding('rpc', RPCS.directory.trips.list.subject, 'directory')).toEqual({ kind: 'rpc', rpc: RPCS.directory.trips.list });
+    expect(resolveBinding('rpc', '{context}.ping', 'sync-orchestrator')).toEqual({ kind: 'rpc', rpc: RPCS.ping.syncOrchestrator });
+    expect(resolveBinding('rpc', '{context}.ping', 'telemetry-ingest')).toEqual({ kind: 'rpc', rpc: RPCS.ping.telemetryIngest });
+    expect(resolveBinding('rpc', 'directory.read.nothing', 'directory')).toBeUndefined();
   });
 
   it('namespaces subjects and names, and strips them back', () => {
