@@ -10,7 +10,6 @@ export * from './runtime.js';
 export * from './runtime.module.js';
 export * from './context/connection-config.projection.js';
 export * from './context/db/connection-config.entity.js';
-export * from './context/db/connection-config.migration.js';
 export * from './context/db/connection-config.repository.js';
 export * from './context/context-kit.module.js';
 export * from './context/ping.handler.js';

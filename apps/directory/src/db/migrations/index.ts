@@ -1,4 +1,4 @@
-import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0001ConnectionConfigProjection } from './migration-0001-connection-config-projection.js';
 import { Migration0002DirectoryIngest } from './migration-0002-directory-ingest.js';
 import { Migration0003DirectoryReads } from './migration-0003-directory-reads.js';
 import { Migration0005VehicleVisibility } from './migration-0005-vehicle-visibility.js';

@@ -1,4 +1,4 @@
-import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0001ConnectionConfigProjection } from './migration-0001-connection-config-projection.js';
 import { Migration0002FaultFeed } from './migration-0002-fault-feed.js';
 
 /** In order; never edit an applied migration, add the next one. */

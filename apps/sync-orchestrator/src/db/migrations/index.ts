@@ -1,4 +1,4 @@
-import { Migration0001ConnectionConfigProjection } from '@switchyard/service-kit';
+import { Migration0001ConnectionConfigProjection } from './migration-0001-connection-config-projection.js';
 import { Migration0002Syncs } from './migration-0002-syncs.js';
 import { Migration0003ProviderBudget } from './migration-0003-provider-budget.js';
 import { Migration0004UnitErrors } from './migration-0004-unit-errors.js';

@@ -1,9 +1,10 @@
 /**
- * The connection-config projection's table, shared by every context that keeps the projection.
- * Each app lists this class in its own migrations (run in its own schema).
+ * The connection-config projection's table for service-kit's own specs (test/support.ts and the
+ * int-specs start a context on it). Not exported: no app lists this class. Each context writes its
+ * applied migration out literally in its own db/migrations/migration-0001-connection-config-projection.ts,
+ * because an applied migration must never change when shared code does.
  *
- * Invariant: this DDL is applied: changing it changes no database that already ran it, so a
- * schema change to the projection is a new migration, never an edit here.
+ * Invariant: the DDL matches those copies and ConnectionConfigEntity (connection-config.entity.ts).
  */
 import { SchemaMigration } from '@switchyard/persistence';
 

@@ -1,7 +1,8 @@
 /**
- * The ingest ledger tables (`ingestLedgerDdl`) as the ORM sees them: written with hand-tuned SQL
- * by IngestLedgerRepository; declared so the schema-drift check compares the migration column for
- * column. Shared by directory, telemetry-ingest and fault-feed: each lists them in its entities.
+ * The ingest ledger tables as the ORM sees them: written with hand-tuned SQL by
+ * IngestLedgerRepository; declared so the schema-drift check compares the migration column for
+ * column. Shared by directory, telemetry-ingest and fault-feed: each lists them in its entities,
+ * and each one's migration 0002 writes the tables' DDL out literally (never shared code).
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 

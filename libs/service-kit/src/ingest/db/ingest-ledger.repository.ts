@@ -12,7 +12,7 @@
  * - `connection_publication.publication` counts committed batches per connection and kind, and
  *   `published_at` is the commit time stored reads report as publishedAt.
  * Shared by directory, telemetry-ingest and fault-feed: each keeps these tables in its own schema
- * (the DDL below is embedded in each context's own migration 0002).
+ * (each context's own migration 0002 creates them, its DDL written out there).
  */
 import type { IngestKind, ReceiptV1 } from '@switchyard/messaging';
 import { query, tableNamer, type Em } from '@switchyard/persistence';
@@ -83,43 +83,3 @@ export class IngestLedgerRepository {
   }
 }
 
-/** DDL of the ledger tables, embedded in each ingesting context's migration (`s` is the quoted schema). */
-export function ingestLedgerDdl(s: string): string {
-  return `
--- One row per ingest batch ever handled; the receipt is kept so a redelivery re-sends it unchanged.
--- Rows older than the INGEST stream's max age (7 days) can be pruned: no redelivery can reach them.
-create table ${s}.ingest_batch (
-  batch_id text primary key,
-  connection_id uuid not null,
-  kind text not null,
-  sync_id text null,
-  unit_id text null,
-  fetched_at timestamptz not null,
-  status text not null,
-  records integer not null default 0,
-  committed_at timestamptz null,
-  receipt jsonb null,
-  constraint ingest_batch_status_check check (status in ('pending', 'committed', 'rejected'))
-);
-create index ingest_batch_committed_idx on ${s}.ingest_batch (committed_at);
-
-create table ${s}.provider_cursor (
-  connection_id uuid not null,
-  kind text not null,
-  cursor text not null,
-  fetched_at timestamptz not null,
-  batch_id text not null,
-  updated_at timestamptz not null,
-  primary key (connection_id, kind)
-);
-
-create table ${s}.connection_publication (
-  connection_id uuid not null,
-  kind text not null,
-  publication bigint not null,
-  published_at timestamptz not null,
-  last_fetched_at timestamptz not null,
-  last_final_at timestamptz null,
-  primary key (connection_id, kind)
-);`;
-}
