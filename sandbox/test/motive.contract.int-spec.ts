@@ -143,8 +143,8 @@ describe('Motive contract: trips', () => {
         endedAt: iso(t.endMs),
         durationMs: Math.round((t.endMs - t.startMs) / 1000) * 1000,
         distanceBasis: t.startOdometerM === null ? null : 'odometer',
-        startLocation: { status: 'missing' },
-        endLocation: { status: 'missing' },
+        startLocation: { status: 'available', value: t.start },
+        endLocation: { status: 'available', value: t.end },
       });
       if (t.startOdometerM === null) expect(trip.distanceKm.status).toBe('missing');
       else expect(trip.distanceKm.value).toBeCloseTo(t.distanceM / 1000, 6);
@@ -160,6 +160,16 @@ describe('Motive contract: trips', () => {
     const { items } = await drain((cursor) => h.adapter(key('directory')).trips({ from: iso(NOW - DAY_MS), to: iso(NOW), vehicleSourceIds: ids, cursor }));
     expect(items.length).toBeGreaterThan(0);
     expect(new Set(items.map((t) => t.vehicleSourceId))).toEqual(new Set(ids.filter((id) => h.fleet.tripsBetween(vehicleIndexOf(id), NOW - DAY_MS, NOW, NOW).length > 0)));
+  });
+
+  it('a window over 30 days is read in slices the 30-day cap accepts; the cap itself answers Motive\'s 400', async () => {
+    const res = await fetch(`${h.sim.url}/v1/driving_periods?start_date=${iso(NOW - 45 * DAY_MS).slice(0, 10)}&end_date=${iso(NOW).slice(0, 10)}`, { headers: { 'x-api-key': key('directory') } });
+    expect([res.status, await res.json()]).toEqual([400, { error_message: 'Date range cannot be greater than 30 days' }]);
+    const ids = [vehicleId(0)];
+    const wide = NOW - 45 * DAY_MS;
+    const { items } = await drain((cursor) => h.adapter(key('directory')).trips({ from: iso(wide), to: iso(NOW), vehicleSourceIds: ids, cursor }));
+    const truth = h.fleet.tripsBetween(0, wide, NOW, NOW);
+    expect(items.map((t) => t.startedAt).sort()).toEqual(truth.map((t) => iso(t.startMs)).sort());
   });
 });
 
@@ -236,11 +246,8 @@ describe('Motive contract: units when X-Metric-Units is ignored', () => {
   });
   afterAll(() => new Promise<void>((r) => proxy.close(() => r())));
 
-  it('detects imperial records (metric_units: false) and converts miles and mph to SI', async () => {
+  it('driving-period odometers stay km when the response is imperial; locations are read in the units we asked for', async () => {
     const a = h.adapter(key('units'), { baseUrl: proxyUrl });
-    const { items } = await drain((cursor) => a.latestTelemetry({ metrics: ['odometer', 'speed', 'engineHours'], vehicleSourceIds: [vehicleId(0), vehicleId(1), vehicleId(2)], cursor }));
-    expect(items.length).toBeGreaterThan(0);
-    for (const o of items) checkObservation(o, { source: 'miles', normalized: 'meters', factor: 1609.344 });
     const trips = await drain((cursor) => a.trips({ from: iso(NOW - DAY_MS), to: iso(NOW), cursor }));
     const truth = h.fleet.vehicles().flatMap((v) => h.fleet.tripsBetween(v.index, NOW - DAY_MS, NOW, NOW).filter((t) => t.startOdometerM !== null));
     expect(truth.length).toBeGreaterThan(0);
@@ -248,5 +255,8 @@ describe('Motive contract: units when X-Metric-Units is ignored', () => {
       const trip = trips.items.find((x) => x.startedAt === iso(t.startMs) && x.vehicleSourceId === vehicleId(t.vehicleIndex));
       expect(trip?.distanceKm.value).toBeCloseTo(t.distanceM / 1000, 6);
     }
+    // metric_units (a display preference) no longer switches location units: a dropped header is not detectable here.
+    const { items } = await drain((cursor) => a.latestTelemetry({ metrics: ['odometer'], vehicleSourceIds: [vehicleId(0)], cursor }));
+    for (const o of items) expect(o.units).toEqual(KM);
   });
 });

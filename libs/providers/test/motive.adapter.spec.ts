@@ -95,7 +95,7 @@ describe('Motive adapter over HTTP (scripted server)', () => {
     await expect(adapter().vehicles('not-a-cursor')).rejects.toMatchObject({ code: 'provider_config_invalid' });
   });
 
-  it('handles a server that ignores X-Metric-Units: imperial trips, then imperial locations', async () => {
+  it('metric_units: false is a display preference: trips stay km, locations stay km and km/h, no probe', async () => {
     routes.set('/v1/driving_periods', () => ({
       body: {
         driving_periods: [
@@ -106,36 +106,46 @@ describe('Motive adapter over HTTP (scripted server)', () => {
       },
     }));
     routes.set('/v1/vehicle_locations', () => ({
-      body: { vehicles: [{ vehicle: { id: 4, current_location: { located_at: '2024-09-01T07:00:00Z', lat: 1, lon: 2, speed: 10, odometer: 110 } } }], pagination: { per_page: 100, page_no: 1, total: 1 } },
+      body: { vehicles: [{ vehicle: { id: 4, metric_units: false, current_location: { located_at: '2024-09-01T07:00:00Z', lat: 1, lon: 2, speed: 36, odometer: 110 } } }], pagination: { per_page: 100, page_no: 1, total: 1 } },
     }));
     const a = adapter();
     const trips = await a.trips({ from: '2024-09-01T00:00:00Z', to: '2024-09-02T00:00:00Z' });
     expect(trips.items).toHaveLength(1); // the ongoing period is excluded
-    expect(trips.items[0]).toMatchObject({ distanceKm: { value: 16.09344 }, durationMs: 3_600_000, distanceBasis: 'odometer', driverSourceId: null });
+    expect(trips.items[0]).toMatchObject({ distanceKm: { value: 10 }, durationMs: 3_600_000, distanceBasis: 'odometer', driverSourceId: null });
     expect(seen[0].url.searchParams.get('start_date')).toBe('2024-09-01');
     expect(seen[0].url.searchParams.get('end_date')).toBe('2024-09-01');
+    seen.length = 0;
     const latest = await a.latestTelemetry({ metrics: ['odometer', 'speed'] });
     expect(latest.items.map((o) => [o.metric, o.value])).toEqual([
-      ['odometer', { meters: 177027.84 }],
-      ['speed', { value: 4.4704 }],
+      ['odometer', { meters: 110_000 }],
+      ['speed', { value: 10 }],
     ]);
-    expect(latest.items[0].units).toEqual({ source: 'miles', normalized: 'meters', factor: 1609.344 });
-    // A fresh adapter that reads locations first probes one driving period for the unit mode.
-    seen.length = 0;
-    const fresh = await adapter().latestTelemetry({ metrics: ['odometer'] });
-    expect(fresh.items[0].value).toEqual({ meters: 177027.84 });
-    expect(seen.map((r) => `${r.url.pathname}?per_page=${r.url.searchParams.get('per_page')}`)).toEqual(['/v1/driving_periods?per_page=1', '/v1/vehicle_locations?per_page=100']);
+    expect(latest.items[0].units).toEqual({ source: 'kilometers', normalized: 'meters', factor: 1000 });
+    expect(seen.map((r) => r.url.pathname)).toEqual(['/v1/vehicle_locations']);
   });
 
-  it('keeps the metric mode it asked for when the unit probe finds nothing', async () => {
-    routes.set('/v1/driving_periods', () => ({ body: { driving_periods: [], pagination: { per_page: 1, page_no: 1, total: 0 } } }));
-    routes.set('/v1/vehicle_locations', () => ({
-      body: { vehicles: [{ vehicle: { id: 4, current_location: { located_at: '2024-09-01T07:00:00Z', odometer: 110 } } }], pagination: { per_page: 100, page_no: 1, total: 1 } },
-    }));
+  it('reads a window over 30 days in ≤ 30-day driving-period slices with a resumable cursor, each period once', async () => {
+    const overlap = { id: 7, start_time: '2024-03-30T23:00:00Z', end_time: '2024-03-31T01:00:00Z', duration: 7200, start_kilometers: 1, end_kilometers: 3, vehicle: { id: 4 } };
+    routes.set('/v1/driving_periods', (url) => {
+      const start = url.searchParams.get('start_date') ?? '';
+      const end = url.searchParams.get('end_date') ?? '';
+      if (Date.parse(end) - Date.parse(start) > 30 * 86_400_000) return { status: 400, body: { error_message: 'Date range cannot be greater than 30 days' } };
+      const page = Number(url.searchParams.get('page_no'));
+      const own = { id: Date.parse(start) / 86_400_000 + page, start_time: `${start}T12:00:00Z`, end_time: `${start}T13:00:00Z`, duration: 3600, start_kilometers: 1, end_kilometers: 2, vehicle: { id: 4 } };
+      // The period crossing the 2024-03-30/31 slice boundary is listed by both slices (overlap semantics are unconfirmed).
+      const rows = page === 1 && (start === '2024-03-01' || start === '2024-03-31') ? [own, overlap] : [own];
+      return { body: { driving_periods: rows.map((driving_period) => ({ driving_period })), pagination: { per_page: 2, page_no: page, total: start === '2024-04-30' ? 1 : 3 } } };
+    });
     const a = adapter();
-    expect((await a.latestTelemetry({ metrics: ['odometer'] })).items[0]).toMatchObject({ value: { meters: 110_000 }, source: 'motive:odometer' });
-    await a.latestTelemetry({ metrics: ['odometer'] });
-    expect(seen.filter((r) => r.url.pathname === '/v1/driving_periods')).toHaveLength(1); // probed once per adapter
+    const { items, calls } = await drain((cursor) => a.trips({ from: '2024-03-01T00:00:00Z', to: '2024-05-15T00:00:00Z', cursor }));
+    expect(seen.map((r) => `${r.url.searchParams.get('start_date')}..${r.url.searchParams.get('end_date')}#${r.url.searchParams.get('page_no')}`)).toEqual([
+      '2024-03-01..2024-03-30#1', '2024-03-01..2024-03-30#2',
+      '2024-03-31..2024-04-29#1', '2024-03-31..2024-04-29#2',
+      '2024-04-30..2024-05-14#1',
+    ]);
+    expect(calls).toBe(5);
+    expect(items.filter((t) => t.sourceId === '7')).toHaveLength(1); // reported by the slice holding its start day only
+    expect(items.map((t) => t.startedAt)).toContain('2024-04-30T12:00:00.000Z');
   });
 
   it('walks history per vehicle, page and date chunk, keeping only the window', async () => {
@@ -148,12 +158,11 @@ describe('Motive adapter over HTTP (scripted server)', () => {
       },
     }));
     routes.set('/v3/vehicle_locations/5', () => ({ body: { vehicle_locations: [] } }));
-    routes.set('/v1/driving_periods', () => ({ status: 403, body: {} })); // unit probe not permitted: metric assumed
     const a = adapter();
     const { items, calls } = await drain((cursor) => a.telemetryHistory({ from: '2024-03-01T00:00:00Z', to: '2024-07-01T00:00:00Z', metrics: ['location'], vehicleSourceIds: ['4', '5'], cursor }));
     expect(calls).toBe(4); // 122 days → 2 chunks of ≤ 90 days, per vehicle
     expect(items.map((o) => o.observedAt)).toEqual(['2024-03-01T12:00:00.000Z', '2024-05-30T12:00:00.000Z']);
-    expect(seen.slice(1).map((r) => `${r.url.pathname} ${r.url.searchParams.get('start_date')}..${r.url.searchParams.get('end_date')}`)).toEqual([
+    expect(seen.map((r) => `${r.url.pathname} ${r.url.searchParams.get('start_date')}..${r.url.searchParams.get('end_date')}`)).toEqual([
       '/v3/vehicle_locations/4 2024-03-01..2024-05-29',
       '/v3/vehicle_locations/4 2024-05-30..2024-06-30',
       '/v3/vehicle_locations/5 2024-03-01..2024-05-29',

@@ -158,7 +158,7 @@ describe('mapLocationPoint', () => {
 describe('mapDrivingPeriod', () => {
   it('maps the reference period: odometer-delta distance in km, duration s → ms', () => {
     const [dp] = parse('driving-periods', 'reference-example').items;
-    expect(mapDrivingPeriod(dp, { mode: 'metric', fetchedAt: FETCHED })).toEqual({
+    expect(mapDrivingPeriod(dp, { fetchedAt: FETCHED })).toEqual({
       kind: 'trip',
       trip: expect.objectContaining({
         provider: 'motive', sourceId: '98231', vehicleSourceId: '4', driverSourceId: '11', startedAt: '2024-09-01T06:03:40.000Z', endedAt: '2024-09-01T09:11:30.000Z',
@@ -167,14 +167,38 @@ describe('mapDrivingPeriod', () => {
     });
   });
 
-  it('excludes ongoing periods, converts imperial records, flags resets, tolerates retyped duration', () => {
-    const [ongoing, imperial, reset, retyped] = parse('driving-periods', 'ongoing-imperial-reset').items.map((dp) => mapDrivingPeriod(dp, { mode: 'metric', fetchedAt: FETCHED }));
+  it('excludes ongoing periods, reads *_kilometers as km whatever metric_units says, flags resets, tolerates retyped duration', () => {
+    const [ongoing, preferenceImperial, reset, retyped] = parse('driving-periods', 'ongoing-preference-reset').items.map((dp) => mapDrivingPeriod(dp, { fetchedAt: FETCHED }));
     expect(ongoing).toEqual({ kind: 'skipped', reason: 'ongoing' });
-    expect(imperial.kind === 'trip' && imperial.trip.distanceKm.value).toBe(80.4672); // 50 mi
+    expect(preferenceImperial.kind === 'trip' && preferenceImperial.trip.distanceKm.value).toBe(50); // metric_units: false, 100 → 150 km
     expect(reset.kind === 'trip' && reset.trip).toMatchObject({ distanceKm: { status: 'invalid', value: null }, distanceBasis: null, driverSourceId: null });
     expect(retyped).toEqual({ kind: 'skipped', reason: 'no_vehicle' });
-    const attributed = mapDrivingPeriod(parse('driving-periods', 'ongoing-imperial-reset').items[3], { mode: 'metric', fallbackVehicleId: '4', fetchedAt: FETCHED });
+    const attributed = mapDrivingPeriod(parse('driving-periods', 'ongoing-preference-reset').items[3], { fallbackVehicleId: '4', fetchedAt: FETCHED });
     expect(attributed.kind === 'trip' && attributed.trip).toMatchObject({ vehicleSourceId: '4', durationMs: 11_270_000 }); // elapsed 06:03:40 → 09:11:30
+    expect(attributed.kind === 'trip' && attributed.trip.startLocation).toEqual({ status: 'missing', value: null, source: 'motive:driving_periods', reason: 'origin_lat/origin_lon: not reported' });
+  });
+
+  // Live capture (fixtures/provenance.json): every vehicle says metric_units: false, yet the odometer
+  // delta 475051.29712 - 474983.41176 = 67.885 km matches the payload's own "distance": "42.2 mi" (67.9 km).
+  it('live capture: km odometers under metric_units false, origin/destination coordinates, ongoing skipped', () => {
+    const [long, short, inProgress] = parse('driving-periods', 'live-capture-metric-units-false').items.map((dp) => mapDrivingPeriod(dp, { fetchedAt: FETCHED }));
+    expect(long.kind === 'trip' && long.trip).toMatchObject({
+      sourceId: '4000000009', vehicleSourceId: '500001', driverSourceId: '2000006', startedAt: '2026-07-14T23:54:21.000Z', endedAt: '2026-07-15T00:41:46.000Z', durationMs: 2_845_000,
+      distanceBasis: 'odometer',
+      startLocation: { status: 'available', value: { latitude: 40.0011, longitude: -100.0011 } },
+      endLocation: { status: 'available', value: { latitude: 40.0012, longitude: -100.0012 } },
+    });
+    const km = long.kind === 'trip' ? long.trip.distanceKm.value : null;
+    expect(km).toBeCloseTo(67.885, 3);
+    expect(Math.abs((km ?? 0) - 42.2 * 1.609344)).toBeLessThan(0.1); // agrees with "42.2 mi"
+    expect(short.kind === 'trip' && short.trip.distanceKm.value).toBeCloseTo(4.624, 3); // "2.9 mi" = 4.67 km
+    expect(inProgress).toEqual({ kind: 'skipped', reason: 'ongoing' });
+  });
+
+  it('an out-of-range coordinate is invalid, not dropped or zeroed', () => {
+    const [dp] = parse('driving-periods', 'live-capture-metric-units-false').items;
+    const trip = mapDrivingPeriod({ ...dp, destination_lat: { kind: 'value', value: 91 } }, { fetchedAt: FETCHED });
+    expect(trip.kind === 'trip' && trip.trip.endLocation).toEqual({ status: 'invalid', value: null, source: 'motive:driving_periods', reason: 'destination_lat/destination_lon: not a coordinate in range' });
   });
 });
 

@@ -2,7 +2,10 @@
  * The synthetic fleet rendered as Motive objects (shared/providers/motive.md §2-7): integer ids,
  * `year` as a string, embedded `{id, …}` objects, and units per the `X-Metric-Units` header —
  * metric (km, km/h, litres) only when the request said `true`, imperial (miles, mph, gallons)
- * otherwise, on every numeric field that has a unit.
+ * otherwise — except where the field name carries its unit: driving periods' `start_kilometers` /
+ * `end_kilometers` are km always (live capture, docs/providers.md quirk M1), and their display
+ * `distance` string follows the header. `metric_units` on every vehicle object is the vehicle's own
+ * display preference, never the response's unit mode.
  *
  * Invariants: a value the fleet does not have is omitted, never sent as 0 (vehicles without VIN,
  * odometer or fuel level); `true_*` readings are the fleet's truth while the plain `odometer` /
@@ -94,15 +97,18 @@ export const embeddedUser = (d: SimDriver): Record<string, unknown> => ({
   role: 'driver',
 });
 
-/** `metric_units` on an embedded vehicle tells the unit mode of the record it is embedded in (motive.md §9.2). */
-export const embeddedVehicle = (v: SimVehicle, units: Units): Record<string, unknown> => ({
+/** Canadian plates prefer metric; everyone else imperial (a display preference only, like Motive's). */
+const prefersMetric = (v: SimVehicle): boolean => ['AB', 'BC', 'MB', 'NB', 'NL', 'NS', 'ON', 'PE', 'QC', 'SK', 'NT', 'NU', 'YT'].includes(v.licenseState);
+
+/** The vehicle embedded in driving periods and fault codes; `metric_units` is its display preference. */
+export const embeddedVehicle = (v: SimVehicle): Record<string, unknown> => ({
   id: MOTIVE_IDS.vehicle(v.index),
   number: v.name,
   year: String(v.year),
   make: v.make,
   model: v.model,
   vin: v.vin,
-  metric_units: units === 'metric',
+  metric_units: prefersMetric(v),
 });
 
 export function eldDevice(fleet: AccountFleet, v: SimVehicle, tMs: number): Record<string, unknown> {
@@ -123,8 +129,7 @@ export function renderVehicle(fleet: AccountFleet, v: SimVehicle, nowMs: number,
     year: String(v.year),
     license_plate_state: v.licenseState,
     license_plate_number: v.licensePlate,
-    // The vehicle's own preference (not the response's unit mode): Canadian plates prefer metric.
-    metric_units: ['AB', 'BC', 'MB', 'NB', 'NL', 'NS', 'ON', 'PE', 'QC', 'SK', 'NT', 'NU', 'YT'].includes(v.licenseState),
+    metric_units: prefersMetric(v), // the vehicle's own preference, not the response's unit mode
     fuel_type: MOTIVE_FUEL_TYPES[v.fuelType],
     prevent_auto_odometer_entry: false,
     notes: '',
@@ -168,7 +173,13 @@ export function renderPoint(v: SimVehicle, s: VehicleState, units: Units): Recor
   };
 }
 
-/** A driving period; `end` null renders the still-driving form (`end_time` null, no end odometer). */
+/** Motive's display distance: one decimal and the unit, per the request's unit mode ("42.2 mi"). */
+const displayDistance = (meters: number, units: Units): string => `${distance(meters, units).toFixed(1)} ${units === 'metric' ? 'km' : 'mi'}`;
+
+/**
+ * A driving period; `end` null renders the still-driving form (`end_time`, end odometer, destination
+ * and `distance` null, as the live capture shows). Odometers are km whatever `units` says.
+ */
 export function renderDrivingPeriod(
   trip: SimTrip,
   v: SimVehicle,
@@ -186,15 +197,20 @@ export function renderDrivingPeriod(
     annotation_status: null,
     notes: null,
     duration: ongoing ? null : Math.round((trip.endMs - trip.startMs) / 1000),
-    ...(odometer.start === null ? {} : { start_kilometers: distance(odometer.start, units) }),
-    ...(odometer.end === null || ongoing ? {} : { end_kilometers: distance(odometer.end, units) }),
+    ...(odometer.start === null ? {} : { start_kilometers: odometer.start / 1000 }),
+    ...(odometer.end === null || ongoing ? {} : { end_kilometers: odometer.end / 1000 }),
     source: 1,
     driver: driver ? embeddedUser(driver) : null,
-    vehicle: embeddedVehicle(v, units),
+    vehicle: embeddedVehicle(v),
+    origin_lat: trip.start.latitude,
+    origin_lon: trip.start.longitude,
+    destination_lat: ongoing ? null : trip.end.latitude,
+    destination_lon: ongoing ? null : trip.end.longitude,
+    distance: ongoing ? null : displayDistance(trip.distanceM, units),
   };
 }
 
-export function renderFaultCode(fleet: AccountFleet, v: SimVehicle, f: SimFault, nowMs: number, units: Units): Record<string, unknown> {
+export function renderFaultCode(fleet: AccountFleet, v: SimVehicle, f: SimFault, nowMs: number): Record<string, unknown> {
   const open = f.clearedAtMs === null || f.clearedAtMs > nowMs;
   const j1939 = f.protocol === 'j1939';
   return {
@@ -215,7 +231,7 @@ export function renderFaultCode(fleet: AccountFleet, v: SimVehicle, f: SimFault,
     num_observations: 1,
     is_sid: false,
     eld_device: eldDevice(fleet, v, f.openedAtMs),
-    vehicle: embeddedVehicle(v, units),
+    vehicle: embeddedVehicle(v),
     network: f.protocol,
   };
 }

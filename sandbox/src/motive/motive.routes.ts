@@ -19,6 +19,8 @@ export const MOTIVE_V3_MAX_RANGE_DAYS = 92;
 export const MOTIVE_HISTORY_STEP_MS = 300_000;
 /** Closed fault codes stay listed for 30 days after they cleared. */
 export const MOTIVE_CLOSED_FAULT_RETENTION_MS = 30 * 86_400_000;
+/** `/v1/driving_periods`: the largest end_date - start_date delta Motive accepts. */
+export const MOTIVE_DRIVING_PERIODS_MAX_RANGE_DAYS = 30;
 /** Driving periods default to the last 7 days when no dates are given. */
 const DEFAULT_PERIOD_DAYS = 7;
 const DAY_MS = 86_400_000;
@@ -150,6 +152,8 @@ export interface PeriodRow {
 
 export function drivingPeriods(req: SimRequest, ctx: SimContext): PeriodRow[] {
   const { fromMs, toMs } = dateRange(req, ctx.clock.now(), false);
+  // Live Motive refuses end_date - start_date over 30 days with this 400 (exactly 30 is accepted).
+  if (toMs - DAY_MS - fromMs > MOTIVE_DRIVING_PERIODS_MAX_RANGE_DAYS * DAY_MS) throw new BadRequest('Date range cannot be greater than 30 days');
   const now = ctx.clock.now();
   const rows: PeriodRow[] = [];
   for (const vehicle of selected(ctx, idFilter(req, 'vehicle_ids'))) {
@@ -187,7 +191,7 @@ export function faultCodes(req: SimRequest, ctx: SimContext): FaultRow[] {
   return rows;
 }
 
-export function faultRow(ctx: SimContext, units: Units): (row: FaultRow) => Record<string, unknown> {
+export function faultRow(ctx: SimContext): (row: FaultRow) => Record<string, unknown> {
   const now = ctx.clock.now();
-  return ({ vehicle, fault }) => renderFaultCode(ctx.fleet, vehicle, fault, now, units);
+  return ({ vehicle, fault }) => renderFaultCode(ctx.fleet, vehicle, fault, now);
 }

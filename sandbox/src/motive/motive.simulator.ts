@@ -5,7 +5,9 @@
  *
  * Invariants: handlers never throw (a bad parameter is a 400 in the dialect); the units of a
  * response are metric only when the request sent `X-Metric-Units: true` — anything else gets
- * imperial, which is how a client that forgets the header (or a server that ignores it) is exercised.
+ * imperial, which is how a client that forgets the header (or a server that ignores it) is exercised;
+ * fields named for their unit (`start_kilometers`) are km in both. `/v1/driving_periods` refuses a
+ * range over 30 days with Motive's own 400 body.
  */
 import type { RateLimit, SimContext, SimErrorKind, SimRequest, SimResponse, SimulatorDefinition } from '../common/sim-kit.types.js';
 import { MOTIVE_IDS, type Units } from './motive.render.js';
@@ -97,7 +99,7 @@ function route(req: SimRequest, ctx: SimContext, error: ErrorFn, maxPerPage: num
     return v ? list('vehicle_locations', 'vehicle_location', history(req, ctx, v, units)) : notFound;
   }
   if (version === 'v1' && resource === 'driving_periods' && !id) return list('driving_periods', 'driving_period', drivingPeriods(req, ctx), periodRow(ctx, units));
-  if (version === 'v1' && resource === 'fault_codes' && !id) return list('fault_codes', 'fault_code', faultCodes(req, ctx), faultRow(ctx, units));
+  if (version === 'v1' && resource === 'fault_codes' && !id) return list('fault_codes', 'fault_code', faultCodes(req, ctx), faultRow(ctx));
   return notFound;
 }
 

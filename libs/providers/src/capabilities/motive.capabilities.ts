@@ -53,8 +53,8 @@ export const MOTIVE_CAPABILITIES: ProviderCapabilities = {
     'trip.endedAt': 'supported', // end_time, null while driving
     'trip.duration': 'supported', // duration, seconds
     'trip.distance': 'conditional', // end_kilometers - start_kilometers (odometer basis)
-    'trip.startLocation': 'unsupported', // fields unconfirmed; the adapter reports them missing rather than spend a history call per trip
-    'trip.endLocation': 'unsupported', // same as startLocation
+    'trip.startLocation': 'supported', // origin_lat/origin_lon (live capture, docs/providers.md quirk M3)
+    'trip.endLocation': 'supported', // destination_lat/destination_lon, null only while driving (such periods are not trips)
     'trip.driver': 'supported', // driver.id, null when unidentified
     // GET /v1/fault_codes (§7).
     'faults.open': 'supported', // status open

@@ -5,7 +5,7 @@
  */
 export { createMotiveAdapter, dateChunks as motiveDateChunks, MOTIVE_HISTORY_CHUNK_DAYS } from './motive.adapter.js';
 export { MotiveClient, MOTIVE_MAX_PER_PAGE, MOTIVE_V3_MAX_CONCURRENCY, nextPageNo as motiveNextPageNo } from './motive.client.js';
-export { unitsModeOf as motiveUnitsModeOf, type UnitsMode as MotiveUnitsMode } from './motive.fields.js';
+export type { UnitsMode as MotiveUnitsMode } from './motive.fields.js';
 export {
   isDriver as isMotiveDriver,
   mapDriver as mapMotiveDriver,

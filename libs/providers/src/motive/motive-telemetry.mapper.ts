@@ -4,7 +4,8 @@
  *
  * Invariants: an observation is emitted only for a real value (absent or malformed readings are
  * simply not emitted, never zero); distances and durations carry a UnitConversion from the unit the
- * record was actually in (km or miles per the units mode, hours); trips are completed driving
+ * record was actually in (location readings per the units mode the request asked for; driving-period
+ * `*_kilometers` always km, whatever the embedded vehicle's `metric_units` says); trips are completed driving
  * periods only (`end_time` null = still driving, excluded); a fault snapshot lists every open code
  * of its vehicle, so it is built only from a complete scan.
  */
@@ -22,12 +23,14 @@ import {
   type EngineState,
   type FaultCode,
   type FaultSnapshot,
+  type Field,
+  type LatLon,
   type Observation,
   type TelemetryMetric,
   type TripRecord,
 } from '@switchyard/domain';
 import { ProviderError } from '../errors.js';
-import { normalizeTime, preferTrue, rawNumber, unitsModeOf, type UnitsMode } from './motive.fields.js';
+import { normalizeTime, preferTrue, rawNumber, type UnitsMode } from './motive.fields.js';
 import type { MotiveDrivingPeriod, MotiveFaultCode, MotiveLocation, Wire } from './motive.schemas.js';
 
 export const MOTIVE_TRIP_SOURCE = 'motive:driving_periods';
@@ -104,13 +107,26 @@ export function mapLocationPoint(p: MotiveLocation, ctx: PointContext): Observat
 
 export type TripOutcome = { readonly kind: 'trip'; readonly trip: TripRecord } | { readonly kind: 'skipped'; readonly reason: 'ongoing' | 'no_vehicle' };
 
+/** `origin_lat/lon` or `destination_lat/lon` → a location cell: both numbers in range, else missing/invalid naming the wire fields. */
+function periodLocation(lat: Wire<number>, lon: Wire<number>, names: string): Field<LatLon> {
+  const s = MOTIVE_TRIP_SOURCE;
+  if (lat.kind === 'absent' || lon.kind === 'absent') return missing(s, `${names}: not reported`);
+  const la = checkRange(rawNumber(lat), -90, 90);
+  const lo = checkRange(rawNumber(lon), -180, 180);
+  if (!la.ok || !lo.ok) return invalid(s, `${names}: not a coordinate in range`);
+  return available({ latitude: la.value, longitude: lo.value }, s);
+}
+
 /**
  * A driving period → TripRecord. Distance is the odometer delta (`end_kilometers - start_kilometers`,
- * basis `odometer`), in miles when the embedded vehicle says the record is imperial; a negative delta
- * (an odometer reset inside the period) is invalid, not a negative or zero distance. `fallbackVehicleId`
- * attributes periods without an embedded vehicle (unconfirmed field) when exactly one vehicle was asked for.
+ * basis `odometer`) in kilometres: the fields are km whatever the embedded vehicle's `metric_units`
+ * says (that flag is the vehicle's display preference; a live capture with `metric_units: false`
+ * has a 67.885 km delta beside `"distance": "42.2 mi"`). A negative delta (an odometer reset inside
+ * the period) is invalid, not a negative or zero distance. Start/end locations are `origin_lat/lon`
+ * and `destination_lat/lon`. `fallbackVehicleId` attributes periods without an embedded vehicle
+ * (unconfirmed field) when exactly one vehicle was asked for.
  */
-export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { mode: UnitsMode; fallbackVehicleId?: string; fetchedAt: string }): TripOutcome {
+export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { fallbackVehicleId?: string; fetchedAt: string }): TripOutcome {
   if (dp.end_time === null) return { kind: 'skipped', reason: 'ongoing' };
   const vehicleSourceId = dp.vehicle ? String(dp.vehicle.id) : ctx.fallbackVehicleId;
   if (!vehicleSourceId) return { kind: 'skipped', reason: 'no_vehicle' };
@@ -119,7 +135,6 @@ export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { mode: UnitsMode
   if (!startedAt || !endedAt) throw new ProviderError('provider_response_changed', { path: '/v1/driving_periods', message: `driving_period ${dp.id}: start_time/end_time not RFC 3339` });
   const elapsedMs = Date.parse(endedAt) - Date.parse(startedAt);
   const duration = toTripMilliseconds(rawNumber(dp.duration), 'seconds');
-  const mode = unitsModeOf(dp.vehicle?.metric_units, ctx.mode);
   const s = MOTIVE_TRIP_SOURCE;
   let distanceKm = missing<number>(s, 'start_kilometers/end_kilometers: not reported');
   const start = rawNumber(dp.start_kilometers);
@@ -127,7 +142,7 @@ export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { mode: UnitsMode
   if (start !== undefined && end !== undefined) {
     if (typeof start !== 'number' || typeof end !== 'number') distanceKm = invalid(s, 'start_kilometers/end_kilometers: retyped');
     else {
-      const km = toTripKilometers(end - start, mode === 'metric' ? 'kilometers' : 'miles');
+      const km = toTripKilometers(end - start, 'kilometers');
       distanceKm = km.ok ? available(km.value, s) : invalid(s, `odometer delta ${km.status === 'invalid' ? km.reason : 'missing'} (odometer reset?)`);
     }
   }
@@ -144,9 +159,8 @@ export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { mode: UnitsMode
       durationMs: duration.ok ? duration.value : Math.max(0, elapsedMs),
       distanceKm,
       distanceBasis: distanceKm.status === 'available' ? 'odometer' : null,
-      // Start/end coordinates on driving periods are unconfirmed (motive.md §6.1); not derived here.
-      startLocation: missing(s, 'start location: not reported by driving periods'),
-      endLocation: missing(s, 'end location: not reported by driving periods'),
+      startLocation: periodLocation(dp.origin_lat, dp.origin_lon, 'origin_lat/origin_lon'),
+      endLocation: periodLocation(dp.destination_lat, dp.destination_lon, 'destination_lat/destination_lon'),
       fetchedAt: ctx.fetchedAt,
     },
   };

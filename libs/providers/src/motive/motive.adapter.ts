@@ -8,10 +8,12 @@
  *   still possible and are absorbed by the collectors' upsert by sourceId.
  * - Faults are `complete_snapshot`: a snapshot must list every open code of its vehicle, so `faults`
  *   scans all fault-code pages in one call and returns every snapshot with `next: null`.
- * - Units: every request asks for metric; records whose embedded vehicle says `metric_units: false`
- *   are converted from imperial, and the last mode seen is used for location responses, which carry
- *   no such signal (header-dependent units are unconfirmed, motive.md §5.3); before its first
- *   location read an adapter probes one driving period to learn the mode.
+ * - Units: every request sends `X-Metric-Units: true`, so location readings are km and km/h;
+ *   driving-period `*_kilometers` are km always. `metric_units` on embedded vehicles is a display
+ *   preference and never switches units (docs/providers.md, Motive quirk M1).
+ * - `/v1/driving_periods` refuses ranges over 30 days (400 "Date range cannot be greater than 30
+ *   days"), so a trips window is read in 30-day slices; the cursor carries the slice index, and a
+ *   period counts only in the slice holding its start day, so slices never report it twice.
  */
 import type { DriverRecord, FaultSnapshot, GroupRecord, Observation, TelemetryMetric, TripRecord, VehicleRecord } from '@switchyard/domain';
 import type { AdapterOptions, Page, ProviderAdapter } from '../adapter.js';
@@ -20,7 +22,6 @@ import { ProviderError } from '../errors.js';
 import { systemClock } from '../http/request-budget.js';
 import { MotiveClient, nextPageNo } from './motive.client.js';
 import { decodeHistoryCursor, decodeListCursor, encodeCursor } from './motive.cursor.js';
-import type { UnitsMode } from './motive.fields.js';
 import { buildMembershipIndex } from './motive-membership.js';
 import { isDriver, mapDriver, mapGroup, mapVehicle, type MembershipLookup } from './motive.mapper.js';
 import { buildFaultSnapshots, mapDrivingPeriod, mapLocationPoint } from './motive-telemetry.mapper.js';
@@ -38,20 +39,24 @@ import {
 
 /** v3 history windows are at most 3 months (motive.md §5.2); 90 days keeps every chunk inside that. */
 export const MOTIVE_HISTORY_CHUNK_DAYS = 90;
+/** `/v1/driving_periods`: end_date - start_date may be at most 30 days; 30 inclusive dates (a 29-day delta) stay inside. */
+export const MOTIVE_DRIVING_PERIODS_CHUNK_DAYS = 30;
 const DAY_MS = 86_400_000;
+/** Location readings: the unit system we ask for with `X-Metric-Units: true` on every request. */
+const REQUESTED_UNITS = 'metric';
 
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-/** [from, to) → inclusive `YYYY-MM-DD` date ranges of at most 90 days (UTC: we never send X-Time-Zone). */
-export function dateChunks(fromIso: string, toIso: string): Array<{ start: string; end: string }> {
+/** [from, to) → inclusive `YYYY-MM-DD` date ranges of at most `chunkDays` days (UTC: we never send X-Time-Zone). */
+export function dateChunks(fromIso: string, toIso: string, chunkDays = MOTIVE_HISTORY_CHUNK_DAYS): Array<{ start: string; end: string }> {
   const from = Date.parse(fromIso);
   const to = Date.parse(toIso);
   if (Number.isNaN(from) || Number.isNaN(to) || to <= from) throw new ProviderError('provider_config_invalid', { message: 'window must be from < to, RFC 3339' });
   const first = Math.floor(from / DAY_MS) * DAY_MS;
   const last = Math.floor((to - 1) / DAY_MS) * DAY_MS;
   const chunks: Array<{ start: string; end: string }> = [];
-  for (let start = first; start <= last; start += MOTIVE_HISTORY_CHUNK_DAYS * DAY_MS) {
-    chunks.push({ start: day(start), end: day(Math.min(last, start + (MOTIVE_HISTORY_CHUNK_DAYS - 1) * DAY_MS)) });
+  for (let start = first; start <= last; start += chunkDays * DAY_MS) {
+    chunks.push({ start: day(start), end: day(Math.min(last, start + (chunkDays - 1) * DAY_MS)) });
   }
   return chunks;
 }
@@ -65,51 +70,35 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
   const client = new MotiveClient(options);
   const clock = options.clock ?? systemClock;
   const now = (): string => new Date(clock.now()).toISOString();
-  // Last unit mode a record told us (see the header comment); metric is what we ask for.
-  let unitsMode: UnitsMode = 'metric';
-  let unitsConfirmed = false;
-  const learnUnits = (metricUnits: boolean | null | undefined): void => {
-    if (typeof metricUnits !== 'boolean') return;
-    unitsMode = metricUnits ? 'metric' : 'imperial';
-    unitsConfirmed = true;
-  };
-  /**
-   * Location responses carry no unit signal, so before the first one this adapter instance reads a
-   * single driving period (one request, once) to learn whether the header was honoured. No period,
-   * or no permission to read them, leaves the metric mode we asked for.
-   */
-  async function ensureUnits(): Promise<void> {
-    if (unitsConfirmed) return;
-    try {
-      const probe = await client.listPage('/v1/driving_periods', drivingPeriodsEnvelope, 1, {}, 1);
-      learnUnits(probe.items[0]?.vehicle?.metric_units);
-    } catch (error) {
-      if (!(error instanceof ProviderError) || (error.code !== 'provider_scope_mismatch' && error.code !== 'provider_response_changed')) throw error;
-    }
-    unitsConfirmed = true;
-  }
   // Group memberships for drivers, rebuilt at the start of each driver listing (cursor null).
   let membership: Promise<MembershipLookup> | undefined;
 
-  /** One list page: fetch, drop the previous page's ids, map, and build the next cursor. */
+  /**
+   * One list page: fetch, drop the previous page's ids, map, and build the next cursor. `slices`
+   * (trips) is how many date slices the listing walks: the cursor's `c` moves to the next slice when
+   * a slice's pages are done.
+   */
   async function listPage<W extends { id: number }, R>(
     cursor: string | null | undefined,
-    fetchPage: (page: number) => Promise<ListPage<W>>,
-    map: (item: W) => R | undefined,
+    fetchPage: (page: number, slice: number) => Promise<ListPage<W>>,
+    map: (item: W, slice: number) => R | undefined,
+    slices = 1,
   ): Promise<Page<R>> {
     const c = decodeListCursor(cursor);
-    const page = await fetchPage(c.p);
+    if (c.c >= slices) return { items: [], next: null };
+    const page = await fetchPage(c.p, c.c);
     const previous = new Set(c.s);
     const seen = new Set<number>();
     const items: R[] = [];
     for (const item of page.items) {
       if (previous.has(String(item.id)) || seen.has(item.id)) continue;
       seen.add(item.id);
-      const mapped = map(item);
+      const mapped = map(item, c.c);
       if (mapped !== undefined) items.push(mapped);
     }
     const next = nextPageNo(page.pagination, page.items.length);
-    return { items, next: next === null ? null : encodeCursor({ p: next, s: page.items.map((i) => String(i.id)).slice(0, 200) }) };
+    if (next !== null) return { items, next: encodeCursor({ c: c.c, p: next, s: page.items.map((i) => String(i.id)).slice(0, 200) }) };
+    return { items, next: c.c + 1 < slices ? encodeCursor({ c: c.c + 1, p: 1, s: [] }) : null };
   }
 
   const vehicleFilter = (ids: readonly string[] | undefined) => (ids && ids.length > 0 ? { vehicle_ids: ids } : {});
@@ -144,30 +133,32 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
 
     trips(query): Promise<Page<TripRecord>> {
       const fetchedAt = now();
-      const range = dateChunks(query.from, query.to);
+      const slices = dateChunks(query.from, query.to, MOTIVE_DRIVING_PERIODS_CHUNK_DAYS);
       const wanted = query.vehicleSourceIds && query.vehicleSourceIds.length > 0 ? new Set(query.vehicleSourceIds) : undefined;
       const fallbackVehicleId = query.vehicleSourceIds?.length === 1 ? query.vehicleSourceIds[0] : undefined;
       return listPage(
         query.cursor,
-        (p) =>
+        (p, c) =>
           client.listPage('/v1/driving_periods', drivingPeriodsEnvelope, p, {
-            start_date: range[0].start,
-            end_date: range[range.length - 1].end,
+            start_date: slices[c].start,
+            end_date: slices[c].end,
             ...vehicleFilter(query.vehicleSourceIds),
           }),
-        (dp) => {
-          learnUnits(dp.vehicle?.metric_units);
-          const outcome = mapDrivingPeriod(dp, { mode: unitsMode, fallbackVehicleId, fetchedAt });
+        (dp, c) => {
+          const outcome = mapDrivingPeriod(dp, { fallbackVehicleId, fetchedAt });
           if (outcome.kind !== 'trip') return undefined;
           const trip = outcome.trip;
-          // Completed trips that started inside the window, for the vehicles asked for (filters re-checked: unconfirmed upstream).
-          return inWindow(trip.startedAt, query.from, query.to) && (!wanted || wanted.has(trip.vehicleSourceId)) ? trip : undefined;
+          // Completed trips that started inside the window and inside this slice's days (a period
+          // overlapping two slices is reported once), for the vehicles asked for (filters re-checked: unconfirmed upstream).
+          const sliceTo = new Date(Date.parse(`${slices[c].end}T00:00:00Z`) + DAY_MS).toISOString();
+          const inSlice = inWindow(trip.startedAt, `${slices[c].start}T00:00:00Z`, sliceTo);
+          return inSlice && inWindow(trip.startedAt, query.from, query.to) && (!wanted || wanted.has(trip.vehicleSourceId)) ? trip : undefined;
         },
+        slices.length,
       );
     },
 
     async latestTelemetry(query): Promise<Page<Observation>> {
-      await ensureUnits();
       const fetchedAt = now();
       const metrics = new Set<TelemetryMetric>(query.metrics);
       const wanted = query.vehicleSourceIds && query.vehicleSourceIds.length > 0 ? new Set(query.vehicleSourceIds) : undefined;
@@ -177,14 +168,13 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
         (v) => {
           const vehicleSourceId = String(v.id);
           if ((wanted && !wanted.has(vehicleSourceId)) || !v.current_location) return [];
-          return mapLocationPoint(v.current_location, { vehicleSourceId, mode: unitsMode, metrics, fetchedAt });
+          return mapLocationPoint(v.current_location, { vehicleSourceId, mode: REQUESTED_UNITS, metrics, fetchedAt });
         },
       );
       return { items: page.items.flat(), next: page.next };
     },
 
     async telemetryHistory(query): Promise<Page<Observation>> {
-      await ensureUnits();
       const fetchedAt = now();
       const metrics = new Set<TelemetryMetric>(query.metrics);
       const chunks = dateChunks(query.from, query.to);
@@ -199,7 +189,7 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
       for (const point of page.items) {
         if (seen.has(point.id)) continue;
         seen.add(point.id);
-        for (const o of mapLocationPoint(point, { vehicleSourceId, mode: unitsMode, metrics, fetchedAt })) {
+        for (const o of mapLocationPoint(point, { vehicleSourceId, mode: REQUESTED_UNITS, metrics, fetchedAt })) {
           if (inWindow(o.observedAt, query.from, query.to)) items.push(o);
         }
       }
@@ -219,10 +209,7 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
       // Status and vehicle filters on /v1/fault_codes are unconfirmed: read everything, filter here.
       for (let page: number | null = 1; page !== null; ) {
         const res = await client.listPage('/v1/fault_codes', faultCodesEnvelope, page, vehicleFilter(query.vehicleSourceIds));
-        for (const f of res.items) {
-          byId.set(f.id, f);
-          learnUnits(f.vehicle.metric_units);
-        }
+        for (const f of res.items) byId.set(f.id, f);
         page = nextPageNo(res.pagination, res.items.length);
       }
       const items = buildFaultSnapshots([...byId.values()], { vehicleSourceIds: query.vehicleSourceIds, observedAt: fetchedAt, fetchedAt });

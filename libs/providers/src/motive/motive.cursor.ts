@@ -7,8 +7,11 @@
 import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 
-/** List endpoints: the next `page_no`, plus the previous page's ids so an overlapping page (offset drift) is de-duplicated. */
-const listCursor = z.object({ p: z.number().int().positive(), s: z.array(z.string()).max(200).default([]) });
+/**
+ * List endpoints: the date-slice index (driving periods are read in 30-day slices; 0 elsewhere), the
+ * next `page_no`, plus the previous page's ids so an overlapping page (offset drift) is de-duplicated.
+ */
+const listCursor = z.object({ c: z.number().int().nonnegative().default(0), p: z.number().int().positive(), s: z.array(z.string()).max(200).default([]) });
 export type ListCursor = z.output<typeof listCursor>;
 
 /** v3 history: vehicle index into the query's vehicle list, date-chunk index, page. */
@@ -23,8 +26,8 @@ function decode<S extends z.ZodType>(schema: S, cursor: string): z.output<S> {
   }
 }
 
-export const encodeCursor = (value: ListCursor | HistoryCursor): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+export const encodeCursor = (value: z.input<typeof listCursor> | HistoryCursor): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export const decodeListCursor = (cursor: string | null | undefined): ListCursor => (cursor ? decode(listCursor, cursor) : { p: 1, s: [] });
+export const decodeListCursor = (cursor: string | null | undefined): ListCursor => (cursor ? decode(listCursor, cursor) : { c: 0, p: 1, s: [] });
 
 export const decodeHistoryCursor = (cursor: string | null | undefined): HistoryCursor => (cursor ? decode(historyCursor, cursor) : { v: 0, c: 0, p: 1 });

@@ -7,18 +7,12 @@ import { available, invalid, isRfc3339DateTime, missing, VEHICLE_METADATA_BOUNDS
 import type { Wire } from './motive.schemas.js';
 
 /**
- * Motive's unit system for one response. We always send `X-Metric-Units: true`, but what happens
- * when the header is ignored (account/user preference applies) is unconfirmed (motive.md §1, §9.2):
- * embedded vehicles carry `metric_units`, which tells the mode of that record. Responses without
- * that signal (locations) use the last mode the adapter saw, else the metric mode we asked for.
+ * Motive's unit system for location readings. We send `X-Metric-Units: true` on every request, so
+ * location odometers and speeds are read as km and km/h. The embedded vehicles' `metric_units` is a
+ * per-vehicle display preference, not a response unit signal (a live capture has every vehicle at
+ * `false` with kilometre odometers), so it never switches the mode.
  */
 export type UnitsMode = 'metric' | 'imperial';
-
-export function unitsModeOf(metricUnits: boolean | null | undefined, fallback: UnitsMode): UnitsMode {
-  if (metricUnits === true) return 'metric';
-  if (metricUnits === false) return 'imperial';
-  return fallback;
-}
 
 export function retypedReason(field: string, w: { got: string }): string {
   return `${field}: retyped (got ${w.got})`;

@@ -65,7 +65,10 @@ export function listEnvelope<T extends z.ZodType>(plural: string, singular: stri
     );
 }
 
-/** The small vehicle object embedded in driving periods and fault codes; `metric_units` tells the unit mode. */
+/**
+ * The small vehicle object embedded in driving periods and fault codes. `metric_units` is that
+ * vehicle's display preference, not the unit of the record's figures (quirk M1 in docs/providers.md).
+ */
 export const embeddedVehicleSchema = z.object({ id, number: str(), metric_units: z.boolean().nullish() });
 
 export const vehicleSchema = z.object({
@@ -145,8 +148,12 @@ export const drivingPeriodSchema = z.object({
   start_time: z.string(),
   end_time: z.string().nullable(), // null while still driving
   duration: num(),
-  start_kilometers: num(),
+  start_kilometers: num(), // km always, whatever vehicle.metric_units says
   end_kilometers: num(),
+  origin_lat: num(),
+  origin_lon: num(),
+  destination_lat: num(), // null while still driving
+  destination_lon: num(),
   driver: z.object({ id }).nullish(),
   vehicle: embeddedVehicleSchema.nullish(), // presence unconfirmed (motive.md §6.1)
 });
