@@ -140,6 +140,18 @@ describe('shape changes', () => {
     h.sim.clearScenarios('field');
   });
 
+  it('bare-date activeTo ("2050-01-01", as some servers send): open-ended and active, not invalid', async () => {
+    const adapter = h.adapter('field');
+    set('field', [{ kind: 'field_change', typeName: 'Device', field: 'activeTo', setTo: '2050-01-01' }]);
+    const vehicles = (await adapter.vehicles()).items;
+    expect(vehicles.length).toBeGreaterThan(0);
+    for (const r of vehicles) {
+      expect(r.metadata.activeTo).toMatchObject({ status: 'missing', reason: 'open-ended (far-future activeTo)' });
+      expect(r.metadata.status).toMatchObject({ status: 'available', value: 'active' });
+    }
+    h.sim.clearScenarios('field');
+  });
+
   it('Trip.distance retyped to null: distance from the trip-end odometer difference (basis odometer) or missing; StatusData.data null: no engine readings', async () => {
     const adapter = h.adapter('field');
     set('field', [{ kind: 'field_change', typeName: 'Trip', field: 'distance', retypeTo: 'null' }, { kind: 'field_change', typeName: 'StatusData', field: 'data', retypeTo: 'null' }]);

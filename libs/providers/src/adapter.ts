@@ -32,9 +32,18 @@ export interface AdapterOptions<P extends Provider = Provider> {
   random?: () => number;
 }
 
+/** A record the adapter read but left out of `items`, with the reason (a malformed record, a trailer, …). */
+export interface SkippedRecord {
+  /** The provider's id of the record, when it had a readable one. */
+  readonly sourceId: string | null;
+  readonly reason: string;
+}
+
 export interface Page<T> {
   readonly items: readonly T[];
   readonly next: string | null;
+  /** Records of this page reported instead of mapped; absent when there are none. */
+  readonly skipped?: readonly SkippedRecord[];
 }
 
 export interface TimeWindow {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProviderError } from '../src/errors.js';
 import { mapFault } from '../src/geotab/geotab.faults.js';
-import { mapDevice, mapGroups, mapTrips, mapUser } from '../src/geotab/geotab.mapper.js';
+import { activeStatus, isTrailerDevice, mapDevice, mapGroups, mapTrips, mapUser } from '../src/geotab/geotab.mapper.js';
 import { deviceStatusObservations, engineStateHistory, engineStateOf, logRecordObservations, statusDataObservation } from '../src/geotab/geotab.telemetry.js';
 import type { GeotabStatusData } from '../src/geotab/geotab.schemas.js';
 import { GEOTAB_FIXTURE_SCHEMAS, fixtureNames, fixtureRows, type GeotabFixtureResource } from './geotab-fixtures.js';
@@ -63,6 +63,26 @@ describe('mapDevice', () => {
     // .NET MaxDate is far-future too.
     expect(o.metadata.status).toMatchObject({ value: 'active' });
     expect(o.metadata.activeTo.status).toBe('missing');
+  });
+});
+
+describe('Device quirks from real payload shapes (fixtures/provenance.json)', () => {
+  it('bare-date activeTo "2050-01-01" (mygeotab README) is open-ended and active, not invalid', () => {
+    const [device] = fixtureRows('device', 'ok', 'sdk-readme-bare-dates');
+    const v = mapDevice(device, ctx);
+    expect(v.metadata.activeTo).toEqual({ status: 'missing', value: null, source: 'geotab:Device.activeTo', reason: 'open-ended (far-future activeTo)' });
+    expect(v.metadata.status).toEqual({ status: 'available', value: 'active', source: 'geotab:Device.activeTo' });
+    expect(v.name).toMatchObject({ status: 'available', value: 'Test Device' });
+    expect(activeStatus('2024-06-30', ctx.nowMs, 's')).toMatchObject({ status: 'available', value: 'inactive' }); // a past bare date ends the device
+    expect(activeStatus('30/06/2024', ctx.nowMs, 's')).toMatchObject({ status: 'invalid' });
+  });
+
+  it('trailer shape: deviceType "None" is not a vehicle; engine VIN "?" is missing, not an invalid VIN', () => {
+    const [trailer] = fixtureRows('device', 'ok', 'trailer-device-type-none');
+    expect(isTrailerDevice(trailer)).toBe(true);
+    expect(mapDevice(trailer, ctx).vin).toEqual({ status: 'missing', value: null, source: 'geotab:Device.vehicleIdentificationNumber' });
+    const [reference] = fixtureRows('device', 'ok', 'reference-example');
+    expect(isTrailerDevice(reference)).toBe(false);
   });
 });
 

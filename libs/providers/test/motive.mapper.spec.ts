@@ -195,6 +195,17 @@ describe('mapDrivingPeriod', () => {
     expect(inProgress).toEqual({ kind: 'skipped', reason: 'ongoing' });
   });
 
+  it('live capture vehicle with year "0" and empty make/model: all missing, never 0 or ""', () => {
+    const [, short] = parse('driving-periods', 'live-capture-metric-units-false').items;
+    const raw = motiveFixture('driving-periods', 'ok', 'live-capture-metric-units-false') as { driving_periods: Array<{ driving_period: { vehicle: Record<string, unknown> } }> };
+    const vehicle = parseProviderResponse(s.vehicleSchema, { status: 'active', ...raw.driving_periods[1].driving_period.vehicle }, 'fixture');
+    expect(short.vehicle?.id).toBe(500016);
+    const v = mapVehicle(vehicle, FETCHED);
+    expect(v.metadata.year).toEqual({ status: 'missing', value: null, source: 'motive:vehicles', reason: 'year: "0" (not entered)' });
+    expect(v.metadata.make).toMatchObject({ status: 'missing', reason: 'make: empty' });
+    expect(v.metadata.model).toMatchObject({ status: 'missing', reason: 'model: empty' });
+  });
+
   it('an out-of-range coordinate is invalid, not dropped or zeroed', () => {
     const [dp] = parse('driving-periods', 'live-capture-metric-units-false').items;
     const trip = mapDrivingPeriod({ ...dp, destination_lat: { kind: 'value', value: 91 } }, { fetchedAt: FETCHED });

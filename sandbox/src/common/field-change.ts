@@ -1,6 +1,6 @@
 /**
  * The `field_change` and `truncated_json` scenarios: response-shape faults applied after the
- * provider handler. `field` is a dotted path inside each record (`vehicle.vin` for Motive's wrapped
+ * provider handler (a field renamed, retyped or set to a literal). `field` is a dotted path inside each record (`vehicle.vin` for Motive's wrapped
  * records, `obdOdometerMeters.value` for a Samsara stat); records without the field are untouched.
  * Records are edited in place: handlers build fresh bodies per request.
  */
@@ -28,7 +28,8 @@ export function applyFieldChange(records: unknown[], change: FieldChange): numbe
     let parent: unknown = record;
     for (const key of path.slice(0, -1)) parent = isObject(parent) ? parent[key] : undefined;
     if (!isObject(parent) || !(last in parent)) continue;
-    const value = change.retypeTo ? retype(parent[last], change.retypeTo) : parent[last];
+    const current = change.setTo !== undefined ? change.setTo : parent[last];
+    const value = change.retypeTo ? retype(current, change.retypeTo) : current;
     if (change.renameTo !== undefined && change.renameTo !== last) {
       delete parent[last];
       parent[change.renameTo] = value;

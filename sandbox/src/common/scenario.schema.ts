@@ -22,6 +22,7 @@ export const scenarioSchema = z.discriminatedUnion('kind', [
     field: z.string().min(1),
     renameTo: z.string().min(1).optional(),
     retypeTo: z.enum(['string', 'number', 'null']).optional(),
+    setTo: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
   }),
   z.strictObject({ kind: z.literal('duplicate_and_reorder'), overlap: z.number().int().min(0) }),
   z.strictObject({ kind: z.literal('late_history'), fromMs: ms, toMs: ms, availableAtMs: ms }),

@@ -18,8 +18,11 @@ export type Scenario =
   | { kind: 'revoke_credential'; afterRequests: number }
   /** Requests to paths matching `pathPrefix` (or Geotab `typeName`) answer 403 / missing-permission. */
   | { kind: 'missing_permission'; pathPrefix?: string; typeName?: string }
-  /** A field is renamed or retyped in every record of matching responses. */
-  | { kind: 'field_change'; pathPrefix?: string; typeName?: string; field: string; renameTo?: string; retypeTo?: 'string' | 'number' | 'null' }
+  /**
+   * A field is renamed, retyped or set to a literal (`setTo`, e.g. Geotab's bare-date
+   * `activeTo: "2050-01-01"`) in every record of matching responses.
+   */
+  | { kind: 'field_change'; pathPrefix?: string; typeName?: string; field: string; renameTo?: string; retypeTo?: 'string' | 'number' | 'null'; setTo?: string | number | boolean | null }
   /** Pages repeat the last `overlap` records of the previous page and shuffle order within a page. */
   | { kind: 'duplicate_and_reorder'; overlap: number }
   /** History for [fromMs, toMs) is hidden until the clock passes `availableAtMs`. */

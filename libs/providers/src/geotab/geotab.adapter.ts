@@ -23,7 +23,7 @@ import { systemClock } from '../http/request-budget.js';
 import { GeotabClient, type GeotabCall } from './geotab.client.js';
 import { decodeCursor, encodeCursor, isoMs, parseWindowMs, readSlice } from './geotab.cursor.js';
 import { mapFault } from './geotab.faults.js';
-import { mapDevice, mapGroups, mapTrips, mapUser, type MapContext } from './geotab.mapper.js';
+import { activeDateMs, isTrailerDevice, mapDevice, mapGroups, mapTrips, mapUser, TRAILER_SKIP_REASON, type MapContext } from './geotab.mapper.js';
 import {
   deviceSchema,
   deviceStatusInfoSchema,
@@ -93,7 +93,13 @@ class GeotabAdapter implements ProviderAdapter {
     const from = decodeCursor(cursor, 'feed');
     const page = await this.client.getFeed('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: this.sizes.entityFeed });
     const ctx = this.context();
-    return { items: latestById(page.data, (d) => d.id).map((d) => mapDevice(d, ctx)), next: this.feedNext(page, this.sizes.entityFeed) };
+    const devices = latestById(page.data, (d) => d.id);
+    const trailers = devices.filter(isTrailerDevice);
+    return {
+      items: devices.filter((d) => !isTrailerDevice(d)).map((d) => mapDevice(d, ctx)),
+      next: this.feedNext(page, this.sizes.entityFeed),
+      ...(trailers.length > 0 ? { skipped: trailers.map((d) => ({ sourceId: d.id, reason: TRAILER_SKIP_REASON })) } : {}),
+    };
   }
 
   async drivers(cursor?: string | null): Promise<Page<NonNullable<ReturnType<typeof mapUser>>>> {
@@ -156,7 +162,8 @@ class GeotabAdapter implements ProviderAdapter {
       const from = decodeCursor(query.cursor, 'feed');
       const page = await this.client.getFeed('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: size });
       const nowMs = this.clock.now();
-      devices = latestById(page.data, (d) => d.id).filter((d) => !d.activeTo || Date.parse(d.activeTo) > nowMs).map((d) => d.id);
+      // An unreadable activeTo keeps the device (its readings are not dropped on a date we cannot read).
+      devices = latestById(page.data, (d) => d.id).filter((d) => !d.activeTo || (activeDateMs(d.activeTo) ?? Number.POSITIVE_INFINITY) > nowMs).map((d) => d.id);
       next = this.feedNext(page, size);
     }
     const now = isoMs(this.clock.now());

@@ -55,10 +55,31 @@ export function textField(raw: string | null | undefined, source: string): Field
   return available(value, source);
 }
 
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Epoch ms of an `activeFrom`/`activeTo`: an RFC 3339 date-time, or a bare `YYYY-MM-DD` read as UTC
+ * midnight (some servers send `activeTo: "2050-01-01"`, as the mygeotab SDK's own README shows).
+ * Event times (trips, faults, readings) stay strict date-times: a bare date there is invalid.
+ */
+export function activeDateMs(raw: string): number | undefined {
+  const iso = BARE_DATE.test(raw) ? `${raw}T00:00:00Z` : raw;
+  if (!isRfc3339DateTime(iso)) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 export function dateField(raw: string | null | undefined, source: string): Field<string> {
   if (raw === null || raw === undefined || raw === '') return missing(source);
   if (!isRfc3339DateTime(raw)) return invalid(source, 'not an RFC 3339 date-time');
   return available(new Date(raw).toISOString(), source);
+}
+
+/** `activeFrom`/`activeTo` as a cell (a bare date allowed, see activeDateMs). */
+function activeDateField(raw: string | null | undefined, source: string): Field<string> {
+  if (raw === null || raw === undefined || raw === '') return missing(source);
+  const ms = activeDateMs(raw);
+  return ms === undefined ? invalid(source, 'not an RFC 3339 date-time or YYYY-MM-DD date') : available(new Date(ms).toISOString(), source);
 }
 
 /** A reference id, or null for Geotab's "none" ids (`UnknownDriverId`, `NoDeviceId`, …). */
@@ -70,13 +91,14 @@ export function realId(ref: string | null | undefined): string | null {
 /** `activeTo` → active/inactive: active while activeTo is in the future (far-future = open-ended). */
 export function activeStatus(activeTo: string | null | undefined, nowMs: number, source: string): Field<'active' | 'inactive'> {
   if (!activeTo) return missing(source);
-  if (!isRfc3339DateTime(activeTo)) return invalid(source, 'not an RFC 3339 date-time');
-  return available(Date.parse(activeTo) > nowMs ? 'active' : 'inactive', source);
+  const ms = activeDateMs(activeTo);
+  if (ms === undefined) return invalid(source, 'not an RFC 3339 date-time or YYYY-MM-DD date');
+  return available(ms > nowMs ? 'active' : 'inactive', source);
 }
 
 /** `activeTo` as a cell: a far-future sentinel is not an end date, so it is `missing` (open-ended). */
 function activeToField(activeTo: string | null | undefined, source: string): Field<string> {
-  const field = dateField(activeTo, source);
+  const field = activeDateField(activeTo, source);
   if (field.status === 'available' && Date.parse(field.value) >= GEOTAB_FAR_FUTURE_MS) return missing(source, 'open-ended (far-future activeTo)');
   return field;
 }
@@ -89,6 +111,13 @@ function refsField(ids: readonly string[] | null | undefined, source: string): F
 }
 
 // ---- Device → VehicleRecord ---------------------------------------------------------------------
+
+/**
+ * `deviceType: "None"` is an asset without a telematics device — in practice a trailer (productId -1,
+ * `tmpTrailerId`): not a vehicle, so the adapter reports it as skipped instead of listing it.
+ */
+export const isTrailerDevice = (device: GeotabDevice): boolean => device.deviceType === 'None';
+export const TRAILER_SKIP_REASON = 'deviceType "None": an asset without a telematics device (trailer), not a vehicle';
 
 export function mapDevice(device: GeotabDevice, ctx: MapContext): VehicleRecord {
   const src = (field: string) => `geotab:Device.${field}`;
@@ -109,7 +138,7 @@ export function mapDevice(device: GeotabDevice, ctx: MapContext): VehicleRecord 
       createdAt: unsupported(noSource),
       updatedAt: unsupported(noSource),
       status: activeStatus(device.activeTo, ctx.nowMs, src('activeTo')),
-      activeFrom: dateField(device.activeFrom, src('activeFrom')),
+      activeFrom: activeDateField(device.activeFrom, src('activeFrom')),
       activeTo: activeToField(device.activeTo, src('activeTo')),
       licensePlate: textField(device.licensePlate, src('licensePlate')),
       licensePlateRegion: textField(device.licenseState, src('licenseState')),
@@ -124,7 +153,8 @@ export function mapDevice(device: GeotabDevice, ctx: MapContext): VehicleRecord 
 function vinField(device: GeotabDevice): Field<string> {
   for (const key of ['vehicleIdentificationNumber', 'engineVehicleIdentificationNumber'] as const) {
     const raw = device[key]?.trim().toUpperCase();
-    if (!raw) continue;
+    // "?" is the ECU's "could not read" (trailer-shape Devices carry it): not reported, not an invalid VIN.
+    if (!raw || raw === '?') continue;
     const source = `geotab:Device.${key}`;
     return VIN.test(raw) ? available(raw, source) : invalid(source, 'not a 17-character VIN');
   }
@@ -157,7 +187,7 @@ export function mapUser(user: GeotabUser, ctx: MapContext): DriverRecord | null 
       username: textField(user.name, src('name')),
       licenseNumber: textField(user.licenseNumber, src('licenseNumber')),
       licenseState: licenseStateField(user.licenseProvince, src('licenseProvince')),
-      createdAt: dateField(user.activeFrom, src('activeFrom')),
+      createdAt: activeDateField(user.activeFrom, src('activeFrom')),
       updatedAt: unsupported('geotab:User'),
     },
     groupIds: groupField.status === 'available' ? available(groupField.value.map((g) => g.id), groupField.source) : { ...groupField, value: null },

@@ -42,12 +42,16 @@ export function timeField(w: Wire<string>, source: string, field: string): Field
   return normalized ? available(normalized, source) : invalid(source, `${field}: not an RFC 3339 date-time`);
 }
 
-/** `year` is a string on the wire ("2019"); 1886..2200 per spec 2.3. */
+/**
+ * `year` is a string on the wire ("2019"); 1886..2200 per spec 2.3. `"0"` is Motive's "not entered"
+ * (a live capture has it beside empty make/model), so it is missing, not an invalid year.
+ */
 export function yearField(w: Wire<string>, source: string): Field<number> {
   if (w.kind === 'absent') return missing(source, 'year: not reported');
   if (w.kind === 'retyped') return invalid(source, retypedReason('year', w));
   const trimmed = w.value.trim();
   if (trimmed === '') return missing(source, 'year: empty');
+  if (trimmed === '0') return missing(source, 'year: "0" (not entered)');
   if (!/^\d{4}$/.test(trimmed)) return invalid(source, 'year: not a four-digit year');
   const year = Number(trimmed);
   const { yearMin, yearMax } = VEHICLE_METADATA_BOUNDS;
