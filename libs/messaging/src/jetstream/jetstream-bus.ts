@@ -11,6 +11,7 @@ import { errors, headers as natsHeaders, type MsgHdrs } from '@nats-io/transport
 import type { z } from 'zod';
 import { runDelivery, type RawDelivery } from '../delivery-runner.js';
 import { BusTimeoutError, BusUnavailableError, MessageValidationError } from '../errors.js';
+import { outgoingHeaders } from '../correlation.js';
 import { fromWireHeaders, HEADERS, toWireHeaders } from '../headers.js';
 import { describeError, type BusLogger } from '../logger.js';
 import type {
@@ -97,7 +98,7 @@ export class JetStreamBus implements MessageBus {
     try {
       reply = await this.conn.nc.request(this.ns.subject(rpc.subject), data, {
         timeout: timeoutMs,
-        headers: toMsgHdrs(toWireHeaders(options?.headers)),
+        headers: toMsgHdrs(toWireHeaders(outgoingHeaders(options?.headers))),
       });
     } catch (error) {
       throw this.mapRequestError(rpc.subject, timeoutMs, error);
@@ -165,7 +166,7 @@ export class JetStreamBus implements MessageBus {
     if (!subjectMatches(event.subject, subject)) throw new TypeError(`subject ${subject} does not match ${event.subject}`);
     const parsed = event.schema.safeParse(payload);
     if (!parsed.success) throw new MessageValidationError(subject, describeIssues(parsed.error));
-    const wire = toWireHeaders(headers, { ...owned, [HEADERS.msgVersion]: String(event.version) });
+    const wire = toWireHeaders(outgoingHeaders(headers), { ...owned, [HEADERS.msgVersion]: String(event.version) });
     try {
       const ack = await this.js.publish(this.ns.subject(subject), encodeJson(parsed.data), { msgID: msgId, headers: toMsgHdrs(wire) });
       return { seq: ack.seq, duplicate: ack.duplicate };
