@@ -1,4 +1,5 @@
-// Every ok/ fixture passes its schema; every not-ok/ fixture is refused as provider_response_changed.
+// Every ok/ fixture passes its schema (records it refuses are reported, not failing the page); every
+// not-ok/ fixture is refused as provider_response_changed.
 import { describe, expect, it } from '@jest/globals';
 import { ProviderError } from '../src/errors.js';
 import { parseProviderResponse } from '../src/http/parse.js';

@@ -181,6 +181,21 @@ describe('Samsara adapter errors', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it('one malformed record is skipped with its id and reason; the rest of the page is mapped', async () => {
+    routes.set('/fleet/vehicles/stats', () => ({
+      body: {
+        data: [
+          { id: '1', obdOdometerMeters: { time: '2024-09-01T00:00:00Z', value: 12 } },
+          { id: '2', obdOdometerMeters: { time: '2024-09-01T00:00:00Z', value: '12' } },
+        ],
+        pagination: { endCursor: '', hasNextPage: false },
+      },
+    }));
+    const page = await adapter().latestTelemetry({ metrics: ['odometer'] });
+    expect(page.items.map((o) => [o.vehicleSourceId, o.value])).toEqual([['1', { meters: 12 }]]);
+    expect(page.skipped).toEqual([{ sourceId: '2', reason: '/fleet/vehicles/stats data.1.obdOdometerMeters.value: Invalid input: expected number, received string' }]);
+  });
+
   it('a shape change is provider_response_changed and names the path, not the payload', async () => {
     routes.set('/fleet/vehicles/stats', () => ({ body: { data: [{ id: '1', obdOdometerMeters: { time: '2024-09-01T00:00:00Z', value: '12' } }], pagination: { endCursor: '', hasNextPage: false } } }));
     const failure = await adapter().latestTelemetry({ metrics: ['odometer'] }).catch((e: unknown) => e);

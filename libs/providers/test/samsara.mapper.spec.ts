@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Observation } from '@switchyard/domain';
 import type { z } from 'zod';
+import type { SkippedRecord } from '../src/adapter.js';
 import { parseProviderResponse } from '../src/http/parse.js';
 import { parseSamsaraPage } from '../src/samsara/samsara.client.js';
 import { mapDriver, mapTag, mapTrip, mapVehicle } from '../src/samsara/samsara.mapper.js';
@@ -174,9 +175,13 @@ describe('stats', () => {
   });
 });
 
+const noSkip = (record: SkippedRecord): void => {
+  throw new Error(`unexpected skip: ${record.reason}`);
+};
+
 describe('faults', () => {
   it('turns each faultCodes point into a complete snapshot across J1939, OBD-II and OEM', () => {
-    const [snap] = page('stats-snapshot', 'reference-example').flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx));
+    const [snap] = page('stats-snapshot', 'reference-example').flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, noSkip));
     expect(snap).toMatchObject({ model: 'complete_snapshot', vehicleSourceId: '281474976710658', observedAt: '2024-09-01T07:15:00.000Z' });
     expect(snap?.active).toEqual([
       { faultKey: 'j1939:0:spn3226:fmi2', code: 'SPN 3226 FMI 2', description: 'Aftertreatment 1 Outlet NOx: Data erratic' },
@@ -187,7 +192,19 @@ describe('faults', () => {
   });
 
   it('an empty code list is a snapshot with nothing active (everything cleared)', () => {
-    const snaps = page('stats-history', 'reference-example').flatMap((item) => mapFaultSnapshots(item, ctx));
+    const snaps = page('stats-history', 'reference-example').flatMap((item) => mapFaultSnapshots(item, ctx, noSkip));
     expect(snaps.map((s) => s.active.length)).toEqual([1, 0]);
+  });
+
+  // fixtures/provenance.json: the OEM code shape of Samsara's SDK, where codeIdentifier is optional.
+  it('an OEM code without codeIdentifier skips that vehicle\'s snapshot with a reason; a malformed record is skipped; the page is used', () => {
+    const parsed = parseSamsaraPage(SAMSARA_FIXTURE_SCHEMAS['stats-snapshot'], loadFixture('stats-snapshot', 'ok', 'oem-code-without-identifier'), '/fleet/vehicles/stats');
+    expect(parsed.skipped).toEqual([{ sourceId: '281474976710660', reason: '/fleet/vehicles/stats data.2.faultCodes: Invalid input' }]);
+    const skipped: SkippedRecord[] = [];
+    const snaps = parsed.data.flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, (r) => skipped.push(r)));
+    expect(snaps).toEqual([
+      { model: 'complete_snapshot', provider: 'samsara', vehicleSourceId: '281474976710658', observedAt: '2024-09-01T07:15:00.000Z', active: [{ faultKey: 'oem:CA2387', code: 'CA2387', description: 'KVGT Servo Error' }], fetchedAt: ctx.fetchedAt },
+    ]);
+    expect(skipped).toEqual([{ sourceId: '281474976710659', reason: 'faultCodes at 2024-09-01T07:16:00Z: an OEM code without codeIdentifier, so the snapshot cannot be complete' }]);
   });
 });

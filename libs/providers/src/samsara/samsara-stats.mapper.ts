@@ -28,6 +28,7 @@ import {
   type TelemetryMetric,
   type UnitConversion,
 } from '@switchyard/domain';
+import type { SkippedRecord } from '../adapter.js';
 import type { MapContext } from './samsara.mapper.js';
 import type { SamsaraFaultCodesPoint, SamsaraNumberPoint, SamsaraStatsSeriesItem, SamsaraStatsSnapshotItem } from './samsara.schemas.js';
 
@@ -148,8 +149,10 @@ function preferred(item: SamsaraStatsSeriesItem, first: CounterKey, fallback: Co
 /**
  * The codes of one `faultCodes` point. Keys (§7): J1939 (txId, spnId, fmiId); OBD-II (txId, short code
  * or numeric id, confirmed/pending/permanent list); OEM codeIdentifier. Duplicates within a point collapse.
+ * undefined when an OEM code has no `codeIdentifier` (optional in Samsara's SDK): such a code has no
+ * identity, and leaving it out would claim it cleared, so the point cannot be a complete snapshot.
  */
-export function faultCodesOf(point: SamsaraFaultCodesPoint): FaultCode[] {
+export function faultCodesOf(point: SamsaraFaultCodesPoint): FaultCode[] | undefined {
   const codes = new Map<string, FaultCode>();
   for (const d of point.j1939?.diagnosticTroubleCodes ?? []) {
     const description = [d.spnDescription, d.fmiDescription].filter((s): s is string => !!s).join(': ') || null;
@@ -166,19 +169,25 @@ export function faultCodesOf(point: SamsaraFaultCodesPoint): FaultCode[] {
     }
   }
   for (const d of point.oem?.diagnosticTroubleCodes ?? []) {
-    codes.set(`oem:${d.codeIdentifier}`, { faultKey: `oem:${d.codeIdentifier}`, code: d.codeIdentifier, description: d.codeDescription || null });
+    const id = d.codeIdentifier?.trim();
+    if (!id) return undefined;
+    codes.set(`oem:${id}`, { faultKey: `oem:${id}`, code: id, description: d.codeDescription || null });
   }
   return [...codes.values()];
 }
 
-/** Each `faultCodes` point is a complete snapshot: the codes active at `time` (an empty list = all cleared). */
-export function mapFaultSnapshots(item: SamsaraStatsSeriesItem, ctx: MapContext): FaultSnapshot[] {
-  return (item.faultCodes ?? []).map((point) => ({
-    model: 'complete_snapshot',
-    provider: 'samsara',
-    vehicleSourceId: item.id,
-    observedAt: toIsoUtc(Date.parse(point.time)),
-    active: faultCodesOf(point),
-    fetchedAt: ctx.fetchedAt,
-  }));
+/**
+ * Each `faultCodes` point is a complete snapshot: the codes active at `time` (an empty list = all
+ * cleared). A point that cannot be complete (see faultCodesOf) is reported through `skip` instead,
+ * so the vehicle's last good snapshot stands and the rest of the page is used.
+ */
+export function mapFaultSnapshots(item: SamsaraStatsSeriesItem, ctx: MapContext, skip: (record: SkippedRecord) => void): FaultSnapshot[] {
+  return (item.faultCodes ?? []).flatMap((point): FaultSnapshot[] => {
+    const active = faultCodesOf(point);
+    if (!active) {
+      skip({ sourceId: item.id, reason: `faultCodes at ${point.time}: an OEM code without codeIdentifier, so the snapshot cannot be complete` });
+      return [];
+    }
+    return [{ model: 'complete_snapshot', provider: 'samsara', vehicleSourceId: item.id, observedAt: toIsoUtc(Date.parse(point.time)), active, fetchedAt: ctx.fetchedAt }];
+  });
 }

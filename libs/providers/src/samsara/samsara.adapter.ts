@@ -13,7 +13,7 @@
 import type { FaultSnapshot, Observation, TelemetryMetric, TripRecord } from '@switchyard/domain';
 import { toIsoUtc } from '@switchyard/domain';
 import type { z } from 'zod';
-import type { AdapterOptions, Page, ProviderAdapter, TimeWindow } from '../adapter.js';
+import type { AdapterOptions, Page, ProviderAdapter, SkippedRecord, TimeWindow } from '../adapter.js';
 import { SAMSARA_CAPABILITIES } from '../capabilities/samsara.capabilities.js';
 import { ProviderError } from '../errors.js';
 import { SAMSARA_MAX_PAGE_SIZE, SamsaraClient, type SamsaraQuery } from './samsara.client.js';
@@ -41,20 +41,24 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
   const client = new SamsaraClient(options);
   const context = (): MapContext => ({ fetchedAt: toIsoUtc(client.clock.now()) });
 
-  /** One page of lane `lanes[l]` of a multi-lane listing. */
+  /**
+   * One page of lane `lanes[l]` of a multi-lane listing. Records the schema refused, and those the
+   * mapper reports through `skip`, come back in the page's `skipped`.
+   */
   async function lanePage<S extends z.ZodType, L, R>(
     cursor: string | null | undefined,
     lanes: readonly L[],
     request: (lane: L) => { path: string; query: SamsaraQuery },
     item: S,
-    map: (items: readonly z.output<S>[], lane: L, ctx: MapContext) => Promise<readonly R[]> | readonly R[],
+    map: (items: readonly z.output<S>[], lane: L, ctx: MapContext, skip: (record: SkippedRecord) => void) => Promise<readonly R[]> | readonly R[],
   ): Promise<Page<R>> {
     const { l, a } = decodeLaneCursor(cursor, lanes.length);
     const lane = lanes[l] as L;
     const { path, query } = request(lane);
     const page = await client.page(path, item, query, a);
-    const items = await map(page.data, lane, context());
-    return { items, next: nextLaneCursor(l, page.after, lanes.length) };
+    const skipped: SkippedRecord[] = [...page.skipped];
+    const items = await map(page.data, lane, context(), (record) => skipped.push(record));
+    return { items, next: nextLaneCursor(l, page.after, lanes.length), ...(skipped.length > 0 ? { skipped } : {}) };
   }
 
   const idLanes = (ids: readonly string[] | undefined): readonly (string[] | undefined)[] => (ids && ids.length ? chunk(ids, SAMSARA_IDS_PER_REQUEST) : [undefined]);
@@ -164,7 +168,7 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
           lanes,
           (vehicleIds) => ({ path: '/fleet/vehicles/stats', query: { types: 'faultCodes', vehicleIds, time: query.to } }),
           samsaraStatsSnapshotItemSchema,
-          (items, _l, ctx): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx)),
+          (items, _l, ctx, skip): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, skip)),
         );
       }
       const endTime = query.to ?? toIsoUtc(client.clock.now());
@@ -173,7 +177,7 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
         lanes,
         (vehicleIds) => ({ path: '/fleet/vehicles/stats/history', query: { types: 'faultCodes', vehicleIds, startTime: query.from, endTime } }),
         samsaraStatsSeriesItemSchema,
-        (items, _l, ctx): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(item, ctx)),
+        (items, _l, ctx, skip): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(item, ctx, skip)),
       );
     },
   };

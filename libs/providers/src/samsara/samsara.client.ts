@@ -1,12 +1,15 @@
 /**
  * Samsara HTTP client: bearer auth, cursor pagination and response validation on top of the shared
  * ProviderHttpClient (request budget, Retry-After, jittered backoff, timeouts, reason codes).
- * Invariant: every body that reaches a mapper has passed its zod schema, and a page that claims
+ * Invariant: every record that reaches a mapper has passed its zod schema, and a page that claims
  * `hasNextPage` with an empty cursor is refused (`provider_response_changed`) rather than looped on.
+ * The page structure (envelope, pagination) is checked as a whole; records one by one: a record that
+ * fails its schema is reported in `skipped` with its id and the first problem's path, and the rest of
+ * the page is used. Only when every record of a non-empty page fails is it a response change.
  * The token travels only in the Authorization header and never appears in errors.
  */
-import type { z } from 'zod';
-import type { AdapterOptions } from '../adapter.js';
+import { z } from 'zod';
+import type { AdapterOptions, SkippedRecord } from '../adapter.js';
 import { ProviderError } from '../errors.js';
 import { parseProviderResponse } from '../http/parse.js';
 import { ProviderHttpClient, type ProviderRequest } from '../http/provider-http-client.js';
@@ -22,18 +25,37 @@ export type SamsaraQuery = NonNullable<ProviderRequest['query']>;
 
 export interface SamsaraPage<T> {
   readonly data: readonly T[];
+  /** Records that failed their schema, with why (the rest of the page is in `data`). */
+  readonly skipped: readonly SkippedRecord[];
   /** null when Samsara reports no further page. */
   readonly after: string | null;
 }
 
-/** Validates a `{data, pagination}` body; also used by the fixture tests. */
+const recordId = (raw: unknown): string | null => {
+  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' ? id : null;
+};
+
+/** Validates a `{data, pagination}` body, records one by one (see the header); also used by the fixture tests. */
 export function parseSamsaraPage<S extends z.ZodType>(item: S, json: unknown, path: string): SamsaraPage<z.output<S>> {
-  const body = parseProviderResponse(samsaraEnvelope(item), json, path);
+  const body = parseProviderResponse(samsaraEnvelope(z.unknown()), json, path);
   const { endCursor, hasNextPage } = body.pagination;
   if (hasNextPage && endCursor === '') {
     throw new ProviderError('provider_response_changed', { path, message: 'pagination.hasNextPage without an endCursor' });
   }
-  return { data: body.data, after: hasNextPage ? endCursor : null };
+  const data: z.output<S>[] = [];
+  const skipped: SkippedRecord[] = [];
+  body.data.forEach((raw, i) => {
+    const parsed = item.safeParse(raw);
+    if (parsed.success) data.push(parsed.data);
+    else {
+      const issue = parsed.error.issues[0];
+      skipped.push({ sourceId: recordId(raw), reason: `${path} data.${i}${issue ? `.${issue.path.join('.')}: ${issue.message}` : ': invalid'}` });
+    }
+  });
+  // Every record malformed the same way is Samsara changing the response, not one bad record.
+  if (body.data.length > 0 && data.length === 0) parseProviderResponse(samsaraEnvelope(item), json, path);
+  return { data, skipped, after: hasNextPage ? endCursor : null };
 }
 
 export class SamsaraClient {

@@ -93,7 +93,9 @@ const obdDtcGroup = z.looseObject({
   pendingDtcs: z.array(obdDtc).optional(),
   permanentDtcs: z.array(obdDtc).optional(),
 });
-const oemDtc = z.looseObject({ codeIdentifier: z.string().min(1), codeDescription: z.string().optional() });
+// Every field optional, as in Samsara's SDK (VehicleStatsFaultCodesOemTroubleCode): a code without
+// an identifier must not fail the page (quirk S1 in docs/providers.md).
+const oemDtc = z.looseObject({ codeIdentifier: z.string().optional(), codeDescription: z.string().optional(), codeSeverity: z.string().optional(), codeSource: z.string().optional() });
 
 export const samsaraFaultCodesPointSchema = z.looseObject({
   time: rfc3339,
