@@ -71,6 +71,12 @@ export class PipelineConnection extends SyncApi {
     return res.body as ConnectionHealth;
   }
 
+  /** `GET <path>` at the gateway with the connection's consumer key (read permission), validated against the OpenAPI document. */
+  async read(path: string): Promise<{ status: number; body: unknown }> {
+    const res = await validatedCall(this.gatewayUrl, 'GET', path, { authorization: `Bearer ${this.readerKey}` });
+    return { status: res.status, body: res.body };
+  }
+
   /** Applies a configuration change at the gateway and waits until the orchestrator and every started context hold it. */
   async configure(patch: ConnectionConfigPatch): Promise<void> {
     const { revision } = await new ConnectionsAdmin(this.stack.gateway.runtime.orm, new SecretBox(this.stack.masterKey)).configure(this.connectionId, patch);

@@ -138,6 +138,38 @@ describe('directory ingest', () => {
     expect(await x.sql(`select cursor from ${x.t('provider_cursor')} where connection_id = ?`, [connectionId])).toEqual([{ cursor: 'c-new' }]);
   });
 
+  it("completes a vehicles roster pass only when every unit of the sync's pass delivered its final page (decision 0011)", async () => {
+    const { connectionId } = await x.connect();
+    const roster = () =>
+      x.sql<{ vehicle_id: string; from_seq: string; to_seq: string | null }>(
+        `select vehicle_id, from_seq::text as from_seq, to_seq::text as to_seq from ${x.t('vehicle_roster')} where connection_id = ? order by vehicle_id`,
+        [connectionId],
+      );
+    const passes = () => x.sql<{ seq: string }>(`select seq::text as seq from ${x.t('vehicle_pass')} where connection_id = ? order by seq`, [connectionId]);
+    const id = (sourceId: string) => vehicleId({ connectionId, provider: 'samsara', sourceId });
+    const pass = (syncId: string, sources: readonly string[], fetchedAt: string) =>
+      sources.map((s) => batch(connectionId, 'vehicles', [vehicle(s, `Truck ${s}`, fetchedAt)], { syncId, fetchedAt, pass: { purpose: 'vehicles', units: sources.length } }));
+    const first = pass('sync_01JD0000000000000000000001', ['v1', 'v2', 'v3'], '2026-01-11T10:00:00.000Z');
+    for (const b of first.slice(0, 2)) await publish(b);
+    // The first unit's final page sent again under a new lease counts once.
+    const again = { ...first[0]!, batchId: ingestBatchId({ connectionId, kind: 'vehicles', unitId: first[0]!.unitId, fencingToken: '2', pageKey: 'again', part: 0 }), fencingToken: '2' };
+    await publish(again);
+    for (const b of [first[0]!, first[1]!, again]) await receiptsFor(x, b.batchId);
+    expect(await passes()).toEqual([]);
+    await publish(first[2]!);
+    await receiptsFor(x, first[2]!.batchId);
+    expect(await passes()).toEqual([{ seq: '1' }]);
+    expect(await roster()).toEqual([id('v1'), id('v2'), id('v3')].sort().map((vehicle_id) => ({ vehicle_id, from_seq: '1', to_seq: null })));
+    // The next sync's pass no longer carries v3: only v3 leaves the roster.
+    const second = pass('sync_01JD0000000000000000000002', ['v1', 'v2'], '2026-01-11T11:00:00.000Z');
+    for (const b of second) await publish(b);
+    for (const b of second) await receiptsFor(x, b.batchId);
+    expect(await passes()).toEqual([{ seq: '1' }, { seq: '2' }]);
+    expect((await roster()).find((r) => r.vehicle_id === id('v3'))).toEqual({ vehicle_id: id('v3'), from_seq: '1', to_seq: '2' });
+    expect((await roster()).filter((r) => r.to_seq === null)).toHaveLength(2);
+    expect(await x.sql(`select 1 from ${x.t('vehicle_pass_unit')} where connection_id = ?`, [connectionId])).toEqual([]);
+  });
+
   it('commits drivers, groups and trips with minted ids, availability and distance basis', async () => {
     const { connectionId } = await x.connect();
     const ref = (sourceId: string) => ({ connectionId, provider: 'samsara' as const, sourceId });

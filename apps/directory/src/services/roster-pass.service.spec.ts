@@ -11,6 +11,13 @@ describe('passKeyOf', () => {
     expect(passKeyOf(batch)).not.toBe(passKeyOf({ ...batch, syncId: null }));
   });
 
+  it("is the sync's units of one purpose when the batch names its pass", () => {
+    const pass = { purpose: 'vehicles', units: 24 };
+    expect(passKeyOf({ ...batch, pass })).toBe(passKeyOf({ ...batch, unitId: '8', batchId: 'b2', pass }));
+    expect(passKeyOf({ ...batch, pass })).not.toBe(passKeyOf({ ...batch, pass: { purpose: 'groupMemberships', units: 24 } }));
+    expect(passKeyOf({ ...batch, pass })).not.toBe(passKeyOf({ ...batch, syncId: 'sync_01JD0000000000000000000001', pass }));
+  });
+
   it('is the batch alone when it has no unit', () => {
     expect(passKeyOf({ syncId: null, unitId: null, batchId: 'b1' })).not.toBe(passKeyOf({ syncId: null, unitId: null, batchId: 'b2' }));
   });

@@ -1,9 +1,11 @@
 /**
  * A roster as the last COMPLETE pass of its dataset (decision 0014): the driver directory (spec 4.2
  * "last complete directory") and the vehicle roster of the metadata read (spec 2.3
- * `not_in_current_roster`, decision 0011). A pass is the batches of one collection unit (sync +
- * unit) from its first page to its final page; a batch without a unit is a pass of its own. While a
- * pass runs, its members (drivers or vehicles) are only sighted; when its final page commits, the
+ * `not_in_current_roster`, decision 0011). A pass is the batches of every unit of one sync and
+ * purpose (the batch's `pass`: vehicles plans one unit per approved vehicle) from the first page to
+ * the final page of its last unit; a batch without `pass` is a pass of its unit alone, a batch
+ * without a unit one of its own. While a pass runs, its members (drivers or vehicles) are only
+ * sighted and its units' final pages counted; when the final page of its last unit commits, the
  * pass becomes the roster: members it did not carry leave it, members it carried enter it
  * (roster-pass.repository.ts, one set of tables per dataset).
  * Invariants, all under the connection's lock of the dataset:
@@ -23,9 +25,13 @@ import { ROSTER_DATASETS, RosterPassRepository, type RosterInterval } from '../d
 /** A batch of a rostered dataset. */
 export type RosterBatch = Extract<DirectoryBatchV1, { kind: keyof typeof ROSTER_DATASETS }>;
 
-/** The pass a batch belongs to: its unit of its sync, or the batch alone when it has no unit. */
-export function passKeyOf(batch: Pick<DirectoryBatchV1, 'syncId' | 'unitId' | 'batchId'>): string {
-  return batch.unitId === null ? `batch:${batch.batchId}` : `unit:${batch.syncId ?? '-'}:${batch.unitId}`;
+/**
+ * The pass a batch belongs to: its sync's units of its purpose when it names its pass, else its
+ * unit of its sync, or the batch alone when it has no unit.
+ */
+export function passKeyOf(batch: Pick<DirectoryBatchV1, 'syncId' | 'unitId' | 'batchId' | 'pass'>): string {
+  if (batch.unitId === null) return `batch:${batch.batchId}`;
+  return batch.pass ? `sync:${batch.syncId ?? '-'}:${batch.pass.purpose}` : `unit:${batch.syncId ?? '-'}:${batch.unitId}`;
 }
 
 /**
@@ -77,8 +83,14 @@ export class RosterPassService {
     }
     await repository.sight(em, connectionId, passKey, ids, batch.fetchedAt);
     if (!batch.final) return;
+    let capturedAt = batch.fetchedAt;
+    if (batch.pass && batch.unitId !== null) {
+      const finished = await repository.finishUnit(em, connectionId, passKey, batch.unitId, batch.fetchedAt);
+      if (finished.units < batch.pass.units) return;
+      capturedAt = finished.lastFinalAt;
+    }
     const current = await repository.current(em, connectionId);
-    if (current && Date.parse(current.captured_at) > Date.parse(batch.fetchedAt)) return repository.dropSightings(em, connectionId, passKey);
-    await repository.complete(em, { connectionId, passKey, syncId: batch.syncId, unitId: batch.unitId, capturedAt: batch.fetchedAt });
+    if (current && Date.parse(current.captured_at) > Date.parse(capturedAt)) return repository.dropSightings(em, connectionId, passKey);
+    await repository.complete(em, { connectionId, passKey, syncId: batch.syncId, unitId: batch.pass ? null : batch.unitId, capturedAt });
   }
 }

@@ -24,6 +24,7 @@ function unit(syncId: string, purpose: LeasedUnit['purpose'], vehicle: string, e
     leaseExpiresAt: '2026-01-01T00:01:00.000Z',
     signals: [],
     extendedTelemetry: false,
+    passUnits: 1,
     ...extra,
   };
 }
@@ -151,6 +152,14 @@ describe('pageBatches', () => {
   it('sends an empty final batch so a unit whose vehicle has no records still completes, and no final before the last page', () => {
     expect(pageBatches({ ...input, records: [], last: true }).map((b) => [b.records.length, b.final])).toEqual([[0, true]]);
     expect(pageBatches({ ...input, records: [trip(1)], last: false }).map((b) => b.final)).toEqual([false]);
+  });
+
+  it('names the roster pass (sync purpose, its unit count) on vehicles and drivers batches only', () => {
+    const v = unit('sync_01JD0000000000000000000000', 'groupMemberships', 'v1', { passUnits: 24 });
+    const [vehicles] = pageBatches({ ...input, unit: v, kind: 'vehicles', records: [], last: true });
+    expect(vehicles).toMatchObject({ pass: { purpose: 'groupMemberships', units: 24 }, final: true });
+    const [trips] = pageBatches({ ...input, records: [], last: true });
+    expect(trips).not.toHaveProperty('pass');
   });
 
   it('gives a re-leased unit (new fencing token) new batch ids', () => {

@@ -18,7 +18,9 @@
  * Batches: a page is split with `splitIngestRecords`; each part's msgId/batchId is
  * `ingestBatchId({connectionId, kind, unitId, fencingToken, pageKey, part})`, so a page republished
  * under the same lease is deduplicated and a re-leased unit (new fencing token) gets new ids;
- * `final` is set only on the last part of the unit's last page.
+ * `final` is set only on the last part of the unit's last page; vehicles and drivers batches carry
+ * their roster `pass` (the unit's purpose and how many units of its sync share it), so the
+ * directory completes a pass once every unit of it delivered its final page (decision 0011).
  */
 import type { DirectoryDataset, IngestBatchV1, IngestKind } from '@switchyard/messaging';
 import { ingestBatchId, splitIngestRecords } from '@switchyard/messaging';
@@ -163,6 +165,9 @@ export interface PageBatchInput<K extends IngestKind> {
   readonly fetchedAt: string;
 }
 
+/** Kinds the directory keeps as roster passes: their batches say which pass (sync + purpose, unit count) they belong to. */
+const ROSTER_KINDS: readonly IngestKind[] = ['vehicles', 'drivers'];
+
 /** The batches (one per part) of one page for one unit, ready to publish with msgId = batchId. */
 export function pageBatches<K extends IngestKind>(input: PageBatchInput<K>): BatchOf<K>[] {
   const { unit, kind } = input;
@@ -181,6 +186,7 @@ export function pageBatches<K extends IngestKind>(input: PageBatchInput<K>): Bat
         fetchedAt: input.fetchedAt,
         providerCursor: input.providerCursor,
         final: input.last && part === parts.length - 1,
+        ...(ROSTER_KINDS.includes(kind) ? { pass: { purpose: unit.purpose, units: unit.passUnits } } : {}),
       }) as BatchOf<K>,
   );
 }

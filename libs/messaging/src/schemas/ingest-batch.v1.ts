@@ -62,6 +62,14 @@ const envelope = {
   providerCursor: z.string().max(8_192).nullable(),
   /** Last page of this unit (or of a full listing): the receipt's `final` tells the orchestrator. */
   final: z.boolean(),
+  /**
+   * The roster pass the batch belongs to (vehicles and drivers batches of a unit): the purpose of
+   * its unit and how many units of its sync have that purpose (vehicles and groupMemberships: one
+   * per approved vehicle; drivers: one). The directory completes the pass (sync + purpose) when
+   * that many distinct units delivered their final page (decision 0011). Absent (no unit, another
+   * kind, or a collector from before this field): the unit alone is the pass.
+   */
+  pass: z.object({ purpose: z.string().regex(/^[A-Za-z]{1,32}$/), units: z.number().int().min(1).max(1_000_000) }).strict().optional(),
 };
 
 const batchOf = <K extends IngestKind, R extends z.ZodType>(kind: K, record: R) =>

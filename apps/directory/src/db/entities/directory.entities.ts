@@ -148,7 +148,8 @@ export const VehicleVisibilityEntity = defineEntity({
 /**
  * Migrations 0014 (drivers) and 0015 (vehicles): the roster pass tables of one dataset (decision
  * 0014) — the members an unfinished pass carried so far, the completed passes (`seq` in completion
- * order) and the completed-pass intervals [fromSeq, toSeq) that listed a member.
+ * order) and the completed-pass intervals [fromSeq, toSeq) that listed a member; migration 0016:
+ * the units of an unfinished pass whose final page committed (decision 0011).
  */
 function rosterPassEntities<const Name extends 'Driver' | 'Vehicle'>(name: Name, prefix: string, member: 'driverId' | 'vehicleId') {
   return [
@@ -175,6 +176,11 @@ function rosterPassEntities<const Name extends 'Driver' | 'Vehicle'>(name: Name,
       name: `${name}Roster`,
       tableName: `${prefix}_roster`,
       properties: { connectionId: p.uuid().primary(), [member]: p.text().primary(), fromSeq: p.bigint().primary(), toSeq: p.bigint().nullable(), createdXid: createdXid() },
+    }),
+    defineEntity({
+      name: `${name}PassUnit`,
+      tableName: `${prefix}_pass_unit`,
+      properties: { connectionId: p.uuid().primary(), passKey: p.text().primary(), unitId: p.text().primary(), finalFetchedAt: p.datetime() },
     }),
   ] as const;
 }

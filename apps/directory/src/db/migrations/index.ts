@@ -6,6 +6,7 @@ import { Migration0010LedgerReadIndex } from './migration-0010-ledger-read-index
 import { Migration0011DatasetHealth } from './migration-0011-dataset-health.js';
 import { Migration0014DriverPasses } from './migration-0014-driver-passes.js';
 import { Migration0015VehiclePasses } from './migration-0015-vehicle-passes.js';
+import { Migration0016PassUnits } from './migration-0016-pass-units.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const directoryMigrations = [
@@ -17,4 +18,5 @@ export const directoryMigrations = [
   Migration0011DatasetHealth,
   Migration0014DriverPasses,
   Migration0015VehiclePasses,
+  Migration0016PassUnits,
 ];

@@ -1,8 +1,9 @@
 /**
- * The SQL of a dataset's roster passes (decision 0014): sightings of an unfinished pass, the
- * completion that turns them into the roster, and the reads of the pass a walk serves. One class
- * for every rostered dataset, parameterised by `RosterDataset` (drivers: migration 0014, vehicles:
- * migration 0015; the tables of both come from migration-roster-passes.ts). Every writer holds the
+ * The SQL of a dataset's roster passes (decision 0014): sightings of an unfinished pass, the units
+ * of the pass that delivered their final page, the completion that turns them into the roster, and
+ * the reads of the pass a walk serves. One class for every rostered dataset, parameterised by
+ * `RosterDataset` (drivers: migration 0014, vehicles: migration 0015, the pass units of both:
+ * migration 0016). Every writer holds the
  * connection's lock of that dataset (`lock`) for the rest of its transaction, so completions number
  * passes without gaps or races and a late page of a pass cannot slip between its completion's reads
  * and writes. Timestamps come back as RFC 3339 text.
@@ -51,12 +52,14 @@ export class RosterPassRepository {
   private readonly sightingTable: string;
   private readonly passTable: string;
   private readonly rosterTable: string;
+  private readonly passUnitTable: string;
   private readonly member: string;
 
   constructor(private readonly dataset: RosterDataset) {
     this.sightingTable = `${dataset.prefix}_sighting`;
     this.passTable = `${dataset.prefix}_pass`;
     this.rosterTable = `${dataset.prefix}_roster`;
+    this.passUnitTable = `${dataset.prefix}_pass_unit`;
     this.member = dataset.member;
   }
 
@@ -99,14 +102,41 @@ export class RosterPassRepository {
     );
   }
 
+  /**
+   * Records that unit `unitId` of the unfinished pass `passKey` delivered its final page (fetched
+   * at `fetchedAt`; a final page sent again under a new lease counts once) and returns how many
+   * units of the pass did so, with the newest of their final-page fetch times. The count is one
+   * index range of the pass's rows (at most its units, 10,000 by the plan limit).
+   */
+  async finishUnit(em: Em, connectionId: string, passKey: string, unitId: string, fetchedAt: string): Promise<{ units: number; lastFinalAt: string }> {
+    const table = tableNamer(em)(this.passUnitTable);
+    await query(
+      em,
+      `insert into ${table} as u (connection_id, pass_key, unit_id, final_fetched_at) values (?::uuid, ?, ?, ?::timestamptz)
+       on conflict (connection_id, pass_key, unit_id) do update set final_fetched_at = greatest(u.final_fetched_at, excluded.final_fetched_at)`,
+      [connectionId, passKey, unitId, fetchedAt],
+    );
+    const [row] = await query<{ units: number; last_final_at: string }>(
+      em,
+      `select count(*)::int as units, ${isoSql('max(final_fetched_at)')} as last_final_at from ${table} where connection_id = ?::uuid and pass_key = ?`,
+      [connectionId, passKey],
+    );
+    if (!row) throw new Error(`${this.passUnitTable} count returned no row`);
+    return { units: row.units, lastFinalAt: row.last_final_at };
+  }
+
+  /** Drops what an unfinished pass recorded (its sightings and finished units). */
   async dropSightings(em: Em, connectionId: string, passKey: string): Promise<void> {
-    await query(em, `delete from ${tableNamer(em)(this.sightingTable)} where connection_id = ?::uuid and pass_key = ?`, [connectionId, passKey]);
+    const t = tableNamer(em);
+    await query(em, `delete from ${t(this.sightingTable)} where connection_id = ?::uuid and pass_key = ?`, [connectionId, passKey]);
+    await query(em, `delete from ${t(this.passUnitTable)} where connection_id = ?::uuid and pass_key = ?`, [connectionId, passKey]);
   }
 
   /**
    * Completes the pass whose final page (fetched at `capturedAt`) is being committed: numbers it,
-   * reads its first and newest page fetch times from the ingest ledger (the unit's committed
-   * batches plus this one), closes the roster rows of members it did not carry, opens rows for
+   * reads its first and newest page fetch times from the ingest ledger (the committed batches of
+   * its sync — of its one unit when `unitId` is given, of every unit of the dataset's kind
+   * otherwise — plus this one; a batch without a sync has none there), closes the roster rows of members it did not carry, opens rows for
    * members it carried that are not listed, and drops its sightings, sightings abandoned a day
    * before it started, and passes no live cursor can still be on. Returns its sequence number.
    */
@@ -119,9 +149,9 @@ export class RosterPassRepository {
        select ?::uuid, coalesce((select max(seq) from ${t(this.passTable)} where connection_id = ?::uuid), 0) + 1, ?::text,
               least(l.first, ?::timestamptz), greatest(l.last, ?::timestamptz), ?::timestamptz, now()
          from (select min(b.fetched_at) as first, max(b.fetched_at) as last from ${t('ingest_batch')} b
-                where b.connection_id = ?::uuid and b.kind = ? and b.status = 'committed' and b.unit_id = ?::text and b.sync_id is not distinct from ?::text) as l
+                where b.connection_id = ?::uuid and b.kind = ? and b.status = 'committed' and b.sync_id = ?::text and (?::text is null or b.unit_id = ?::text)) as l
        returning seq::text as seq, started_at::text as started_at`,
-      [connectionId, connectionId, passKey, pass.capturedAt, pass.capturedAt, pass.capturedAt, connectionId, this.dataset.kind, pass.unitId, pass.syncId],
+      [connectionId, connectionId, passKey, pass.capturedAt, pass.capturedAt, pass.capturedAt, connectionId, this.dataset.kind, pass.syncId, pass.unitId, pass.unitId],
     );
     if (!row) throw new Error(`${this.passTable} insert returned no row`);
     const seq = Number(row.seq);
@@ -137,6 +167,11 @@ export class RosterPassRepository {
       [seq, connectionId, passKey],
     );
     await query(em, `delete from ${t(this.sightingTable)} where connection_id = ?::uuid and (pass_key = ? or seen_at < ?::timestamptz - ${ABANDONED_SIGHTINGS})`, [connectionId, passKey, row.started_at]);
+    await query(em, `delete from ${t(this.passUnitTable)} where connection_id = ?::uuid and (pass_key = ? or final_fetched_at < ?::timestamptz - ${ABANDONED_SIGHTINGS})`, [
+      connectionId,
+      passKey,
+      row.started_at,
+    ]);
     await query(
       em,
       `delete from ${t(this.passTable)} where connection_id = ?::uuid

@@ -41,6 +41,8 @@ export interface LeasedUnit {
   extendedTelemetry: boolean;
   /** The creating request's correlation id and trace parent (`sync:<id>` when it had none): the collector works under it. */
   trace: CorrelationContext;
+  /** How many units of the sync have this unit's purpose: the units of its roster pass (ingest batch `pass`). */
+  passUnits: number;
 }
 
 export type ReceiptOutcome = 'receipted' | 'already_receipted' | 'stale_fencing_token' | 'sync_not_open' | 'unknown_unit';
@@ -102,11 +104,19 @@ export class UnitLeaseRepository {
                  (c.config->'optIns'->>'extendedTelemetry')::boolean as extended_telemetry, s.correlation_id, s.traceparent`,
       [connectionId ?? null, connectionId ?? null, limit, owner, leaseMs],
     );
+    const passUnits = new Map<string, number>();
     if (rows.length > 0) {
       const syncIds = [...new Set(rows.map((r) => r.sync_id))];
       await query(em, `update ${t('sync')} set status = 'in_progress', updated_at = now() where status = 'requested' and id in (select json_array_elements_text(?::json))`, [
         JSON.stringify(syncIds),
       ]);
+      // One index range (sync_unit_sync_seq_unique) per leased sync; a plan never changes after its insert.
+      const counts = await query<{ sync_id: string; purpose: string; units: number }>(
+        em,
+        `select sync_id, purpose, count(*)::int as units from ${t('sync_unit')} where sync_id in (select json_array_elements_text(?::json)) group by sync_id, purpose`,
+        [JSON.stringify(syncIds)],
+      );
+      for (const c of counts) passUnits.set(`${c.sync_id}\u0000${c.purpose}`, c.units);
     }
     return rows.map((r) => ({
       unitId: r.id,
@@ -123,6 +133,7 @@ export class UnitLeaseRepository {
       signals: r.signals ?? [],
       extendedTelemetry: r.extended_telemetry === true,
       trace: { correlationId: r.correlation_id ?? `sync:${r.sync_id}`, ...(r.traceparent ? { traceparent: r.traceparent } : {}) },
+      passUnits: passUnits.get(`${r.sync_id}\u0000${r.purpose}`) ?? 1,
     }));
   }
 
