@@ -5,6 +5,7 @@ import type { Observation } from '@switchyard/domain';
 import type { z } from 'zod';
 import type { SkippedRecord } from '../src/adapter.js';
 import { parseProviderResponse } from '../src/http/parse.js';
+import { findLegacy, legacyJoinKey } from '../src/samsara/samsara.adapter.js';
 import { parseSamsaraPage } from '../src/samsara/samsara.client.js';
 import { mapDriver, mapTag, mapTrip, mapVehicle } from '../src/samsara/samsara.mapper.js';
 import { mapFaultSnapshots, mapStatsSeries, planStatTypeGroups, snapshotToSeries } from '../src/samsara/samsara-stats.mapper.js';
@@ -109,6 +110,20 @@ describe('mapTrip', () => {
       distanceBasis: 'odometer',
       startLocation: { status: 'available', value: { latitude: 37.7, longitude: -122.4 }, source: 'samsara:trips' },
     });
+  });
+
+  // fixtures/provenance.json: legacy startMs keeps milliseconds (…600123) where the stream says "…00:00:00Z".
+  it('joins a whole-second stream trip to its millisecond legacy trip (tolerant key): driver and odometer distance', () => {
+    const [stream] = page('trips-stream', 'whole-second-start');
+    const [ms] = parseProviderResponse(SAMSARA_LEGACY_TRIPS_SCHEMA, loadFixture('legacy-trips', 'ok', 'millisecond-start'), 'x').trips;
+    const index = new Map([[legacyJoinKey('212000000000001', ms!.startMs), ms!]]);
+    const match = findLegacy(index, stream!.asset.id, Date.parse(stream!.tripStartTime));
+    expect(match).toBe(ms);
+    expect(mapTrip(stream!, match, ctx)).toMatchObject({
+      sourceId: '212000000000001:1767225600000', driverSourceId: '7100001', startedAt: '2026-01-01T00:00:00.000Z',
+      distanceKm: { status: 'available', value: 52, source: 'samsara:v1/fleet/trips.endOdometer-startOdometer' }, distanceBasis: 'odometer',
+    });
+    expect(findLegacy(index, stream!.asset.id, Date.parse(stream!.tripStartTime) + 2000)).toBeUndefined(); // another trip, not a neighbour
   });
 
   it('falls back to GPS distance when the odometers went backwards (reset), and to nothing without legacy data', () => {

@@ -190,12 +190,19 @@ export function renderStreamTrip(fleet: AccountFleet, v: SimVehicle, t: SimTrip,
   };
 }
 
+/**
+ * Sub-second part of a legacy trip's times: `/v1/fleet/trips` keeps milliseconds (live `startMs` like
+ * 1767225600123) while `/trips/stream` prints whole seconds, so an adapter joining them on exact ms
+ * finds nothing (docs/providers.md quirk S2). Deterministic per trip, never 0.
+ */
+const legacySubsecondMs = (v: SimVehicle, t: SimTrip): number => 1 + ((v.index * 37 + t.seq * 101) % 999);
+
 /** Legacy `/v1/fleet/trips` item: epoch ms, int ids, ECU odometers only with ECU coverage (§6.2). */
 export function renderLegacyTrip(v: SimVehicle, t: SimTrip, nowMs: number): Json {
   const done = t.endMs <= nowMs;
   const ecu = samsaraHasEcu(v.index);
   return {
-    startMs: t.startMs,
+    startMs: t.startMs + legacySubsecondMs(v, t),
     // Ongoing: Long.MAX_VALUE (9223372036854775807). As a double that is 2^63; JSON.stringify writes
     // 9223372036854776000, which any JSON parser reads back as the same double.
     endMs: done ? t.endMs : 2 ** 63,

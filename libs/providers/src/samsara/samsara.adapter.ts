@@ -18,7 +18,7 @@ import { SAMSARA_CAPABILITIES } from '../capabilities/samsara.capabilities.js';
 import { ProviderError } from '../errors.js';
 import { SAMSARA_MAX_PAGE_SIZE, SamsaraClient, type SamsaraQuery } from './samsara.client.js';
 import { chunk, decodeLaneCursor, nextLaneCursor } from './samsara.cursor.js';
-import { mapDriver, mapTag, mapTrip, mapVehicle, samsaraTripSourceId, type DriverPass, type MapContext } from './samsara.mapper.js';
+import { mapDriver, mapTag, mapTrip, mapVehicle, type DriverPass, type MapContext } from './samsara.mapper.js';
 import { mapFaultSnapshots, mapStatsSeries, planStatTypeGroups, SAMSARA_METRIC_TYPES, snapshotToSeries } from './samsara-stats.mapper.js';
 import {
   samsaraDriverSchema,
@@ -36,6 +36,24 @@ export const SAMSARA_IDS_PER_REQUEST = 50;
 /** Legacy trip lookups per page run this many at a time; the shared budget still paces each request. */
 const LEGACY_CONCURRENCY = 4;
 const DRIVER_PASSES: readonly DriverPass[] = ['active', 'deactivated'];
+
+/**
+ * The stream/legacy trip join key: vehicle and start second. `/trips/stream` times are whole seconds
+ * while legacy `startMs` keeps milliseconds (`…:07Z` vs `…07412`), so an exact-ms key never matches.
+ */
+export const legacyJoinKey = (vehicleId: string, startMs: number): string => `${vehicleId}:${Math.floor(startMs / 1000)}`;
+
+/**
+ * The legacy trip of a stream trip: same vehicle, starting within a second of it (the stream may
+ * truncate or round), the closest one when two qualify.
+ */
+export function findLegacy(index: ReadonlyMap<string, SamsaraLegacyTrip>, vehicleId: string, streamStartMs: number): SamsaraLegacyTrip | undefined {
+  const second = Math.floor(streamStartMs / 1000);
+  const candidates = [second, second - 1, second + 1]
+    .flatMap((s) => index.get(`${vehicleId}:${s}`) ?? [])
+    .filter((l) => Math.abs(l.startMs - streamStartMs) < 1000);
+  return candidates.sort((a, b) => Math.abs(a.startMs - streamStartMs) - Math.abs(b.startMs - streamStartMs))[0];
+}
 
 export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): ProviderAdapter {
   const client = new SamsaraClient(options);
@@ -72,13 +90,14 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
     return idLanes(ids).flatMap((vehicleIds) => lanes.map((lane) => ({ ...lane, vehicleIds })));
   }
 
-  /** Legacy trips of the page's vehicles, indexed by trip key, to add distance and driver. */
+  /** Legacy trips of the page's vehicles, indexed by vehicle and start second (legacyJoinKey), to add distance and driver. */
   async function legacyIndex(trips: readonly SamsaraStreamTrip[]): Promise<Map<string, SamsaraLegacyTrip>> {
     const spans = new Map<string, { from: number; to: number }>();
     for (const t of trips) {
       if (t.tripEndTime === undefined) continue;
-      const from = Date.parse(t.tripStartTime);
-      const to = Date.parse(t.tripEndTime) + 1;
+      // A second of slack each side: the legacy times carry the milliseconds the stream drops (findLegacy).
+      const from = Date.parse(t.tripStartTime) - 1000;
+      const to = Date.parse(t.tripEndTime) + 1000;
       const span = spans.get(t.asset.id);
       spans.set(t.asset.id, span ? { from: Math.min(span.from, from), to: Math.max(span.to, to) } : { from, to });
     }
@@ -87,7 +106,7 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const [vehicleId, { from, to }] = next;
-        for (const legacy of await client.legacyTrips(vehicleId, from, to)) index.set(samsaraTripSourceId(vehicleId, legacy.startMs), legacy);
+        for (const legacy of await client.legacyTrips(vehicleId, from, to)) index.set(legacyJoinKey(vehicleId, legacy.startMs), legacy);
       }
     };
     await Promise.all(Array.from({ length: Math.min(LEGACY_CONCURRENCY, queue.length) }, worker));
@@ -134,7 +153,7 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
           });
           const legacy = await legacyIndex(inWindow);
           return inWindow
-            .map((t) => mapTrip(t, legacy.get(samsaraTripSourceId(t.asset.id, Date.parse(t.tripStartTime))), ctx))
+            .map((t) => mapTrip(t, findLegacy(legacy, t.asset.id, Date.parse(t.tripStartTime)), ctx))
             .filter((t): t is TripRecord => t !== undefined);
         },
       );
