@@ -50,7 +50,7 @@ async function created(who: SyncApp, body?: unknown): Promise<Sync> {
 }
 
 describe('POST /v1/syncs', () => {
-  it("starts the connection's first sync now and later ones at the previous requestedAt (spec 3 rule 5)", async () => {
+  it("starts the application's first sync now and later ones at the previous requestedAt (spec 3 rule 5)", async () => {
     const other = await createSyncApp(gw, await createConnection(gw));
     const first = await created(other);
     expect(first).toEqual({
@@ -69,6 +69,39 @@ describe('POST /v1/syncs', () => {
     expect(Date.parse(second.requestedAt)).toBeGreaterThanOrEqual(Date.parse(first.requestedAt));
     // The plan: vehicles and memberships per approved vehicle; trips have an empty interval on the first sync.
     expect((await unitsOf(gw, first.id)).map((u) => u.purpose)).toEqual(['vehicles', 'vehicles', 'groupMemberships', 'groupMemberships']);
+  });
+
+  it("starts a new application's first default now, whatever another application synced on the connection (decision 0008)", async () => {
+    const shared = await createConnection(gw);
+    const first = await createSyncApp(gw, shared, { name: 'first app' });
+    const earlier = await created(first);
+    const newcomer = await createSyncApp(gw, shared, { history: false, name: 'newcomer' });
+    const own = await created(newcomer);
+    expect(own.startFrom).toBe(own.requestedAt);
+    expect(Date.parse(own.startFrom)).toBeGreaterThan(Date.parse(earlier.requestedAt));
+    // The first application's chain is its own.
+    expect((await created(first)).startFrom).toBe(earlier.requestedAt);
+  });
+
+  it("chains a default from the application's last sync that did not fail or get cancelled", async () => {
+    const chained = await createSyncApp(gw, await createConnection(gw));
+    const kept = await created(chained);
+    const cancelled = await created(chained);
+    expect(cancelled.startFrom).toBe(kept.requestedAt);
+    expect((await gw.call('POST', `/v1/syncs/${cancelled.id}/cancel`, { headers: chained.headers })).status).toBe(200);
+    const next = await created(chained);
+    expect(next.startFrom).toBe(kept.requestedAt);
+    // Only failed and cancelled syncs are skipped: the next default chains from `next`.
+    expect((await created(chained)).startFrom).toBe(next.requestedAt);
+  });
+
+  it.each([
+    ['a startFrom in the future', () => ({ startFrom: new Date(Date.now() + 3_600_000).toISOString() })],
+    ['lookbackDays under a millisecond (1e-9)', () => ({ lookbackDays: 1e-9 })],
+  ])('refuses %s with 400 empty_interval and creates nothing (spec 4.1 rule 3)', async (_label, body) => {
+    const before = await countSyncs(gw, app.connectionId);
+    expect(await create(app, body())).toEqual({ status: 400, body: { error: 'empty_interval' } });
+    expect(await countSyncs(gw, app.connectionId)).toBe(before);
   });
 
   it('treats an empty body sent as application/json as no body (201), and cancel accepts it too', async () => {

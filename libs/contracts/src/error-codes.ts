@@ -22,7 +22,7 @@ export const ERROR_CODES = {
   invalid_cursor: { status: 400, description: 'The cursor is malformed, tampered, expired, or was issued for other filters, grant or connection.' },
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
-  empty_interval: { status: 400, description: 'The requested collection interval is empty (e.g. a trip-only sync whose window holds no time).' },
+  empty_interval: { status: 400, description: 'The requested collection interval is empty (a startFrom not before the request time, or a trip-only sync whose window holds no time).' },
   // 401 / 403 / 404: who may see what (spec 5 rule 4).
   unauthorized: { status: 401, description: 'The credential is missing, unknown, revoked, or of the wrong scheme for this route.' },
   connection_forbidden: { status: 403, description: 'Sync routes: the credential has no grant for the connection named by the Connection-Token.' },

@@ -70,7 +70,8 @@ export class SyncsController {
     summary: 'Create a sync of the connection',
     description: [
       'Optional JSON body with at most one selector: `startFrom` (date-time) or `lookbackDays` (fractional days before now). Without one, the',
-      "connection's first sync starts now and later syncs start at the previous sync's requestedAt. Collection needs the connection active,",
+      "application's first sync on the connection starts now and later ones start at the requestedAt of its previous sync there that did not fail or",
+      'get cancelled; an explicit selector must start before the request time. Collection needs the connection active,',
       'unified collection on and at least one purpose enabled; the sync covers every enabled purpose (vehicles, groupMemberships, trips) for the',
       'explicitly approved vehicles. The plan is one unit per purpose × approved vehicle, trips additionally per one-day slice of',
       `[startFrom, requestedAt); a plan over ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes of serialized units is rejected whole.`,
@@ -82,7 +83,7 @@ export class SyncsController {
   @ApiResponse({
     status: 400,
     description:
-      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); only the trips purpose is enabled and the interval is empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
+      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); an explicit `startFrom` not before the request time or a `lookbackDays` under a millisecond, or only the trips purpose enabled and the interval empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
     type: ErrorBodyDto,
   })
   @err(

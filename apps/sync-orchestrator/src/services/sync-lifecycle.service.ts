@@ -99,6 +99,9 @@ export class SyncLifecycleService implements ScheduledRunCreator {
       // Spec 5 rule 4: reaching before now on purpose is history; the default continuation
       // (previous requestedAt) only covers time the application already asked for.
       if (explicit && startFrom < requestedAt && !grant.history) throw new RpcError('history_forbidden');
+      // An explicit selector asks for an interval: one that holds no time (startFrom now or later,
+      // or lookbackDays under a millisecond) would complete at once with nothing collected.
+      if (explicit && startFrom >= requestedAt) throw new RpcError('empty_interval', 'startFrom is not before the request time');
 
       const purposes = enabledPurposes(config);
       if (!gateOpen(config) || purposes.length === 0) throw new RpcError('gate_disabled');
@@ -296,8 +299,9 @@ export class SyncLifecycleService implements ScheduledRunCreator {
       if (Number.isNaN(start.getTime())) throw new RpcError('invalid_body', 'lookbackDays out of range');
       return start;
     }
-    // Spec 3 rule 5: the connection's first sync starts now, later ones at the previous requestedAt.
-    const previous = await this.syncs.latestRequestedAt(em, request.caller.connectionId);
+    // Spec 3 rule 5: the application's first default starts now, later ones at the requestedAt of
+    // its previous sync on the connection that did not fail or get cancelled (decision 0008).
+    const previous = await this.syncs.latestDefaultBase(em, ownerOf(request.caller));
     return previous ? new Date(previous) : requestedAt;
   }
 }

@@ -95,14 +95,19 @@ export class SyncRepository {
   }
 
   /**
-   * requestedAt of the connection's newest sync of `origin` (any application), for the default
-   * startFrom (spec 3 rule 5: public syncs only, `api`); internal runs pass their own origin.
+   * requestedAt of the application's newest public sync on the connection that did not fail (a
+   * cancelled sync is `failed` too), for the default startFrom (spec 3 rule 5, decision 0008): a
+   * default chains from the application's own last sync that stands, so a new application starts
+   * now and a failed or cancelled interval is asked for again. A failed sync retried is open again
+   * and counts. Reads sync_list_idx (application_id, connection_id, requested_at) backwards.
    */
-  async latestRequestedAt(em: Em, connectionId: string, origin = 'api'): Promise<string | undefined> {
+  async latestDefaultBase(em: Em, owner: { applicationId: string; connectionId: string }): Promise<string | undefined> {
     const rows = await query<{ requested_at: string }>(
       em,
-      `select ${isoSql('requested_at')} as requested_at from ${tableNamer(em)('sync')} where connection_id = ?::uuid and origin = ? order by requested_at desc limit 1`,
-      [connectionId, origin],
+      `select ${isoSql('requested_at')} as requested_at from ${tableNamer(em)('sync')}
+        where application_id = ?::uuid and connection_id = ?::uuid and origin = 'api' and status <> 'failed'
+        order by requested_at desc limit 1`,
+      [owner.applicationId, owner.connectionId],
     );
     return rows[0]?.requested_at;
   }
