@@ -58,6 +58,9 @@ export const MOTIVE_FUEL_TYPES: Readonly<Record<SimVehicle['fuelType'], string>>
   compressed_natural_gas: 'compressed_natural_gas',
 };
 
+/** `+15555550123` → `555-555-0123`: the fleet's phones are all +1. */
+const nationalPhone = (e164: string): string => e164.slice(2).replace(/^(\d{3})(\d{3})(\d+)$/, '$1-$2-$3');
+
 export function renderUser(d: SimDriver): Record<string, unknown> {
   return {
     id: MOTIVE_IDS.user(d.index),
@@ -65,7 +68,8 @@ export function renderUser(d: SimDriver): Record<string, unknown> {
     last_name: d.lastName,
     username: d.username,
     ...(d.email ? { email: d.email } : {}),
-    ...(d.phone ? { phone: d.phone, phone_ext: null } : {}),
+    // Motive keeps the country code apart and the number as entered (docs/providers.md quirk M5).
+    ...(d.phone ? { phone: nationalPhone(d.phone), phone_country_code: '+1', phone_ext: null } : {}),
     role: 'driver',
     status: d.active ? 'active' : 'deactivated',
     duty_status: 'off_duty',

@@ -109,11 +109,18 @@ function validated(field: Field<string>, ok: (v: string) => boolean, reason: str
   return field.status === 'available' && !ok(field.value) ? invalid(field.source, reason) : field;
 }
 
-/** Motive stores phones as entered; spaces, dashes, dots and parentheses are formatting, anything else is not E.164. */
-function normalizePhone(field: Field<string>): Field<string> {
+/**
+ * Motive stores phones as entered, and users carry the country code apart: `phone: "555-0100"` with
+ * `phone_country_code: "+1"` (live key set, docs/providers.md quirk M5). A national number is
+ * prefixed with that code — Motive's own, never a guessed one; without it the number stays as sent.
+ * Spaces, dashes, dots and parentheses are formatting; anything else that is not E.164 is invalid.
+ */
+export function normalizePhone(field: Field<string>, countryCode: Wire<string>): Field<string> {
   if (field.status !== 'available') return field;
   const compact = field.value.replace(/[\s().-]/g, '');
-  return PHONE.test(compact) ? available(compact, field.source) : invalid(field.source, 'phone: not E.164 (+ then 10-14 digits)');
+  const code = countryCode.kind === 'value' ? countryCode.value.trim().replace(/^\+?/, '+') : '';
+  const full = compact.startsWith('+') || !/^\+\d{1,3}$/.test(code) ? compact : `${code}${compact.replace(/^0+/, '')}`;
+  return PHONE.test(full) ? available(full, field.source) : invalid(field.source, 'phone: not E.164 (+ then 10-14 digits, phone_country_code included)');
 }
 
 /** `groupIds`: the membership index built from `/v1/groups/{id}/users`, or why there is none. */
@@ -136,7 +143,7 @@ export function mapDriver(u: MotiveUser, membership: MembershipLookup, fetchedAt
       lastName,
       displayName,
       email: validated(textField(u.email, s, 'email'), (v) => EMAIL.test(v), 'email: not an email address'),
-      phone: normalizePhone(textField(u.phone, s, 'phone')),
+      phone: normalizePhone(textField(u.phone, s, 'phone'), u.phone_country_code),
       username: textField(u.username, s, 'username'),
       licenseNumber: textField(u.drivers_license_number, s, 'drivers_license_number'),
       licenseState: validated(textField(u.drivers_license_state, s, 'drivers_license_state'), (v) => isLicenseState(v), 'drivers_license_state: not in the spec state list'),

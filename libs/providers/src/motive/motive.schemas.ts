@@ -99,6 +99,7 @@ export const userSchema = z.object({
   username: str(),
   email: str(),
   phone: str(),
+  phone_country_code: str(), // "+1": users store phone and country code apart
   drivers_license_number: str(),
   drivers_license_state: str(),
   created_at: str(),
