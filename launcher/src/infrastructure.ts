@@ -9,8 +9,9 @@
 import { connect } from 'node:net';
 import path from 'node:path';
 import { createBus, type MessageBus } from '@switchyard/messaging';
-import { maskUrl, startEmbeddedPostgres } from '@switchyard/persistence';
+import { maskUrl } from '@switchyard/persistence';
 import { loadConfig, natsAuth, natsEnvSchema, type Logger } from '@switchyard/service-kit';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 export function probe(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

@@ -23,4 +23,3 @@ export { inTransaction, withRequestContext, type Em } from './request-context.js
 export { isoSql, pingDatabase, query, tableNamer } from './sql.js';
 export { buildBulkUpsertSql, bulkUpsert, dedupeByConflictKey, type BulkUpsertSpec } from './bulk.js';
 export { DEFAULT_DATABASE_URL, maskUrl, resolveDatabaseUrl } from './database-url.js';
-export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';

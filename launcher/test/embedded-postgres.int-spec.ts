@@ -7,8 +7,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createOrm } from '@switchyard/persistence';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/embedded-postgres.js';
-import { createOrm } from '../src/orm.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

