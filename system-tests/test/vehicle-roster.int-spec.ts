@@ -1,14 +1,14 @@
 /**
  * The vehicle roster after a completed sync, on each provider (issue 18, decision 0011 "A pass is
  * the sync's units"): the vehicles purpose plans one unit per approved vehicle, and the sync's
- * vehicles pass is all of them — so after the sync completes, EVERY vehicle the profile list shows
- * has metadata `available` with `rosterSeenAt` set, none `not_in_current_roster` (each unit counted
+ * vehicles pass is all of them — so after the sync completes, EVERY vehicle the list shows (the
+ * asset view: Samsara vehicles, whose status is unknown, are no profiles) has metadata `available` with `rosterSeenAt` set, none `not_in_current_roster` (each unit counted
  * as a pass of its own left one vehicle in the roster). Simulators in their own processes with a
  * fixed clock; every vehicle of the simulated fleet approved; a second sync keeps them all listed.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import type { Provider } from '@switchyard/domain';
+import { vehicleId, type Provider } from '@switchyard/domain';
 import { capabilitiesFor, collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
@@ -21,9 +21,9 @@ const simulators: NodeProcess[] = [];
 let stack: PipelineStack;
 const connections = {} as Record<Provider, PipelineConnection>;
 
-interface ProfilePage {
-  results: { id: string }[];
-  next?: string;
+interface Assets {
+  vehicles: { provider_id: string }[];
+  nextCursor: string | null;
 }
 
 async function simulator(provider: Provider, env: Record<string, string>): Promise<string> {
@@ -62,16 +62,17 @@ afterAll(async () => {
   for (const p of simulators) await p.kill();
 });
 
-/** Every vehicle id of the profile list, all pages. */
-async function listed(connection: PipelineConnection): Promise<string[]> {
+/** The vcl_ id of every vehicle of the asset list, all pages. */
+async function listed(connection: PipelineConnection, provider: Provider): Promise<string[]> {
+  const { connectionId } = connection;
   const ids: string[] = [];
-  let path: string | undefined = `/v1/connections/${connection.connectionId}/vehicles?view=profiles`;
+  let path: string | undefined = `/v1/connections/${connectionId}/vehicles`;
   while (path) {
     const res = await connection.read(path);
     expect(res.status).toBe(200);
-    const page = res.body as ProfilePage;
-    ids.push(...page.results.map((v) => v.id));
-    path = page.next === undefined ? undefined : `/v1/connections/${connection.connectionId}/vehicles?view=profiles&cursor=${encodeURIComponent(page.next)}`;
+    const page = res.body as Assets;
+    ids.push(...page.vehicles.map((v) => vehicleId({ connectionId, provider, sourceId: v.provider_id })));
+    path = page.nextCursor === null ? undefined : `/v1/connections/${connectionId}/vehicles?cursor=${encodeURIComponent(page.nextCursor)}`;
   }
   return ids;
 }
@@ -82,7 +83,7 @@ describe.each(['samsara', 'motive', 'geotab'] as const)('the %s vehicle roster',
     for (let round = 0; round < 2; round++) {
       const sync = await connection.createSync(round === 0 ? { lookbackDays: 1 } : undefined);
       expect(await connection.settled(sync.id)).toMatchObject({ status: 'completed', progress: 100 });
-      const ids = await listed(connection);
+      const ids = await listed(connection, provider);
       expect(ids).toHaveLength(Number(FLEET));
       const statuses: Record<string, unknown> = {};
       for (const id of ids) {

@@ -405,13 +405,15 @@ describe('vehicles of the provider simulators', () => {
     expect(assets.vehicles.map((v) => v.provider_id).sort()).toEqual(vehicles.map((v) => v.sourceId).sort());
     const profiles = (await getOn(gw, `/v1/connections/${c}/vehicles?view=profiles&expand=groups`, key.headers)).body as ProfilePage;
     expect(profiles.status).toBe('available');
-    // Profiles: vehicles with a reported status, and those of a provider that reports none (cell
-    // `unsupported`: in its roster, so active); a missing or invalid status is unknown, no profile.
-    const withStatus = vehicles.filter((v) => v.metadata.status.status === 'available' || v.metadata.status.status === 'unsupported');
+    // Profiles: only vehicles with a reported status. A missing or invalid status is unknown, and so
+    // is one the provider does not supply (Samsara, cell `unsupported`): no profile, 404 by id — the
+    // entity never claims a status its metadata says nobody reported (decision 0011).
+    const withStatus = vehicles.filter((v) => v.metadata.status.status === 'available');
     expect(profiles.results.map((v) => v.sourceId).sort()).toEqual(withStatus.map((v) => v.sourceId).sort());
-    for (const v of profiles.results) {
-      const record = vehicles.find((r) => r.sourceId === v.sourceId);
-      expect(v.status).toBe(record?.metadata.status.status === 'available' ? record.metadata.status.value : 'active');
+    for (const v of profiles.results) expect(v.status).toBe(vehicles.find((r) => r.sourceId === v.sourceId)?.metadata.status.value);
+    if (provider === 'samsara') {
+      expect(profiles.results).toEqual([]);
+      for (const v of vehicles) expect((await getOn(gw, `/v1/connections/${c}/vehicles/${vcl(c, v.sourceId, provider)}`, key.headers)).status).toBe(404);
     }
 
     let availableCells = 0;

@@ -26,8 +26,8 @@ describe('VehicleVisibilityRepository', () => {
     await insertVehicle(db, randomUUID(), 'v1');
     expect(await repository.vehicles(db.em(), connectionId)).toEqual(
       [
-        { id: a, source_id: 'v1', status: 'active', status_cell: 'available' },
-        { id: b, source_id: 'v2', status: 'active', status_cell: null },
+        { id: a, source_id: 'v1', status: 'active' },
+        { id: b, source_id: 'v2', status: 'active' },
       ].sort((x, y) => x.id.localeCompare(y.id)),
     );
   });

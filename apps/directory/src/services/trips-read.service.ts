@@ -42,7 +42,7 @@ export class TripsReadService {
   }
 
   private context(row: TripReadRow, rules: VisibilityRules, base: Omit<TripMapContext, 'visibility'>): TripMapContext | undefined {
-    const visibility = hasVisibilityRules(rules) ? vehicleVisibility({ sourceId: row.vehicle_source_id, status: vehicleStatus(row.vehicle_stored ? { status: row.vehicle_status, statusCell: row.vehicle_status_cell } : null) }, rules) : 'visible';
+    const visibility = hasVisibilityRules(rules) ? vehicleVisibility({ sourceId: row.vehicle_source_id, status: vehicleStatus(row.vehicle_stored ? { status: row.vehicle_status } : null) }, rules) : 'visible';
     return visibility === 'visible' ? { ...base, visibility } : undefined;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { available } from '@switchyard/domain';
+import { available, unsupported } from '@switchyard/domain';
 import { expandedVehicleV1 } from '@switchyard/messaging';
 import { createResponseValidator, loadOpenApi } from '@switchyard/testing';
 import type { VehicleReadRow } from '../db/repositories/trips-read.repository.js';
@@ -7,25 +7,14 @@ import { expandedVehicle, storedVehicleStatus, vehicleStatus } from './vehicle.m
 
 describe('vehicleStatus (the one entity-status rule of stored vehicles)', () => {
   it('is the reported status when the provider reported one', () => {
-    expect(vehicleStatus({ status: 'inactive', statusCell: 'available' })).toBe('inactive');
-    expect(vehicleStatus({ status: 'active', statusCell: 'available' })).toBe('active');
+    expect(vehicleStatus({ status: 'inactive' })).toBe('inactive');
+    expect(vehicleStatus({ status: 'active' })).toBe('active');
   });
 
-  it('is active for a provider that reports no status at all (the vehicle is in its roster)', () => {
-    expect(vehicleStatus({ status: null, statusCell: 'unsupported' })).toBe('active');
-  });
-
-  it('is unknown (null), never made up, when a status is missing or invalid, or the vehicle is not stored', () => {
-    expect(vehicleStatus({ status: null, statusCell: 'missing' })).toBeNull();
-    expect(vehicleStatus({ status: null, statusCell: 'invalid' })).toBeNull();
-    expect(vehicleStatus({ status: null, statusCell: undefined })).toBeNull();
+  it('is unknown (null), never made up, when a status is missing, invalid or not supplied by the provider (Samsara), or the vehicle is not stored', () => {
+    expect(vehicleStatus({ status: null })).toBeNull();
     expect(vehicleStatus(null)).toBeNull();
-  });
-
-  it('reads the cell from status_cell or the row metadata', () => {
-    expect(storedVehicleStatus({ status: null, status_cell: 'unsupported' })).toBe('active');
-    expect(storedVehicleStatus({ status: null, metadata: { status: { status: 'missing', value: null, source: 'x' } } })).toBeNull();
-    expect(storedVehicleStatus({ status: null, metadata: { status: { status: 'unsupported', value: null, source: 'x' } } })).toBe('active');
+    expect(storedVehicleStatus({ status: null })).toBeNull();
   });
 });
 
@@ -54,5 +43,9 @@ describe('expandedVehicle', () => {
     expect(contract.validate({ method: 'GET', path: `/v1/connections/${ctx.connectionId}/vehicles/${v.id}`, status: 200, body: v })).toEqual([]);
     const ok = expandedVehicle(row({ createdAt: available('2024-01-02T03:04:05+02:00', 's') }), ctx)!;
     expect(ok.createdAt).toBe('2024-01-02T03:04:05+02:00');
+  });
+
+  it('is no vehicle (status unknown) when the provider supplies no status (Samsara: the metadata cell is unsupported)', () => {
+    expect(expandedVehicle({ ...row({ status: unsupported('samsara:vehicles') }), status: null }, ctx)).toBeUndefined();
   });
 });

@@ -4,10 +4,10 @@
  * Field envelopes and appear only when `available` and within the spec's bounds (strings ≤ 1024,
  * year 1886-2200, fuel enum, date-times the reply schema accepts: `isWireDateTime`) — anything else is omitted, never zeroed.
  * Entity status (required by the spec) = `vehicleStatus`: the provider's status when it reports one;
- * a stored vehicle whose provider does not report a status at all (its metadata `status` cell is
- * `unsupported`: Samsara) is in the provider's current roster and counts as `active`; a status the
- * provider should report but did not (cell `missing` or `invalid`) is unknown — null, never made up —
- * so that vehicle is no VehicleEntity (status is required) and no expansion. The same value feeds the
+ * otherwise unknown — null, never made up (global rule 1): a status the provider should report but
+ * did not (cell `missing` or `invalid`) and one the provider does not supply at all (cell
+ * `unsupported`: Samsara) alike, so the entity never claims a status its metadata says nobody
+ * reported (decision 0011). Such a vehicle is no VehicleEntity (status is required) and no expansion. The same value feeds the
  * visibility rule everywhere (vehicles, trips, the visibility event), so what a vehicle shows and what
  * hides it never disagree; a vehicle not stored at all has no status (null). Group memberships are the provider group ids of the `groups` cell,
  * minted into group_ ids of the same connection; more than 1000 are cut to 1000 and marked `partial`.
@@ -38,18 +38,17 @@ function membership(row: VehicleReadRow, connectionId: string, directoryFetchedA
 }
 
 /**
- * The entity status of a stored vehicle (see the header) from its status column and the status of
- * its metadata `status` cell; null when the vehicle is not stored or its status is unknown.
+ * The entity status of a stored vehicle (see the header): its status column when the provider
+ * reported one; null when the vehicle is not stored or its status is unknown or not supplied.
  */
-export function vehicleStatus(stored: { status: string | null; statusCell: string | null | undefined } | null): RecordStatus | null {
+export function vehicleStatus(stored: { status: string | null } | null): RecordStatus | null {
   if (!stored) return null;
-  if (stored.status === 'active' || stored.status === 'inactive') return stored.status;
-  return stored.statusCell === 'unsupported' ? 'active' : null;
+  return stored.status === 'active' || stored.status === 'inactive' ? stored.status : null;
 }
 
-/** `vehicleStatus` of a stored row: the cell status comes from `status_cell` (selected alone) or the row's metadata. */
-export function storedVehicleStatus(row: { status: string | null; status_cell?: string | null; metadata?: Record<string, Field<unknown>> }): RecordStatus | null {
-  return vehicleStatus({ status: row.status, statusCell: row.status_cell ?? row.metadata?.status?.status });
+/** `vehicleStatus` of a stored row. */
+export function storedVehicleStatus(row: { status: string | null }): RecordStatus | null {
+  return vehicleStatus(row);
 }
 
 export function expandedVehicle(row: VehicleReadRow, ctx: { connectionId: string; visibility: VehicleVisibility; directoryFetchedAt: string | null }): ExpandedVehicleV1 | undefined {

@@ -46,8 +46,6 @@ export interface TripReadRow {
   /** Whether the trip's vehicle is stored, and its status column (vehicle.mapper.ts vehicleStatus). */
   vehicle_stored: boolean;
   vehicle_status: string | null;
-  /** Status of the vehicle's metadata `status` cell (available, missing, invalid, unsupported). */
-  vehicle_status_cell: string | null;
   driver_id: string | null;
   started_at: string;
   /** started_at at full stored precision (microseconds): the keyset position. */
@@ -92,7 +90,7 @@ export class TripsReadRepository {
   private select(em: Em, expand: TripPageQuery['expand']): { sql: string; params: unknown[] } {
     const t = tableNamer(em);
     return {
-      sql: `select t.id, t.source_id, t.provider, t.vehicle_id, t.vehicle_source_id, v.id is not null as vehicle_stored, v.status as vehicle_status, v.metadata->'status'->>'status' as vehicle_status_cell, t.driver_id,
+      sql: `select t.id, t.source_id, t.provider, t.vehicle_id, t.vehicle_source_id, v.id is not null as vehicle_stored, v.status as vehicle_status, t.driver_id,
               ${isoSql('t.started_at')} as started_at, ${keySql('t.started_at')} as started_key, ${isoSql('t.ended_at')} as ended_at, t.duration_ms::float8 as duration_ms, t.distance_km,
               t.start_location, t.end_location, ${isoSql('t.first_seen_at')} as added_at, ${isoSql('t.modified_at')} as modified_at,
               case when ?::boolean and v.id is not null then ${vehicleJson('v')} end as vehicle,

@@ -34,8 +34,8 @@ export class VehicleVisibilityRepository {
     await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [VISIBILITY_LOCK, `${ormSchema(em)}:${connectionId}`]);
   }
 
-  async vehicles(em: Em, connectionId: string): Promise<{ id: string; source_id: string; status: string | null; status_cell: string | null }[]> {
-    return query(em, `select id, source_id, status, metadata->'status'->>'status' as status_cell from ${tableNamer(em)('vehicle')} where connection_id = ?::uuid order by id`, [connectionId]);
+  async vehicles(em: Em, connectionId: string): Promise<{ id: string; source_id: string; status: string | null }[]> {
+    return query(em, `select id, source_id, status from ${tableNamer(em)('vehicle')} where connection_id = ?::uuid order by id`, [connectionId]);
   }
 
   async state(em: Em, connectionId: string): Promise<VisibilityStateRow | undefined> {
