@@ -42,11 +42,14 @@ export async function collectInto<K extends 'drivers' | 'groups'>(
   kind: K,
   list: (cursor: string | null) => Promise<Page<unknown>>,
 ): Promise<number> {
+  const unitId = String(++unitCounter);
+  // Each listing is a sync of its own (one unit, one roster pass), as a scheduled run's drivers or groups unit.
   const unit = {
-    unitId: String(++unitCounter),
-    syncId: 'sync_01JD0000000000000000000000',
+    unitId,
+    syncId: `sync_01JD${unitId.padStart(22, '0')}`,
     connectionId,
-    purpose: 'vehicles',
+    purpose: kind,
+    passUnits: 1,
     vehicleSourceId: '',
     windowStart: null,
     windowEnd: null,
