@@ -25,6 +25,7 @@ function unit(syncId: string, purpose: LeasedUnit['purpose'], vehicle: string, e
     signals: [],
     extendedTelemetry: false,
     passUnits: 1,
+    trace: { correlationId: `sync:${syncId}` },
     ...extra,
   };
 }
