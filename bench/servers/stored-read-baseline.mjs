@@ -162,7 +162,7 @@ async function directoryFor(fixture, pool) {
     return { directory: sqlDirectory(pool, queries(fixture.schemas), { tripOf, expandedVehicle, deriveDatasetStatus }), close: async () => undefined };
   }
   if (VIA === 'nats') {
-    const { createBus, RPCS.directory.trips, RPCS.directory.vehicles } = await import('@switchyard/messaging');
+    const { createBus, RPCS } = await import('@switchyard/messaging');
     const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-read-hop', namespace: fixture.namespace });
     return { directory: natsDirectory(bus, { trips: RPCS.directory.trips, vehicles: RPCS.directory.vehicles }), close: () => bus.close() };
   }
