@@ -15,7 +15,7 @@ export {
   SUBJECT_PREFIXES,
   resolveBinding,
   type Binding,
-  type ConsumerPayloads,
+  type Consumes,
   DUPLICATE_WINDOW_MS,
   EVENTS,
   Namespace,

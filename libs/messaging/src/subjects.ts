@@ -237,10 +237,12 @@ export class Namespace {
 }
 
 /**
- * The payload type of each durable, for typed bindings: `@EventPattern<ConsumerPayloads>(CONSUMERS.x.durable)`
- * makes the compiler check the handler's `@Payload()` type against the declared schema.
+ * The payload type of one durable, for typed bindings:
+ * `@EventPattern<Consumes<'directoryIngest'>>(CONSUMERS.directoryIngest.durable)` makes the compiler
+ * check the handler's `@Payload()` type against the declared schema (a one-key map: Nest's typed
+ * overload indexes the map with every key it has).
  */
-export type ConsumerPayloads = { [K in keyof typeof CONSUMERS as (typeof CONSUMERS)[K]['durable']]: z.output<(typeof CONSUMERS)[K]['event']['schema']> };
+export type Consumes<K extends keyof typeof CONSUMERS> = { [D in (typeof CONSUMERS)[K]['durable']]: z.output<(typeof CONSUMERS)[K]['event']['schema']> };
 
 function flattenRpcs(tree: object): RpcDefinition[] {
   return Object.values(tree).flatMap((node: object) => ('subject' in node ? [node as RpcDefinition] : flattenRpcs(node)));

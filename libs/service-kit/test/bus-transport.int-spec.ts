@@ -30,7 +30,7 @@ import {
   silentLogger,
   subjectFor,
   type ConnectionConfigV1,
-  type ConsumerPayloads,
+  type Consumes,
   type DeadLetterV1,
   type GetTripReplyV1,
   type GetTripRequestV1,
@@ -42,7 +42,7 @@ import { ContextKitModule } from '../src/context/context-kit.module.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
 import { Migration0001ConnectionConfigProjection } from '../src/context/db/connection-config.migration.js';
 import { createLogger } from '../src/logger.js';
-import type { BusContext } from '../src/transport/bus-context.js';
+import { BusContext } from '../src/transport/bus-context.js';
 import { cleanup, databaseUrl, eventually, natsUrl, uniqueSuffix } from './support.js';
 
 interface Seen {
@@ -67,9 +67,9 @@ class ProbeHandler {
     throw new Error('probe failure');
   }
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.connectionConfig.durable)
-  async config(@Payload() config: ConnectionConfigV1, @Ctx() ctx: BusContext): Promise<void> {
-    const seen: Seen = { revision: config.revision, deliveryCount: ctx.delivery(config).deliveryCount, correlationId: currentCorrelation()?.correlationId, finished: false };
+  @EventPattern<Consumes<'connectionConfig'>>(CONSUMERS.connectionConfig.durable)
+  async config(@Payload() config: ConnectionConfigV1, @Ctx() ctx: unknown): Promise<void> {
+    const seen: Seen = { revision: config.revision, deliveryCount: BusContext.deliveryOf(ctx, config).deliveryCount, correlationId: currentCorrelation()?.correlationId, finished: false };
     probe.seen.push(seen);
     if (config.revision === 2) throw new PoisonMessage('probe_poison', 'told to');
     if (config.revision === 3 && seen.deliveryCount === 1) throw new RetryLater(50, 'once');

@@ -9,7 +9,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type ConnectionHealthV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { DatasetStatusRepository } from '../db/repositories/dataset-status.repository.js';
 
@@ -19,7 +19,7 @@ export class ConnectionHealthHandler {
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.directoryConnectionHealth.durable)
+  @EventPattern<Consumes<'directoryConnectionHealth'>>(CONSUMERS.directoryConnectionHealth.durable)
   async apply(@Payload() event: ConnectionHealthV1): Promise<void> {
     const applied = await this.repository.applyHealth(this.runtime.orm.em.fork(), event);
     this.runtime.logger.debug({ connectionId: event.connectionId, outcome: event.outcome, errorCode: event.errorCode, applied }, 'connection health projected');

@@ -15,9 +15,9 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type DirectoryBatchV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type DirectoryBatchV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { handleIngestDelivery, RUNTIME, type BusContext, type ServiceRuntime } from '@switchyard/service-kit';
+import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
 import { RosterPassService } from '../services/roster-pass.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
@@ -41,9 +41,9 @@ export class IngestDirectoryHandler {
     this.statistics = new FirstStatistics(runtime.orm);
   }
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.directoryIngest.durable)
-  async handle(@Payload() batch: DirectoryBatchV1, @Ctx() ctx: BusContext): Promise<void> {
-    await handleIngestDelivery(ctx.delivery(batch), {
+  @EventPattern<Consumes<'directoryIngest'>>(CONSUMERS.directoryIngest.durable)
+  async handle(@Payload() batch: DirectoryBatchV1, @Ctx() ctx: unknown): Promise<void> {
+    await handleIngestDelivery(BusContext.deliveryOf(ctx, batch), {
       runtime: this.runtime,
       context: 'directory',
       apply: (em, batch) => this.apply(em, batch),

@@ -8,7 +8,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type ConnectionConfigV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type ConnectionConfigV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
 import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
@@ -24,7 +24,7 @@ export class VehicleVisibilityHandler {
     this.visibility = new VehicleVisibilityService(runtime.orm);
   }
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.directoryVehicleVisibility.durable)
+  @EventPattern<Consumes<'directoryVehicleVisibility'>>(CONSUMERS.directoryVehicleVisibility.durable)
   async recompute(@Payload() config: ConnectionConfigV1): Promise<void> {
     const changed = await this.runtime.orm.em.fork().transactional((em) => this.visibility.recompute(em, config.connectionId, config));
     if (changed) await this.relay.flush();

@@ -9,8 +9,8 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type FaultBatchV1 } from '@switchyard/messaging';
-import { handleIngestDelivery, RUNTIME, type BusContext, type ServiceRuntime } from '@switchyard/service-kit';
+import { CONSUMERS, type Consumes, type FaultBatchV1 } from '@switchyard/messaging';
+import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { FaultIngestService } from '../services/fault-ingest.service.js';
 import { FaultOutboxRelay } from '../services/fault-outbox-relay.service.js';
 
@@ -23,9 +23,9 @@ export class IngestFaultsHandler {
     @Inject(FaultOutboxRelay) private readonly relay: FaultOutboxRelay,
   ) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.faultFeedIngest.durable)
-  async handle(@Payload() batch: FaultBatchV1, @Ctx() ctx: BusContext): Promise<void> {
-    await handleIngestDelivery(ctx.delivery(batch), {
+  @EventPattern<Consumes<'faultFeedIngest'>>(CONSUMERS.faultFeedIngest.durable)
+  async handle(@Payload() batch: FaultBatchV1, @Ctx() ctx: unknown): Promise<void> {
+    await handleIngestDelivery(BusContext.deliveryOf(ctx, batch), {
       runtime: this.runtime,
       context: 'fault-feed',
       apply: (em, batch) => this.ingest.apply(em, batch),

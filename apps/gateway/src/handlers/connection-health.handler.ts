@@ -10,7 +10,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type ConnectionHealthV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type ConnectionHealthV1 } from '@switchyard/messaging';
 import { LOGGER, type Logger } from '@switchyard/service-kit';
 import { ConnectionRepository } from '../db/repositories/connection.repository.js';
 
@@ -21,7 +21,7 @@ export class ConnectionHealthHandler {
     private readonly connections: ConnectionRepository,
   ) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.gatewayConnectionHealth.durable)
+  @EventPattern<Consumes<'gatewayConnectionHealth'>>(CONSUMERS.gatewayConnectionHealth.durable)
   async handle(@Payload() event: ConnectionHealthV1): Promise<boolean> {
     const applied = await this.connections.applyHealth(event);
     this.logger.debug(

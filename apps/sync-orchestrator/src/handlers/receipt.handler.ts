@@ -19,7 +19,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, receiptMsgId, type ReceiptV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, receiptMsgId, type ReceiptV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { UnitReceiptService, type BatchReceiptResult, type ReceiptResult } from '../services/unit-receipts.service.js';
 
@@ -32,7 +32,7 @@ export class ReceiptHandler {
     private readonly units: UnitReceiptService,
   ) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.receipts.durable)
+  @EventPattern<Consumes<'receipts'>>(CONSUMERS.receipts.durable)
   async handle(@Payload() receipt: ReceiptV1): Promise<ReceiptHandling> {
     if (receipt.status === 'rejected') {
       const reason = receipt.reason ?? 'ingest_rejected';

@@ -7,7 +7,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type ApplicationGrantV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type ApplicationGrantV1 } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { ApplicationCredentialRepository } from '../db/repositories/application-credential.repository.js';
@@ -18,7 +18,7 @@ export class ApplicationGrantHandler {
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.applicationGrants.durable)
+  @EventPattern<Consumes<'applicationGrants'>>(CONSUMERS.applicationGrants.durable)
   async apply(@Payload() grant: ApplicationGrantV1): Promise<void> {
     const applied = await inTransaction(this.runtime.orm, (em) => this.repository.apply(em, grant));
     this.runtime.logger.debug({ applicationId: grant.applicationId, credentialVersion: grant.credentialVersion, tokenVersion: grant.tokenVersion, applied }, 'application grant received');

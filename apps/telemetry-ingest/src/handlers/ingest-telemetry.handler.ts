@@ -10,8 +10,8 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type TelemetryBatchV1 } from '@switchyard/messaging';
-import { handleIngestDelivery, RUNTIME, type BusContext, type ServiceRuntime } from '@switchyard/service-kit';
+import { CONSUMERS, type Consumes, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { TelemetryIngestService } from '../services/telemetry-ingest.service.js';
 
 @Controller()
@@ -20,9 +20,9 @@ export class IngestTelemetryHandler {
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.telemetryIngest.durable)
-  async handle(@Payload() batch: TelemetryBatchV1, @Ctx() ctx: BusContext): Promise<void> {
+  @EventPattern<Consumes<'telemetryIngest'>>(CONSUMERS.telemetryIngest.durable)
+  async handle(@Payload() batch: TelemetryBatchV1, @Ctx() ctx: unknown): Promise<void> {
     await this.ingest.prepare(this.runtime.orm, batch);
-    await handleIngestDelivery(ctx.delivery(batch), { runtime: this.runtime, context: 'telemetry-ingest', apply: (em, batch) => this.ingest.apply(em, batch) });
+    await handleIngestDelivery(BusContext.deliveryOf(ctx, batch), { runtime: this.runtime, context: 'telemetry-ingest', apply: (em, batch) => this.ingest.apply(em, batch) });
   }
 }

@@ -10,7 +10,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type ConsumerPayloads, type ConnectionConfigV1 } from '@switchyard/messaging';
+import { CONSUMERS, type Consumes, type ConnectionConfigV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '../runtime.js';
 import { ConnectionConfigStore } from './db/connection-config.repository.js';
 
@@ -23,7 +23,7 @@ export class ConnectionConfigHandler {
     this.store = new ConnectionConfigStore(runtime.orm);
   }
 
-  @EventPattern<ConsumerPayloads>(CONSUMERS.connectionConfig.durable)
+  @EventPattern<Consumes<'connectionConfig'>>(CONSUMERS.connectionConfig.durable)
   async apply(@Payload() config: ConnectionConfigV1): Promise<void> {
     const applied = await this.store.apply(config);
     this.runtime.logger.debug({ connectionId: config.connectionId, revision: config.revision, applied }, 'connection config received');

@@ -1,8 +1,8 @@
 /**
  * The one way a context binds to the bus: a Nest custom transport strategy over the MessageBus
  * port (JetStream or in-process alike), so handlers are Nest controllers declaring
- * `@MessagePattern(RPCS.….subject)` (request/reply) and `@EventPattern<ConsumerPayloads>(CONSUMERS.….durable)`
- * (durable consumers), with `@Payload()` and `@Ctx() ctx: BusContext`. Each pattern is resolved
+ * `@MessagePattern(RPCS.….subject)` (request/reply) and `@EventPattern<Consumes<'…'>>(CONSUMERS.….durable)`
+ * (durable consumers), with `@Payload()` and `@Ctx()` (a BusContext: headers, the durable delivery). Each pattern is resolved
  * against the name authority (libs/messaging subjects.ts); an undeclared one fails the start.
  *
  * The transport owns what every handler used to repeat:
