@@ -81,6 +81,23 @@ describe('consumer key on connection routes', () => {
     expect(res.body).toEqual({ error: 'unauthorized' });
   });
 
+  it('401 for two Authorization lines, whichever comes first (Node would keep only the first)', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(`${gw.url}/v1/connections/${connA}`);
+    for (const lines of [[`Bearer ${key}`, `Bearer ${otherKey}`], [`Bearer ${key}`, `Bearer ${key}`]]) {
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        // An array value sends one header line per element.
+        const req = request(url, { headers: { authorization: lines } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(401);
+    }
+  });
+
   it('401 when the secret part of a real key is wrong (same lookup id)', async () => {
     const forged = key.slice(0, 15) + (key[15] === 'a' ? 'b' : 'a') + key.slice(16);
     const res = await gw.call('GET', `/v1/connections/${connA}`, { headers: bearer(forged) });

@@ -8,7 +8,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { AuthService } from './auth.service.js';
-import type { AuthenticatedRequest, ConsumerPermission, SyncOperation } from './principal.js';
+import { authorizationOf, type AuthenticatedRequest, type ConsumerPermission, type SyncOperation } from './principal.js';
 
 const CONSUMER_PERMISSION = 'switchyard:consumer-permission';
 const SYNC_OPERATION = 'switchyard:sync-operation';
@@ -23,7 +23,7 @@ export class ConsumerKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const permission = this.reflector.get<ConsumerPermission>(CONSUMER_PERMISSION, context.getHandler()) ?? 'read';
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    req.principal = await this.auth.consumer(req.headers.authorization, req.params.id, permission);
+    req.principal = await this.auth.consumer(authorizationOf(req), req.params.id, permission);
     return true;
   }
 }
@@ -34,7 +34,7 @@ export class AnyConsumerKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    await this.auth.consumerKeyOnly(req.headers.authorization);
+    await this.auth.consumerKeyOnly(authorizationOf(req));
     return true;
   }
 }
@@ -49,7 +49,7 @@ export class ApplicationGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const operation = this.reflector.get<SyncOperation>(SYNC_OPERATION, context.getHandler()) ?? 'sync.read';
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    req.principal = await this.auth.application(req.headers.authorization, req.headers['connection-token'], operation);
+    req.principal = await this.auth.application(authorizationOf(req), req.headers['connection-token'], operation);
     return true;
   }
 }

@@ -39,7 +39,20 @@ export type Principal = ConsumerPrincipal | ApplicationPrincipal;
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
   params: Record<string, string | undefined>;
+  /** Node's request: its rawHeaders keep every header line (Node keeps only the first Authorization in `headers`). */
+  raw?: { rawHeaders: string[] };
   principal?: Principal;
+}
+
+/**
+ * The request's Authorization header, or undefined — which every scheme refuses with 401 — when
+ * it arrived more than once: Node keeps only the first line, so `pt_good` then `pt_bad` would
+ * otherwise authenticate silently as the first (issue 18). Two Connection-Token lines are already
+ * joined into one value that parses as no token.
+ */
+export function authorizationOf(req: AuthenticatedRequest): unknown {
+  const lines = req.raw?.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'authorization').length ?? 0;
+  return lines > 1 ? undefined : req.headers.authorization;
 }
 
 /** The consumer principal of a route guarded by `@ConsumerAuth` (the guard always sets it). */
