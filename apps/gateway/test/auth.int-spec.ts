@@ -86,8 +86,8 @@ describe('consumer key on connection routes', () => {
     const url = new URL(`${gw.url}/v1/connections/${connA}`);
     for (const lines of [[`Bearer ${key}`, `Bearer ${otherKey}`], [`Bearer ${key}`, `Bearer ${key}`]]) {
       const status = await new Promise<number | undefined>((resolve, reject) => {
-        // An array value sends one header line per element.
-        const req = request(url, { headers: { authorization: lines } }, (res) => {
+        // A flat [name, value, …] list sends one header line per pair (and no default Host).
+        const req = request(url, { headers: ['host', url.host, ...lines.flatMap((line) => ['authorization', line])] }, (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode));
         });
