@@ -17,7 +17,7 @@
  * process's queue, against 7.1 ms between requests at Samsara's budgeted 140 req/s: the budget
  * costs about a tenth of one request slot and is far from limiting the rate.
  */
-import type { Orm } from '@switchyard/persistence';
+import { tableNamer, type Orm } from '@switchyard/persistence';
 
 export interface BudgetTake {
   granted: boolean;
@@ -30,11 +30,10 @@ const ELAPSED = `greatest(0, extract(epoch from (c.now - b.refilled_at))::float8
 const AVAILABLE = `least(b.burst, b.tokens + ${ELAPSED} * b.rate)`;
 
 export class ProviderBudgetRepository {
-  constructor(private readonly orm: Orm) {}
+  private readonly table: string;
 
-  private get table(): string {
-    const schema = this.orm.config.get('schema') ?? 'public';
-    return `"${schema.replaceAll('"', '""')}"."provider_budget"`;
+  constructor(private readonly orm: Orm) {
+    this.table = tableNamer(orm)('provider_budget');
   }
 
   private execute<T>(sql: string, params: unknown[]): Promise<T[]> {
