@@ -40,7 +40,7 @@ import { randomUUID } from 'node:crypto';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
 import { ContextKitModule } from '../src/context/context-kit.module.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
-import { Migration0001ConnectionConfigProjection } from '../src/context/db/connection-config.migration.js';
+import { Migration0001ConnectionConfigProjection } from './connection-config.migration.js';
 import { createLogger } from '../src/logger.js';
 import { BusContext } from '../src/transport/bus-context.js';
 import { cleanup, databaseUrl, eventually, natsUrl, uniqueSuffix } from './support.js';

@@ -10,7 +10,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createBus, EVENTS, Namespace, RPCS, subjectFor, type ConnectionConfigV1, type MessageBus } from '@switchyard/messaging';
 import { createOrm, migrateUp } from '@switchyard/persistence';
 import { randomUUID } from 'node:crypto';
-import { Migration0001ConnectionConfigProjection } from '../src/context/db/connection-config.migration.js';
+import { Migration0001ConnectionConfigProjection } from './connection-config.migration.js';
 import { ConnectionConfigStore } from '../src/context/db/connection-config.repository.js';
 import { cleanup, databaseUrl, eventually, natsUrl, startInstance, uniqueSuffix, type ContextInstance } from './support.js';
 

@@ -12,7 +12,7 @@ import { createBus, Namespace, type MessageBus } from '@switchyard/messaging';
 import { createOrm, resolveDatabaseUrl } from '@switchyard/persistence';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
-import { Migration0001ConnectionConfigProjection } from '../src/context/db/connection-config.migration.js';
+import { Migration0001ConnectionConfigProjection } from './connection-config.migration.js';
 import { ContextKitModule } from '../src/context/context-kit.module.js';
 import { createLogger } from '../src/logger.js';
 

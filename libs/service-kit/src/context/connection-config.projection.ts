@@ -1,8 +1,9 @@
 /**
  * The local copy of each connection's configuration, kept by every context that collects or
  * serves connection data (architecture: a context never reads another context's schema; it keeps
- * projections fed by events). Shared here instead of copied into four apps; the table's migration,
- * entity and SQL live in ./db/ (connection-config.migration/entity/repository.ts).
+ * projections fed by events). Shared here instead of copied into four apps; the table's entity and
+ * SQL live in ./db/ (connection-config.entity/repository.ts), its migration in each context's own
+ * db/migrations (applied migrations are written out, never shared).
  *
  * Invariant: a row only moves forward — an upsert applies only when the incoming `revision` is
  * higher than the stored one, so redelivered or reordered snapshots can never roll a config back.
