@@ -177,7 +177,19 @@ describe('collectors', () => {
   }, 90_000);
 
   it('does not roll last_success_at back for an older health observation', async () => {
-    const before = await connection.health();
+    // Jobs of the failed sync that had published before it failed still report their success after
+    // it (seen once in CI, ~1 s later): read the baseline once the health has stopped moving.
+    let before = await connection.health();
+    await pollUntil(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const now = await connection.health();
+        const still = JSON.stringify(now) === JSON.stringify(before);
+        before = now;
+        return still;
+      },
+      { timeoutMs: 20_000, intervalMs: 0, description: 'connection health settled' },
+    );
     const older: ConnectionHealthV1 = {
       connectionId,
       observedAt: new Date(Date.parse(before.last_success_at!) - 60_000).toISOString(),
@@ -192,7 +204,7 @@ describe('collectors', () => {
     // Wait until the gateway handled it (its debug line names the sequence), then read.
     await pollUntil(async () => stack.logLines.join('').includes('"sequence":"999999999","applied":false'), { timeoutMs: 10_000, description: 'older observation handled' });
     expect(await connection.health()).toMatchObject({ last_success_at: before.last_success_at, last_error_code: before.last_error_code });
-  });
+  }, 60_000);
 
   it('logs no provider credential', () => {
     expect(stack.logLines.join('')).not.toContain(apiToken);
