@@ -111,13 +111,16 @@ export async function pendingMigrations(orm: Orm): Promise<string[]> {
 export async function schemaDrift(orm: Orm): Promise<string> {
   // The generator still introspects every schema's table list before comparing this one; on a
   // server shared with other runs, a schema dropped between its list and index queries fails with
-  // 3F000 (no such schema) or 42P01 (no such relation). That is a race, not drift: ask again.
+  // 3F000 (no such schema) or 42P01 (no such relation), or — when the table went between reading
+  // its OID and its indexes — XX000 "could not open relation with OID …" (seen in CI). That is a
+  // race, not drift: ask again.
   for (let attempt = 1; ; attempt++) {
     try {
       return (await orm.schema.getUpdateSchemaSQL({ wrap: false, schema: ormSchema(orm) })).trim();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (attempt >= 5 || (code !== '3F000' && code !== '42P01')) throw error;
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      const droppedMidway = code === '3F000' || code === '42P01' || (code === 'XX000' && typeof message === 'string' && message.startsWith('could not open relation with OID'));
+      if (attempt >= 5 || !droppedMidway) throw error;
     }
   }
 }
