@@ -4,6 +4,7 @@ import { ContextKitModule } from '@switchyard/service-kit';
 import { CollectorService } from './collectors/collector.service.js';
 import { ConnectionHealthPublisher } from './collectors/connection-health.publisher.js';
 import { ReceiptHandler } from './handlers/receipt.handler.js';
+import { RefreshHandler } from './handlers/refresh.handler.js';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantHandler } from './projections/application-grant.handler.js';
 import { CollectionScheduler } from './scheduler/collection-scheduler.service.js';
@@ -11,12 +12,13 @@ import { SCHEDULED_RUN_CREATOR } from './scheduler/scheduled-run.port.js';
 import { ProviderAdapterFactory } from './providers/adapter-factory.js';
 import { SyncLifecycleService } from './services/sync-lifecycle.service.js';
 import { UnitReceiptService } from './services/unit-receipts.service.js';
+import { VehicleRefreshService } from './services/vehicle-refresh.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: true })],
-  controllers: [SyncApiHandler, ApplicationGrantHandler, ReceiptHandler],
+  controllers: [SyncApiHandler, ApplicationGrantHandler, ReceiptHandler, RefreshHandler],
   providers: [
-    SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService,
+    SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService, VehicleRefreshService,
     // The scheduler creates its runs through a port; the lifecycle service implements it today.
     { provide: SCHEDULED_RUN_CREATOR, useExisting: SyncLifecycleService },
     CollectionScheduler,

@@ -33,6 +33,7 @@ export * from './schemas/dead-letter.v1.js';
 export * from './schemas/ping.v1.js';
 export * from './schemas/application-grant.v1.js';
 export * from './schemas/sync-api.v1.js';
+export * from './schemas/vehicle-refresh.v1.js';
 export * from './ingest-subjects.js';
 export * from './provider-access.js';
 export * from './connection-health.js';

@@ -26,6 +26,7 @@ import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
 import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
 import { receiptV1 } from './schemas/receipt.v1.js';
 import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
+import { refreshVehicleReplyV1, refreshVehicleRequestV1 } from './schemas/vehicle-refresh.v1.js';
 import { vehicleVisibilityChangedV1 } from './schemas/vehicle-visibility.v1.js';
 
 const MINUTE_MS = 60_000;
@@ -108,6 +109,8 @@ export const RPCS = {
     retry: rpc('sync.retry', syncByIdRequestV1, syncReplyV1),
     cancel: rpc('sync.cancel', syncByIdRequestV1, syncReplyV1),
   },
+  /** On-demand collection, gateway → sync-orchestrator (spec 4.4 refresh; schemas/vehicle-refresh.v1.ts). */
+  collection: { refresh: rpc('sync.collection.refresh', refreshVehicleRequestV1, refreshVehicleReplyV1) },
   /** Collectors → gateway: a connection's provider credentials (restricted subject, docs/deploy.md). */
   gateway: { providerAccess: rpc('gateway.connection.provider-access', providerAccessRequestV1, providerAccessReplyV1) },
   /** Stored reads, gateway → directory (spec 4.2). */

@@ -10,6 +10,7 @@ import { Migration0009UnitWaits } from './migration-0009-unit-waits.js';
 import { Migration0010ScheduleWindowParts } from './migration-0010-schedule-window-parts.js';
 import { Migration0011ApplicationTokens } from './migration-0011-application-tokens.js';
 import { Migration0012SyncCorrelation } from './migration-0012-sync-correlation.js';
+import { Migration0013RefreshSlots } from './migration-0013-refresh-slots.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -25,4 +26,5 @@ export const syncOrchestratorMigrations = [
   Migration0010ScheduleWindowParts,
   Migration0011ApplicationTokens,
   Migration0012SyncCorrelation,
+  Migration0013RefreshSlots,
 ];
