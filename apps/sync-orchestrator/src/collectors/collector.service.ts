@@ -37,6 +37,10 @@
  *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it. Each
  *   observation names the directory datasets the job feeds (healthDatasets), so the directory
  *   degrades only those datasets.
+ * - skipped records (`Page.skipped`: a record the adapter read but could not or would not map — a
+ *   trailer, a malformed record) never fail the page: each is logged with its source id and reason
+ *   under the job's correlation id ("provider record skipped"), and the job's outcome line counts
+ *   them (`skippedRecords`, at info whenever there are some, so an operator sees it without debug logs).
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
@@ -188,6 +192,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
       const built = await this.adapters.adapterFor({ connectionId: job.connectionId });
       support = built.adapter.capabilities.fields;
       let published = false;
+      let skippedRecords = 0;
       /** Units whose final batch was recorded (and then published) by this job. */
       const finals = new Set<LeasedUnit>();
       const publish = async (batch: IngestBatchV1) => {
@@ -211,8 +216,14 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         saveCursor: async (unit, cursor) => {
           if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.lost.add(unit.unitId);
         },
+        skipped: (records) => {
+          skippedRecords += records.length;
+          // The adapter's reason names the field and the problem, never a value (no secrets, no payload).
+          for (const record of records) log.info({ sourceId: record.sourceId, reason: record.reason }, 'provider record skipped');
+        },
       });
-      log.debug('collector job published its pages');
+      if (skippedRecords > 0) log.info({ skippedRecords }, 'collector job published its pages');
+      else log.debug({ skippedRecords }, 'collector job published its pages');
       for (const unit of finals) {
         if (!this.lost.has(unit.unitId)) await this.units.awaitReceipts(unit.unitId, unit.fencingToken, this.settings.receiptWaitMs);
       }

@@ -33,10 +33,14 @@
  * `faults` is selected. Nothing to ask, or an empty fault window, asks the provider nothing.
  * A vehicle absent from a listing, or a unit with nothing to ask, gets an empty final batch: nothing
  * is written for it (never zeros), and the unit completes because the answer is known.
+ *
+ * Skipped records: a page's `skipped` (records the adapter read but did not map — a trailer, a
+ * malformed record — each with its source id and reason) goes to `ctx.skipped` as soon as the page
+ * is fetched, before its records are published; the rest of the page is published as usual.
  */
 import type { FaultRecord, FaultSnapshot, Provider, TelemetryMetric } from '@switchyard/domain';
 import type { IngestBatchV1, IngestKind } from '@switchyard/messaging';
-import type { Page, ProviderAdapter } from '@switchyard/providers';
+import type { Page, ProviderAdapter, SkippedRecord } from '@switchyard/providers';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { faultsSelected, telemetryMetricsFor } from '../domain/collection-scope.js';
 import {
@@ -63,6 +67,15 @@ export interface FetchContext {
   record(unit: LeasedUnit, batches: readonly IngestBatchV1[]): Promise<boolean>;
   publish(batch: IngestBatchV1): Promise<void>;
   saveCursor(unit: LeasedUnit, cursor: string | null): Promise<void>;
+  /** The records a fetched page reports as skipped (called only when there are some). */
+  skipped(records: readonly SkippedRecord[]): void;
+}
+
+/** Fetches a page and hands its skipped records to the context. */
+async function fetched<T>(ctx: FetchContext, page: Promise<Page<T>>): Promise<Page<T>> {
+  const got = await page;
+  if (got.skipped && got.skipped.length > 0) ctx.skipped(got.skipped);
+  return got;
 }
 
 const now = () => new Date().toISOString();
@@ -115,7 +128,7 @@ async function runFleet<K extends VehicleKind>(
   let cursor = scope ? decodeFleetCursor(stored, scope) : stored;
   for (;;) {
     if (!(await ctx.proceed())) return;
-    const page = await fetch(cursor);
+    const page = await fetched(ctx, fetch(cursor));
     const fetchedAt = now();
     const last = page.next === null;
     const providerCursor = page.next !== null && scope ? encodeFleetCursor(scope, page.next) : page.next;
@@ -152,7 +165,7 @@ async function runFaults(units: readonly LeasedUnit[], vehicles: readonly string
 function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: 'complete_snapshot'): Page<FaultSnapshot>;
 function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: 'explicit_records'): Page<FaultRecord>;
 function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: FaultSnapshot['model'] | FaultRecord['model']): Page<FaultSnapshot | FaultRecord> {
-  return { items: page.items.filter((i) => i.model === model), next: page.next };
+  return { items: page.items.filter((i) => i.model === model), next: page.next, ...(page.skipped ? { skipped: page.skipped } : {}) };
 }
 
 async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): Promise<void> {
@@ -165,13 +178,13 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
     const pageKey = `${position.lane}:${position.cursor ?? 'start'}`;
     let next: MembershipCursor | null;
     if (position.lane === 'groups') {
-      const page = await ctx.adapter.groups(position.cursor);
+      const page = await fetched(ctx, ctx.adapter.groups(position.cursor));
       next = { lane: page.next === null ? 'vehicles' : 'groups', cursor: page.next };
       const providerCursor = encodeMembershipCursor(next);
       await publishAll(ctx, carrier, pageBatches({ unit: carrier, provider: ctx.provider, kind: 'groups', records: page.items, pageKey, providerCursor, last: false, fetchedAt: now() }));
       for (const unit of live) await ctx.saveCursor(unit, providerCursor);
     } else {
-      const page = await ctx.adapter.vehicles(position.cursor);
+      const page = await fetched(ctx, ctx.adapter.vehicles(position.cursor));
       const fetchedAt = now();
       const last = page.next === null;
       next = last ? null : { lane: 'vehicles', cursor: page.next };
@@ -216,7 +229,7 @@ async function runUnit<K extends IngestKind>(unit: LeasedUnit, ctx: FetchContext
   let cursor = unit.providerCursor;
   for (;;) {
     if (!(await ctx.proceed()) || !ctx.held(unit)) return;
-    const page = await fetch(cursor);
+    const page = await fetched(ctx, fetch(cursor));
     const last = page.next === null;
     const records = vehicle === undefined ? page.items : page.items.filter((r) => vehicleOf(r as RecordOf<VehicleKind>) === vehicle);
     await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind, records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));
