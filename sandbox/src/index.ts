@@ -10,6 +10,7 @@ export { createAccountFleet, swappedSerial } from './common/account-fleet.js';
 export { applyDuplicateAndReorder, pageWithScenario, findScenario, type DuplicateAndReorder } from './common/duplicate-reorder.js';
 export { applyFieldChange, truncateBody } from './common/field-change.js';
 export { scenarioSchema, scenarioListSchema } from './common/scenario.schema.js';
+export { PROVIDER_QUIRKS, quirkOn, quirkOnVehicle, type ProviderQuirk } from './common/provider-quirks.js';
 export { scenarioMatches } from './common/scenario-book.js';
 export { TokenBuckets } from './common/token-bucket.js';
 export { TrafficStats, MAX_STATS_PATHS, type TrafficCounts } from './common/control-api.js';

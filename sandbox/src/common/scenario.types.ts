@@ -1,3 +1,5 @@
+import type { ProviderQuirk } from './provider-quirks.js';
+
 /**
  * Scenario controls: faults a test or the sandbox operator injects into one provider account
  * (one token / API key / database) of one simulator, to prove adapters and the pipeline cope.
@@ -30,6 +32,11 @@ export type Scenario =
   /** The vehicle's odometer drops to `toMeters` at `atMs` and continues from there. */
   | { kind: 'odometer_reset'; vehicleIndex: number; atMs: number; toMeters: number }
   /** At `atMs` the vehicle's device (serial / gateway) changes; provider-side ids of the device change. */
-  | { kind: 'device_swap'; vehicleIndex: number; atMs: number };
+  | { kind: 'device_swap'; vehicleIndex: number; atMs: number }
+  /**
+   * A shape real payloads of the provider take (provider-quirks.ts, docs/providers.md "Provider
+   * fidelity"); per-vehicle quirks apply to `vehicleIndexes` (default [0]). Other providers ignore it.
+   */
+  | { kind: 'provider_quirk'; quirk: ProviderQuirk; vehicleIndexes?: number[] };
 
 export type ScenarioKind = Scenario['kind'];

@@ -53,6 +53,51 @@ export function renderDevice(fleet: AccountFleet, index: number, nowMs: number, 
   };
 }
 
+/** Geotab's built-in group of trailers (membership marks a Device as one). */
+export const GEOTAB_TRAILER_GROUP_ID = 'GroupTrailerId';
+/** Trailers of the `geotab_trailers` quirk: ids outside the fleet's `b<hex>` device ids. */
+export const GEOTAB_TRAILER_COUNT = 2;
+export const geotabTrailerId = (n: number): string => `bL${n + 1}`;
+
+/**
+ * A trailer as a Geotab database lists it among its Devices (quirk `geotab_trailers`, the shape of
+ * the fixture `geotab/device/ok/trailer-device-type-none.json`): `deviceType: "None"`, productId -1,
+ * no serial, engine VIN `"?"`, membership in GroupTrailerId and a `tmpTrailerId`.
+ */
+export function renderTrailer(n: number, createdAtMs: number, version: string): Record<string, unknown> {
+  return {
+    id: geotabTrailerId(n),
+    name: `Trailer ${n + 1}`,
+    serialNumber: '',
+    deviceType: 'None',
+    productId: -1,
+    vehicleIdentificationNumber: '',
+    engineVehicleIdentificationNumber: '?',
+    licensePlate: '',
+    licenseState: '',
+    groups: [{ id: GEOTAB_TRAILER_GROUP_ID }],
+    comment: '',
+    timeZoneId: 'America/New_York',
+    activeFrom: iso(createdAtMs),
+    activeTo: GEOTAB_MAX_DATE,
+    tmpTrailerId: `SimTmpTrailerId${String(n + 1).padStart(6, '0')}`,
+    version,
+  };
+}
+
+/** `2050-01-01T00:00:00.000Z` → `2050-01-01`: the bare dates some Geotab servers send (quirk `geotab_bare_dates`). */
+export function withBareDates(entity: Record<string, unknown>): Record<string, unknown> {
+  const bare = (x: unknown) => (typeof x === 'string' ? x.slice(0, 10) : x);
+  return { ...entity, activeFrom: bare(entity['activeFrom']), activeTo: bare(entity['activeTo']) };
+}
+
+/** The device's engine VIN unreadable (`"?"`) and no typed-in VIN (quirk `geotab_unreadable_engine_vin`). */
+export function withUnreadableEngineVin(device: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...device, engineVehicleIdentificationNumber: '?' };
+  delete out['vehicleIdentificationNumber'];
+  return out;
+}
+
 export function renderUser(d: SimDriver, version: string): Record<string, unknown> {
   return {
     id: geotabUserId(d.index),

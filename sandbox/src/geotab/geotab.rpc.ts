@@ -11,8 +11,9 @@
 import { randomInt } from 'node:crypto';
 import type { SimContext } from '../common/sim-kit.types.js';
 import { applyDuplicateAndReorder, findScenario } from '../common/duplicate-reorder.js';
+import { quirkOn, quirkOnVehicle } from '../common/provider-quirks.js';
 import { allDiagnosticIds, decodeVersion, deviceIndexOf, diagnosticEntity, failureModeEntity, versionCeiling, versionToken, versionValue } from './geotab-ids.js';
-import { iso, renderDevice, renderDeviceStatusInfo, renderGroups, renderServiceUser, renderUser } from './geotab.render.js';
+import { GEOTAB_TRAILER_COUNT, iso, renderDevice, renderDeviceStatusInfo, renderGroups, renderServiceUser, renderTrailer, renderUser, withBareDates, withUnreadableEngineVin } from './geotab.render.js';
 import { feedPage, inEffectRows, LOG_STEP_MS, rangeRows, SERIES_TYPES, type SeriesFilter, type SeriesType } from './geotab.series.js';
 
 export const GEOTAB_MAX_RESULTS = 50_000;
@@ -64,23 +65,35 @@ function seriesFilter(search: Params): SeriesFilter {
 
 // ---- Entities with versions (Device, User) ------------------------------------------------------
 
+/** The account's date quirk applied to a Device or User (bare `activeFrom`/`activeTo` dates). */
+const dated = (ctx: SimContext, body: Record<string, unknown>): Record<string, unknown> => (quirkOn(ctx.scenarios(), 'geotab_bare_dates') ? withBareDates(body) : body);
+
 function deviceEntities(ctx: SimContext): { version: bigint; body: Record<string, unknown> }[] {
   const nowMs = ctx.clock.now();
-  return ctx.fleet.vehicles().map((v) => {
+  const scenarios = ctx.scenarios();
+  const devices = ctx.fleet.vehicles().map((v) => {
     // A device changes when created, updated, or its GO device is swapped (new serial).
-    const swapMs = ctx.scenarios().flatMap((s) => (s.kind === 'device_swap' && s.vehicleIndex === v.index && s.atMs <= nowMs ? [s.atMs] : []));
+    const swapMs = scenarios.flatMap((s) => (s.kind === 'device_swap' && s.vehicleIndex === v.index && s.atMs <= nowMs ? [s.atMs] : []));
     const version = versionValue(Math.max(v.createdAtMs, v.updatedAtMs, ...swapMs), v.index, 0);
-    return { version, body: renderDevice(ctx.fleet, v.index, nowMs, versionToken(version)) };
+    const body = renderDevice(ctx.fleet, v.index, nowMs, versionToken(version));
+    return { version, body: dated(ctx, quirkOnVehicle(scenarios, 'geotab_unreadable_engine_vin', v.index) ? withUnreadableEngineVin(body) : body) };
   });
+  if (!quirkOn(scenarios, 'geotab_trailers')) return devices;
+  const createdMs = ctx.fleet.options.epochMs;
+  const trailers = Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => {
+    const version = versionValue(createdMs, n, 2);
+    return { version, body: dated(ctx, renderTrailer(n, createdMs, versionToken(version))) };
+  });
+  return [...devices, ...trailers];
 }
 
 function userEntities(ctx: SimContext): { version: bigint; body: Record<string, unknown> }[] {
   const service = renderServiceUser(ctx.accountInfo.userName ?? 'service', ctx.fleet.options.epochMs);
   return [
-    { version: 1n, body: service },
+    { version: 1n, body: dated(ctx, service) },
     ...ctx.fleet.drivers().map((d) => {
       const version = versionValue(Math.max(d.createdAtMs, d.updatedAtMs), d.index, 1);
-      return { version, body: renderUser(d, versionToken(version)) };
+      return { version, body: dated(ctx, renderUser(d, versionToken(version))) };
     }),
   ];
 }

@@ -7,6 +7,7 @@
  * `pagination.total` counts every row of the query; history (v3 points, driving periods) hidden by a
  * late_history scenario is left out until the clock passes it; only what happened by "now" exists.
  */
+import { quirkOnVehicle } from '../common/provider-quirks.js';
 import type { SimContext, SimRequest } from '../common/sim-kit.types.js';
 import type { SimDriver, SimFault, SimTrip, SimVehicle } from '../fleet/fleet.types.js';
 import { embeddedUser, MOTIVE_IDS, renderAdmin, renderDrivingPeriod, renderFaultCode, renderGroup, renderPoint, renderUser, renderVehicle, type Units } from './motive.render.js';
@@ -86,10 +87,17 @@ export function vehicleByMotiveId(ctx: SimContext, id: string): SimVehicle | und
   return /^\d+$/.test(id) ? ctx.fleet.vehicles().find((v) => MOTIVE_IDS.vehicle(v.index) === Number(id)) : undefined;
 }
 
-/** Rendering is per row, so a page of a 10,000-vehicle fleet computes only its own rows' state. */
+/**
+ * Rendering is per row, so a page of a 10,000-vehicle fleet computes only its own rows' state. A
+ * vehicle the `motive_unfilled_vehicles` quirk covers is one nobody filled in, as a live capture
+ * shows it: `year: "0"`, empty `make` and `model`.
+ */
 export function vehicleRow(ctx: SimContext): (v: SimVehicle) => Record<string, unknown> {
   const now = ctx.clock.now();
-  return (v) => renderVehicle(ctx.fleet, v, now, driverOf(ctx, ctx.fleet.stateAt(v.index, now).driverIndex));
+  return (v) => {
+    const row = renderVehicle(ctx.fleet, v, now, driverOf(ctx, ctx.fleet.stateAt(v.index, now).driverIndex));
+    return quirkOnVehicle(ctx.scenarios(), 'motive_unfilled_vehicles', v.index) ? { ...row, year: '0', make: '', model: '' } : row;
+  };
 }
 
 export function users(req: SimRequest, ctx: SimContext): Record<string, unknown>[] {

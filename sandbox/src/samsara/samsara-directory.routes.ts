@@ -8,7 +8,8 @@ import type { SimContext, SimRequest, SimResponse } from '../common/sim-kit.type
 import type { SimDriver, SimGroup, SimVehicle } from '../fleet/fleet.types.js';
 import { csvParam, enumParam, limitParam, ok, paginate, samsaraError, timeParam } from './samsara-http.js';
 import { driverIndexOf, tagIndexOf, vehicleIndexOf } from './samsara-ids.js';
-import { renderDriver, renderTag, renderVehicle } from './samsara-render.js';
+import { quirkOn, quirkOnVehicle } from '../common/provider-quirks.js';
+import { renderDriver, renderSparseVehicle, renderTag, renderVehicle } from './samsara-render.js';
 
 export interface DirectoryOptions {
   /** Server-side cap on `limit` (Samsara: 512; tests use less to exercise pagination). */
@@ -49,6 +50,13 @@ function tagFilter(req: SimRequest, ctx: SimContext): ((groupIndexes: readonly n
   return (groupIndexes) => groupIndexes.some((g) => wanted.has(g));
 }
 
+/** A listed vehicle, sparse when the account's `samsara_sparse_vehicles` quirk covers it. */
+function vehicleJson(ctx: SimContext, v: SimVehicle, nowMs: number) {
+  return quirkOnVehicle(ctx.scenarios(), 'samsara_sparse_vehicles', v.index) ? renderSparseVehicle(v) : renderVehicle(ctx.fleet, v, nowMs);
+}
+
+const driverJson = (ctx: SimContext, d: SimDriver) => renderDriver(ctx.fleet, d, quirkOn(ctx.scenarios(), 'samsara_national_phones'));
+
 export function listVehicles(req: SimRequest, ctx: SimContext, options: DirectoryOptions): SimResponse {
   const now = ctx.clock.now();
   const size = limitParam(req, options.maxPageSize);
@@ -59,13 +67,13 @@ export function listVehicles(req: SimRequest, ctx: SimContext, options: Director
     (v) => (updatedAfter === undefined || v.updatedAtMs > updatedAfter) && (createdAfter === undefined || v.createdAtMs > createdAfter) && (!inTags || inTags(v.groupIndexes)),
   );
   const page = paginate(req, ctx, all, size);
-  return ok({ data: page.records.map((v) => renderVehicle(ctx.fleet, v, now)), pagination: page.pagination });
+  return ok({ data: page.records.map((v) => vehicleJson(ctx, v, now)), pagination: page.pagination });
 }
 
 export function getVehicle(id: string, ctx: SimContext): SimResponse {
   const index = vehicleIndexOf(id);
   const v = index !== undefined && index < ctx.fleet.vehicles().length ? ctx.fleet.vehicle(index) : undefined;
-  return v?.active ? ok({ data: renderVehicle(ctx.fleet, v, ctx.clock.now()) }) : samsaraError('not_found', { message: `vehicle ${id} not found` });
+  return v?.active ? ok({ data: vehicleJson(ctx, v, ctx.clock.now()) }) : samsaraError('not_found', { message: `vehicle ${id} not found` });
 }
 
 export function listDrivers(req: SimRequest, ctx: SimContext, options: DirectoryOptions): SimResponse {
@@ -77,13 +85,13 @@ export function listDrivers(req: SimRequest, ctx: SimContext, options: Directory
     .drivers()
     .filter((d) => d.active === (status === 'active') && (updatedAfter === undefined || d.updatedAtMs > updatedAfter) && (!inTags || inTags(d.groupIndexes)));
   const page = paginate(req, ctx, all, size);
-  return ok({ data: page.records.map((d) => renderDriver(ctx.fleet, d)), pagination: page.pagination });
+  return ok({ data: page.records.map((d) => driverJson(ctx, d)), pagination: page.pagination });
 }
 
 export function getDriver(id: string, ctx: SimContext): SimResponse {
   const index = driverIndexOf(id);
   const d = index !== undefined ? ctx.fleet.drivers()[index] : undefined;
-  return d ? ok({ data: renderDriver(ctx.fleet, d) }) : samsaraError('not_found', { message: `driver ${id} not found` });
+  return d ? ok({ data: driverJson(ctx, d) }) : samsaraError('not_found', { message: `driver ${id} not found` });
 }
 
 export function listTags(req: SimRequest, ctx: SimContext, options: DirectoryOptions): SimResponse {

@@ -47,12 +47,23 @@ export function renderVehicle(fleet: AccountFleet, v: SimVehicle, nowMs: number)
   };
 }
 
-export function renderDriver(fleet: AccountFleet, d: SimDriver): Json {
+/**
+ * A vehicle as sparse as Samsara lists some (quirk `samsara_sparse_vehicles`): its id and times only —
+ * no name, VIN, make, model, year, plate, gateway or tags, all omitted rather than empty.
+ */
+export function renderSparseVehicle(v: SimVehicle): Json {
+  return { id: samsaraVehicleId(v.index), createdAtTime: samsaraTime(v.createdAtMs), updatedAtTime: samsaraTime(v.updatedAtMs) };
+}
+
+/** The national form of a fleet phone (`+15558234327` → `5558234327`), as Samsara's own driver example shows it. */
+export const samsaraNationalPhone = (e164: string): string => e164.replace(/^\+1/, '');
+
+export function renderDriver(fleet: AccountFleet, d: SimDriver, nationalPhones = false): Json {
   return {
     id: samsaraDriverId(d.index),
     name: `${d.firstName} ${d.lastName}`,
     username: d.username,
-    ...(d.phone !== null ? { phone: d.phone } : {}),
+    ...(d.phone !== null ? { phone: nationalPhones ? samsaraNationalPhone(d.phone) : d.phone } : {}),
     ...(d.email !== null ? { email: d.email } : {}),
     ...(d.licenseNumber !== null ? { licenseNumber: d.licenseNumber } : {}),
     ...(d.licenseState !== null ? { licenseState: d.licenseState } : {}),
@@ -169,6 +180,14 @@ export function faultCodesPoint(v: SimVehicle, tMs: number, active: readonly Sim
         }
       : {}),
   };
+}
+
+/**
+ * An OEM code without `codeIdentifier` (quirk `samsara_oem_code_without_identifier`): Samsara's SDK
+ * types all four OEM fields optional; the description, severity and source are those of its example.
+ */
+export function withOemCodeWithoutIdentifier(point: Json): Json {
+  return { ...point, oem: { diagnosticTroubleCodes: [{ codeDescription: 'KVGT Servo Error', codeSeverity: 'L03', codeSource: 'ENG/M' }] } };
 }
 
 function location(s: VehicleState, at: { latitude: number; longitude: number }): Json {

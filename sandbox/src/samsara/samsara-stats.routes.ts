@@ -11,11 +11,12 @@
  * explicit empty set 30 days back when there was none (no occurrence lasts longer than ~13 days).
  */
 import type { SimContext, SimRequest, SimResponse } from '../common/sim-kit.types.js';
+import { quirkOnVehicle } from '../common/provider-quirks.js';
 import type { SimVehicle, VehicleState } from '../fleet/fleet.types.js';
 import { orgVehicles } from './samsara-directory.routes.js';
 import { badRequest, csvParam, ok, paginate, SamsaraRequestError, timeParam, type PageOf } from './samsara-http.js';
 import { decodeSimCursor, encodeSimCursor, samsaraVehicleId, vehicleIndexOf } from './samsara-ids.js';
-import { faultCodesPoint, SAMSARA_STAT_TYPES, SNAPSHOT_KEY, statPoint, type SamsaraStatType } from './samsara-render.js';
+import { faultCodesPoint, SAMSARA_STAT_TYPES, SNAPSHOT_KEY, statPoint, withOemCodeWithoutIdentifier, type SamsaraStatType } from './samsara-render.js';
 
 export interface StatsOptions {
   /** Vehicles per stats page (snapshot and feed). */
@@ -48,15 +49,19 @@ function selectedVehicles(req: SimRequest, ctx: SimContext): readonly SimVehicle
   return all.filter((v) => wanted.has(v.index));
 }
 
+/** A faultCodes point as the account's quirks shape it (an OEM code without identifier). */
+const withQuirks = (ctx: SimContext, v: SimVehicle, point: Json): Json =>
+  quirkOnVehicle(ctx.scenarios(), 'samsara_oem_code_without_identifier', v.index) ? withOemCodeWithoutIdentifier(point) : point;
+
 /** faultCodes points in [fromMs, toMs): one per transition time, the active set just after it. */
 function faultPoints(ctx: SimContext, v: SimVehicle, fromMs: number, toMs: number): Json[] {
   const times = [...new Set(ctx.fleet.faultEventsBetween(v.index, fromMs, toMs).map((e) => e.tMs))];
-  return times.map((t) => faultCodesPoint(v, t, ctx.fleet.stateAt(v.index, t).activeFaults));
+  return times.map((t) => withQuirks(ctx, v, faultCodesPoint(v, t, ctx.fleet.stateAt(v.index, t).activeFaults)));
 }
 
 function snapshotFaults(ctx: SimContext, v: SimVehicle, tMs: number): Json {
   const last = faultPoints(ctx, v, tMs - FAULT_LOOKBACK_MS, tMs + 1).at(-1);
-  return last ?? faultCodesPoint(v, Math.max(v.createdAtMs, tMs - FAULT_LOOKBACK_MS), []);
+  return last ?? withQuirks(ctx, v, faultCodesPoint(v, Math.max(v.createdAtMs, tMs - FAULT_LOOKBACK_MS), []));
 }
 
 /** Series item for `v` with points at `times`, keyed the feed/history way. */

@@ -6,6 +6,7 @@
  */
 import type { SimContext, SimRequest, SimResponse } from '../common/sim-kit.types.js';
 import type { SimTrip, SimVehicle } from '../fleet/fleet.types.js';
+import { quirkOn } from '../common/provider-quirks.js';
 import { orgVehicles } from './samsara-directory.routes.js';
 import { badRequest, csvParam, enumParam, intParam, ok, paginate, samsaraError, timeParam } from './samsara-http.js';
 import { vehicleIndexOf } from './samsara-ids.js';
@@ -38,6 +39,8 @@ export function makeTripRoutes(options: TripsOptions) {
     const completion = enumParam(req, 'completionStatus', ['inProgress', 'completed', 'all'] as const, 'all');
     const includeAsset = req.query.get('includeAsset') === 'true';
     const ids = csvParam(req, 'ids');
+    // Samsara's reference marks `ids` required; an organisation was seen answering 404 without it.
+    if (!ids && quirkOn(ctx.scenarios(), 'samsara_trip_stream_ids_required')) return samsaraError('not_found', { message: 'ids is required' });
     if (ids && ids.length > 50) return badRequest('ids accepts at most 50 asset ids');
     const wanted = ids ? new Set(ids.map(vehicleIndexOf)) : undefined;
     const vehicles = orgVehicles(ctx).filter((v) => !wanted || wanted.has(v.index));
