@@ -62,6 +62,7 @@ export { buildOpenApiDocument } from './openapi/document.js';
 export { renderOpenApi } from './openapi/render.js';
 export { GatewayModule } from './app.module.js';
 export { ApiError } from './http/api-error.js';
+export { routeTableOf } from './http/route-table.js';
 export { ContextClient } from './services/context-client.service.js';
 export { OutboxRelay } from './services/outbox-relay.service.js';
 export { ApplicationAuth, ConsumerAuth, ConsumerKeyOnly } from './auth/auth.guards.js';

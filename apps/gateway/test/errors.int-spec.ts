@@ -4,6 +4,7 @@
  * controllers (mounted beside the real module) give the parser, the validation pipe and the filter
  * routes with a body, a query DTO, a path DTO, a context RPC and a handler that fails.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -96,8 +97,79 @@ describe('routing', () => {
     expectError(await raw('GET', '/v1/connections/%E0%A4%A/capabilities', { headers: bearer(key) }), 400, 'invalid_path');
   });
 
-  it('a path parameter longer than the router accepts is a 404 in our shape', async () => {
-    expectError(await raw('GET', `/v1/connections/${'a'.repeat(500)}`, { headers: bearer(key) }), 404, 'not_found');
+  it('an over-long id is answered like any malformed id of its parameter, whatever its length (issue 18 item 8)', async () => {
+    // Fastify's default maxParamLength (100) made 101 characters a router 404 while 100 were the route's 400.
+    for (const length of [100, 101, 500, 10_000]) {
+      const res = await raw('GET', `/v1/test-errors/vehicles/${'v'.repeat(length)}`);
+      expect({ length, status: res.status }).toEqual({ length, status: 400 });
+      expectError(res, 400, 'invalid_path');
+      // A connection id is the guard's: malformed or unknown, the same 404 (spec 5 rule 4).
+      expectError(await raw('GET', `/v1/connections/${'a'.repeat(length)}`, { headers: bearer(key) }), 404, 'not_found');
+    }
+  });
+
+  it('one trailing slash is ignored, on known routes and in the 405 table alike (issue 18 item 8)', async () => {
+    expect((await raw('GET', '/v1/catalog/', { headers: bearer(key) })).status).toBe(200);
+    expect((await raw('POST', '/v1/test-errors/body/', { headers: json, body: '{"name":"probe"}' })).status).toBe(201);
+    const wrong = await raw('DELETE', '/v1/catalog/', { headers: bearer(key) });
+    expectError(wrong, 405, 'method_not_allowed');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+    expectError(await raw('GET', '/v1/catalog//', { headers: bearer(key) }), 404, 'not_found');
+  });
+});
+
+/** Sends raw bytes and reads the whole answer (the server closes after a client error). */
+function rawHttp(request: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.write(request);
+  });
+}
+
+describe('requests the HTTP parser refuses answer in the contract shape (issue 18 item 6)', () => {
+  const contractShaped = (res: { status: number; headers: Record<string, string>; body: string }, status: number, code: string) => {
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: JSON.stringify({ error: code }) });
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  };
+
+  it('headers over 16 KiB are 431 headers_too_large', async () => {
+    contractShaped(await rawHttp(`GET /v1/catalog HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large');
+  });
+
+  it('a URL (a huge cursor) over 16 KiB is 431 headers_too_large', async () => {
+    contractShaped(await rawHttp(`GET /v1/syncs?cursor=${'c'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'headers_too_large');
+  });
+
+  it('a malformed header line is 400 malformed_request, with its detail and one log line', async () => {
+    const res = await rawHttp('GET /v1/catalog HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n');
+    contractShaped(res, 400, 'malformed_request');
+    expect(res.headers['switchyard-error-detail']).toBe('in=request, reason=unparsable');
+    const line = logLines(gw).find((l) => l.requestId === res.headers['x-request-id']);
+    expect(line).toMatchObject({ msg: 'client error', error: 'malformed_request', status: 400 });
+  });
+
+  it('an HTTP/1.1 request without Host is 400 malformed_request (an empty 400 before)', async () => {
+    const res = await rawHttp('GET /v1/catalog HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: JSON.stringify({ error: 'malformed_request' }) });
+    expect(res.headers['switchyard-error-detail']).toBe('in=header, name="host", reason=missing_host');
+  });
+
+  it('an unknown route is 404 not_found in the contract shape', async () => {
+    const res = await rawHttp('GET /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: JSON.stringify({ error: 'not_found' }) });
   });
 });
 
@@ -138,6 +210,35 @@ describe('request bodies', () => {
     expectError(await raw('POST', '/v1/test-errors/body', { headers: { 'content-type': type }, body: 'name=probe' }), 415, 'unsupported_media_type');
   });
 
+  it('a body nested deeper than 32 levels is 400 invalid_body, before anything recursive walks it (issue 18 item 3)', async () => {
+    // 900 levels fit this suite's 2 KiB body limit; system-tests odd-input sends 5,000 to POST /v1/syncs.
+    const body = `{"name":"probe","extra":${'['.repeat(900)}${']'.repeat(900)}}`;
+    const res = await raw('POST', '/v1/test-errors/body', { headers: json, body });
+    expectError(res, 400, 'invalid_body');
+    expect(res.headers.get('switchyard-error-detail')).toBe('in=body, reason=too_deep');
+    // 32 levels still parse (and fail only on the unknown property).
+    const shallow = await raw('POST', '/v1/test-errors/body', { headers: json, body: `{"name":"probe","extra":${'['.repeat(31)}${']'.repeat(31)}}` });
+    expect(shallow.headers.get('switchyard-error-detail')).toBe('in=body, name="extra", reason=unknown');
+  });
+
+  it('brackets inside strings do not count as nesting', async () => {
+    const res = await raw('POST', '/v1/test-errors/body', { headers: json, body: JSON.stringify({ name: '['.repeat(100) }) });
+    expectError(res, 400, 'invalid_body');
+    expect(res.headers.get('switchyard-error-detail')).toBe('in=body, name="name", reason=out_of_range');
+  });
+
+  it.each([
+    ['text/plain', 'sent without credentials', 'hello'],
+    ['application/json', 'over the size limit', JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) })],
+    ['application/xml', 'sent without credentials', '<a/>'],
+  ])('retry and cancel answer a %s body (%s) with 400 invalid_body, as spec 4.1 rule 7 says (issue 18 item 6)', async (type, _label, body) => {
+    for (const action of ['retry', 'cancel']) {
+      const res = await raw('POST', `/v1/syncs/sync_${'0'.repeat(26)}/${action}`, { headers: { 'content-type': type }, body });
+      expectError(res, 400, 'invalid_body');
+      expect(res.headers.get('switchyard-error-detail')).toBe('in=body, reason=not_empty');
+    }
+  });
+
   it('application/json with a charset is accepted', async () => {
     const res = await raw('POST', '/v1/test-errors/body', { headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"name":"é"}' });
     expect(res.body).toEqual({ received: 'é' });
@@ -157,6 +258,21 @@ describe('query and path DTOs', () => {
     ['unknown parameter', 'limt=5'],
   ])('a query %s is 400 invalid_query', async (_label, query) => {
     expectError(await raw('GET', `/v1/test-errors/query?${query}`), 400, 'invalid_query');
+  });
+
+  it.each([
+    ['limit=500', 'in=query, name="limit", reason=out_of_range'],
+    ['limit=abc', 'in=query, name="limit", reason=out_of_range'],
+    ['limit=5&limit=6', 'in=query, name="limit", reason=repeated'],
+    ['limt=5', 'in=query, name="limt", reason=unknown'],
+    // A name that is not a plain identifier is never echoed.
+    ['%22%0D%0Ax-evil=1', 'in=query, reason=unknown'],
+  ])('a refused query %s names the parameter in Switchyard-Error-Detail (issue 18 item 9)', async (query, detail) => {
+    const res = await raw('GET', `/v1/test-errors/query?${query}`);
+    expectError(res, 400, 'invalid_query');
+    expect(res.headers.get('switchyard-error-detail')).toBe(detail);
+    const line = logLines(gw).find((l) => l.requestId === res.headers.get('x-request-id') && l.msg === 'request');
+    expect(line).toMatchObject({ status: 400, error: 'invalid_query', detail });
   });
 
   it('a path parameter of the wrong format is 400 invalid_path', async () => {

@@ -13,7 +13,7 @@
  */
 
 /** The HTTP statuses an error may carry. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 415 | 422 | 429 | 431 | 500 | 503;
 
 export const ERROR_CODES = {
   // 400: the request itself is malformed.
@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (a startFrom not before the request time, or a trip-only sync whose window holds no time).' },
+  malformed_request: { status: 400, description: 'The HTTP request itself does not parse: a malformed request or header line, or no Host header (answered before routing, on every path).' },
   // 401 / 403 / 404: who may see what (spec 5 rule 4).
   unauthorized: { status: 401, description: 'The credential is missing, unknown, revoked, or of the wrong scheme for this route.' },
   connection_forbidden: { status: 403, description: 'Sync routes: the credential has no grant for the connection named by the Connection-Token.' },
@@ -30,6 +31,7 @@ export const ERROR_CODES = {
   history_forbidden: { status: 403, description: 'Sync create: an explicit selector reaches before now and the grant has no history permission (decision 0008).' },
   not_found: { status: 404, description: 'The resource does not exist or is not visible to this credential (connection routes answer 404, not 403).' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this method.' },
+  request_timeout: { status: 408, description: 'The request line and headers did not arrive in time; the connection is closed.' },
   // 409: the request is valid but conflicts with the state of the connection.
   provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
   unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
@@ -41,8 +43,9 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, description: 'A body was sent with a Content-Type other than application/json.' },
   sync_state_conflict: { status: 422, description: 'Retry needs a failed sync; cancel needs requested or in_progress (spec 3 rules 1-2).' },
   sync_plan_too_large: { status: 422, description: 'The sync plan exceeds 10,000 units or 4 MiB; approved work is never truncated (spec 4.1 rule 8).' },
-  // 429 / 5xx.
+  // 429 / 431 / 5xx.
   rate_limited: { status: 429, description: 'Refresh or session rate limit reached; the Retry-After header says when to try again.' },
+  headers_too_large: { status: 431, description: 'The request line and headers together exceed the server limit (16 KiB), e.g. a very long URL or cursor.' },
   gate_disabled: { status: 503, description: 'The feature gate for this operation is off (sync operations are default off, spec 5 rule 2).' },
   service_unavailable: { status: 503, description: 'A service, the message bus or the database did not answer in time; retry later.' },
   internal_error: { status: 500, description: 'An unexpected failure; the body names no internals and the request id is in the response headers.' },

@@ -9,7 +9,7 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DRIVER_DIRECTORY_STATUSES, DRIVER_RESULT_STATUSES, PAGE_RANGES } from '@switchyard/contracts';
-import { DRIVER_DIRECTORY_REASON_CODES, ID_PATTERNS, isDriverId } from '@switchyard/domain';
+import { DRIVER_DIRECTORY_REASON_CODES, ID_PATTERNS } from '@switchyard/domain';
 import { driverDirectoryV1, driverResultV1, RPCS, type DatasetStatusV1, type DriverDirectoryV1, type DriverResultV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
@@ -17,7 +17,7 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { DRIVER_EXPANDABLE, DriverExpandQueryDto, ListDriversQueryDto } from '../dto/driver.dto.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { pathId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -82,9 +82,9 @@ export class DriversController {
   @ApiResponse({ status: 400, description: 'The driverId is not a drv_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultV1> {
     const principal = consumerPrincipalOf(req);
-    if (!isDriverId(driverId)) throw new ApiError('invalid_path');
+    const id = pathId('driver', 'driverId', driverId);
     const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
-    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId, expand });
+    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId: id, expand });
     return { ...frameOf(dataset), status: narrowed(DRIVER_RESULT_STATUSES, dataset.status), driver };
   }
 }

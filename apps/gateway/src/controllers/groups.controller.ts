@@ -11,7 +11,7 @@
  */
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ID_PATTERNS, isGroupId } from '@switchyard/domain';
+import { ID_PATTERNS } from '@switchyard/domain';
 import {
   GROUP_LIMIT_CODE_TEXT,
   GROUP_PAGE,
@@ -31,7 +31,8 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GROUP_EXPANDABLE, GROUP_VIEWS, GroupExpandQueryDto, ListGroupsQueryDto } from '../dto/group.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError, invalid } from '../http/api-error.js';
+import { pathId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -76,7 +77,7 @@ export class GroupsController {
   async list(@Req() req: AuthenticatedRequest, @Query() query: ListGroupsQueryDto): Promise<GroupDirectoryResponseV1 | GroupInventoryResponseV1> {
     const principal = consumerPrincipalOf(req);
     const view = query.view ?? 'directory';
-    if (!(GROUP_VIEWS as readonly string[]).includes(view)) throw new ApiError('invalid_query');
+    if (!(GROUP_VIEWS as readonly string[]).includes(view)) throw invalid('invalid_query', 'query', 'view', 'not_allowed');
     if (view === 'inventory') {
       const { expand } = this.pager.parse(query);
       if (query.cursor !== undefined) throw new ApiError('invalid_cursor');
@@ -107,9 +108,9 @@ export class GroupsController {
   @ApiResponse({ status: 400, description: 'The groupId is not a group_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultV1> {
     const principal = consumerPrincipalOf(req);
-    if (!isGroupId(groupId)) throw new ApiError('invalid_path');
+    const id = pathId('group', 'groupId', groupId);
     const expand = parseExpand(query.expand, GROUP_EXPANDABLE);
-    const { dataset, group } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId, expand });
+    const { dataset, group } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId: id, expand });
     return { ...DIRECTORY_CONSTANTS, ...times(dataset), status: narrowed(GROUP_RESULT_STATUSES, dataset.status), data: group };
   }
 }

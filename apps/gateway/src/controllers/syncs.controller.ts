@@ -7,24 +7,31 @@
  * error filter. Every status each route can answer is declared here, with its reason codes.
  */
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
-import { isRfc3339DateTime, isSyncId } from '@switchyard/domain';
 import { RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
 import { ApplicationAuth } from '../auth/auth.guards.js';
 import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { CreateSyncDto, ListSyncsQueryDto, SyncControlDto } from '../dto/sync.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { CreateSyncDto, ListSyncsQueryDto, SYNC_EXPANDABLE, SyncControlDto } from '../dto/sync.dto.js';
+import { ApiError, invalid } from '../http/api-error.js';
+import { canonicalId } from '../http/entity-ids.js';
+import { NO_BODY_ROUTE } from '../http/error.filter.js';
+import { parseInstant } from '../http/instant.js';
 import { OptionalBody } from '../http/validation.pipe.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
+import { parseExpand } from '../services/read-query.js';
 import { SyncCursorCodec } from '../services/sync-cursor.js';
 
 const err = (status: number, description: string) => ApiResponse({ status, description, type: ErrorBodyDto });
 const NOT_FOUND = err(404, 'No such sync for this application and connection — unknown, malformed, or another application’s id (`not_found`).');
-const NO_BODY = err(400, 'A body was sent; this route takes none (`invalid_body`).');
+const NO_BODY = err(
+  400,
+  'A body was sent; this route takes none (`invalid_body`): any body, whatever its media type or size, is this 400 (spec 4.1 rule 7), answered while the body is read, before authentication, when it is not JSON or over the size limit.',
+);
 const UNAVAILABLE = '`service_unavailable`: the orchestrator did not answer, or the evidence needed to trust the call is not there yet (the grant change the gateway authenticated with, or the connection configuration, has not reached the orchestrator); retry shortly.';
 
 function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
@@ -47,8 +54,12 @@ function requireNoBody(req: AuthenticatedRequest): void {
   if ((req as { body?: unknown }).body !== undefined) throw new ApiError('invalid_body');
 }
 
-/** An RFC 3339 date-time naming an instant: a leap second (…:60) passes the shape but names none JavaScript can hold. */
-const isInstant = (value: string) => isRfc3339DateTime(value) && !Number.isNaN(Date.parse(value));
+/** `startFrom`, read by the one request date-time parser (http/instant.ts), in canonical form. */
+function startFromOf(raw: string): string {
+  const parsed = parseInstant(raw);
+  if (!parsed.ok) throw invalid('invalid_body', 'body', 'startFrom', parsed.reason);
+  return parsed.iso;
+}
 
 @ApiTags('syncs')
 @Controller('v1/syncs')
@@ -93,12 +104,12 @@ export class SyncsController {
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
   async create(@Req() req: AuthenticatedRequest, @OptionalBody() dto: CreateSyncDto): Promise<SyncRecordV1> {
-    if (dto.startFrom !== undefined && !isInstant(dto.startFrom)) throw new ApiError('invalid_body');
+    const startFrom = dto.startFrom === undefined ? undefined : startFromOf(dto.startFrom);
     if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
     if (dto.providerRequests && dto.providerRequests.length > 0) throw new ApiError('provider_requests_not_supported');
     const reply = await this.contexts.request(RPCS.sync.create, {
       caller: callerOf(principalOf(req)),
-      ...(dto.startFrom !== undefined ? { startFrom: new Date(dto.startFrom).toISOString() } : {}),
+      ...(startFrom !== undefined ? { startFrom } : {}),
       ...(dto.lookbackDays !== undefined ? { lookbackDays: dto.lookbackDays } : {}),
     });
     return reply.sync;
@@ -118,7 +129,9 @@ export class SyncsController {
   async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
     const principal = principalOf(req);
     const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
-    if (!limit.ok) throw new ApiError('invalid_query');
+    if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', 'out_of_range');
+    // Accepted (issues are always empty); read like every other expand, repeats counting once.
+    parseExpand(query.expand, SYNC_EXPANDABLE);
     const status = query.status as SyncStatusV1 | undefined;
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, status, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
@@ -141,6 +154,7 @@ export class SyncsController {
   }
 
   @Post(':id/retry')
+  @RouteConfig(NO_BODY_ROUTE)
   @HttpCode(200)
   @ApplicationAuth('sync.retry')
   @ApiOperation({
@@ -162,6 +176,7 @@ export class SyncsController {
   }
 
   @Post(':id/cancel')
+  @RouteConfig(NO_BODY_ROUTE)
   @HttpCode(200)
   @ApplicationAuth('sync.cancel')
   @ApiOperation({
@@ -183,9 +198,10 @@ export class SyncsController {
     return { id: syncId, message: 'Sync cancellation requested' };
   }
 
-  /** A malformed id names no sync of anyone's: the same 404 as an unknown one. */
+  /** A malformed id names no sync of anyone's: the same 404 as an unknown one. The body is read case-insensitively (http/entity-ids.ts). */
   private syncId(id: string): string {
-    if (!isSyncId(id)) throw new ApiError('not_found');
-    return id;
+    const syncId = canonicalId('sync', id);
+    if (syncId === undefined) throw new ApiError('not_found');
+    return syncId;
   }
 }

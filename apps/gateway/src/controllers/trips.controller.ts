@@ -11,14 +11,14 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
-import { ID_PATTERNS, isTripId } from '@switchyard/domain';
+import { ID_PATTERNS } from '@switchyard/domain';
 import { RPCS, TRIP_PAGE_STATUSES, tripPageV1, tripPositionV1, tripV1, type TripPageV1, type TripPositionV1, type TripV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf as principalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ListTripsQueryDto, TRIP_EXPANDABLE, TripExpandQueryDto } from '../dto/trip.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { pathId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand, parseIdList, parseWindow } from '../services/read-query.js';
@@ -86,8 +86,8 @@ export class TripsController {
   @ApiResponse({ status: 400, description: 'The tripId is not a trp_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
   async get(@Req() req: AuthenticatedRequest, @Param('tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
     const principal = principalOf(req);
-    if (!isTripId(tripId)) throw new ApiError('invalid_path');
+    const id = pathId('trip', 'tripId', tripId);
     const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
-    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId, expand })).trip;
+    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId: id, expand })).trip;
   }
 }

@@ -14,7 +14,7 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES } from '@switchyard/contracts';
-import { ID_PATTERNS, isEntityId } from '@switchyard/domain';
+import { ID_PATTERNS } from '@switchyard/domain';
 import {
   RPCS,
   VEHICLE_LIST_VIEWS,
@@ -34,7 +34,8 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GetVehicleQueryDto, ListVehiclesQueryDto, VEHICLE_EXPANDABLE } from '../dto/vehicle.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { invalid } from '../http/api-error.js';
+import { pathId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -42,15 +43,12 @@ import { narrowed, StoredReadPager } from '../services/stored-read-pager.js';
 
 const BAD_VEHICLE_ID = 'The vehicleId is not a vcl_ id (`invalid_path`)';
 
-function vehicleIdOf(raw: string): string {
-  if (!isEntityId('vehicle', raw)) throw new ApiError('invalid_path');
-  return raw;
-}
+const vehicleIdOf = (raw: string): string => pathId('vehicle', 'vehicleId', raw);
 
 /** The list's `view`; any other value is 400 `invalid_query`. */
 function narrowedView(raw: string): (typeof VEHICLE_LIST_VIEWS)[number] {
   const view = VEHICLE_LIST_VIEWS.find((v) => v === raw);
-  if (!view) throw new ApiError('invalid_query');
+  if (!view) throw invalid('invalid_query', 'query', 'view', 'not_allowed');
   return view;
 }
 
@@ -91,7 +89,7 @@ export class VehiclesController {
     const principal = consumerPrincipalOf(req);
     const view = narrowedView(query.view ?? 'assets');
     // Refused before the cursor is read, like every other bad parameter.
-    if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw new ApiError('invalid_query');
+    if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw invalid('invalid_query', 'query', 'expand', 'not_allowed');
     const { reply, next } = await this.pager.page(principal, query, { view }, (frame) => this.contexts.request(RPCS.directory.vehicles.list, { connectionId: principal.connectionId, ...frame, view }));
     if (view === 'assets') return { vehicles: reply.assets ?? [], nextCursor: next ?? null };
     const { dataset } = reply;
@@ -121,7 +119,7 @@ export class VehiclesController {
   async get(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
     const principal = consumerPrincipalOf(req);
     const vehicleId = vehicleIdOf(rawId);
-    if (query.scope !== undefined && query.scope !== 'directory') throw new ApiError('invalid_query');
+    if (query.scope !== undefined && query.scope !== 'directory') throw invalid('invalid_query', 'query', 'scope', 'not_allowed');
     const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
     return (await this.contexts.request(RPCS.directory.vehicles.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
   }

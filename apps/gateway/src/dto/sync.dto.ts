@@ -8,6 +8,10 @@ import { SYNC_PAGE } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { SYNC_STATUSES } from '@switchyard/messaging';
 import { IsArray, IsIn, IsNumber, IsPositive, IsString, Max, ValidateIf } from 'class-validator';
+import { expandParameter } from './read.dto.js';
+
+/** What `expand` may name on the sync list. */
+export const SYNC_EXPANDABLE = ['issues'] as const;
 
 /** Largest accepted lookbackDays (100 years): keeps the arithmetic inside the date range; plan size limits bite far earlier. */
 export const MAX_LOOKBACK_DAYS = 36_500;
@@ -25,7 +29,8 @@ export class CreateSyncDto {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
-    description: 'Start of the collection interval. Exclusive with lookbackDays. Before now it needs the history grant.',
+    description:
+      'Start of the collection interval. Exclusive with lookbackDays. Before now it needs the history grant. RFC 3339 with `Z` or a numeric offset (either letter case), between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z.',
   })
   @ValidateIf((o: CreateSyncDto) => o.startFrom !== undefined)
   @IsString()
@@ -67,9 +72,9 @@ export class ListSyncsQueryDto {
   @IsIn(SYNC_STATUSES)
   status?: string;
 
-  @ApiPropertyOptional({ enum: ['issues'], description: 'Accepted; issues are always empty in this increment.' })
+  @ApiPropertyOptional(expandParameter(SYNC_EXPANDABLE, 'Accepted (`issues`); issues are always empty in this increment. A repeated value counts once, as in every comma-separated list.'))
   @ValidateIf((o: ListSyncsQueryDto) => o.expand !== undefined)
-  @IsIn(['issues'])
+  @IsString()
   expand?: string;
 
   @ApiPropertyOptional({ description: 'The `next` value of the previous page.' })

@@ -1,7 +1,7 @@
 /**
  * HTTP wiring of the gateway, applied before the app initialises: request ids and access logs,
  * the one error filter, the DTO validation pipe, the refusal of undeclared query parameters,
- * JSON-only bodies, and the OpenAPI document served at /openapi.json with a human-readable page
+ * JSON-only bodies nested at most MAX_BODY_DEPTH levels, client errors in the contract's shape, and the OpenAPI document served at /openapi.json with a human-readable page
  * at /docs (Swagger UI assets come from the swagger-ui-dist package on disk: no CDN, works
  * offline).
  */
@@ -10,14 +10,42 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
 import type { Registry } from 'prom-client';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { ApiError } from './api-error.js';
+import { logClientErrorsTo } from './client-error.js';
 import { ErrorFilter } from './error.filter.js';
 import { installRequestContext } from './request-context.js';
 import { RouteTable } from './route-table.js';
 import { UndeclaredQueryInterceptor } from './undeclared-query.interceptor.js';
 import { ContractValidationPipe } from './validation.pipe.js';
 
+/**
+ * Deepest nesting of objects and arrays a JSON body may have. Our bodies are two levels deep; the
+ * cap is generous, and checked on the text before anything recursive (secure-json-parse's scan,
+ * class-transformer, class-validator) walks the value: 5,000 levels overflowed class-transformer's
+ * stack (a 500 any authenticated caller could cause).
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `text` nests `[`/`{` deeper than `max` (brackets inside strings do not count). Linear, no recursion. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 export function configureGatewayHttp(app: NestFastifyApplication, runtime: ServiceRuntime): void {
   const fastify = app.getHttpAdapter().getInstance();
+  logClientErrorsTo(fastify, runtime.logger);
   const routes = new RouteTable().install(fastify);
   installRequestContext(fastify, runtime.logger, app.get<Registry>(METRICS));
   // JSON is the only body format (spec 4). Nest's parsers are off (bodyParser: false in
@@ -33,6 +61,7 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return done(new ApiError('invalid_body', {}, { in: 'body', reason: 'too_deep' }), undefined);
     // Fastify's default JSON parser is synchronous and reports through `done`; nothing to await.
     void secureJson(req, text, done);
   });

@@ -2,19 +2,43 @@
  * Per-request plumbing on the Fastify instance: a request id (the caller's `x-request-id` when it is
  * a short printable token, else a new uuid) echoed in the response header and set as the
  * correlation id of everything the request causes; one access-log line per request (method,
- * route, status, duration — never headers, so credentials cannot leak); HTTP metrics.
+ * route, status, duration — never headers, so credentials cannot leak — and, for an error, its
+ * reason code and what exactly was wrong); HTTP metrics.
+ * A request without a Host header reaches Fastify (`requireHostHeader: false`; Node's own check
+ * would answer an empty 400) and is refused here in the contract's shape.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { correlationIdFrom, enterCorrelation, traceparentFrom, type Logger } from '@switchyard/service-kit';
-import { frameworkErrors } from './error.filter.js';
+import { ApiError } from './api-error.js';
+import { contractClientErrorHandler } from './client-error.js';
+import { errorOutcomeOf, frameworkErrors } from './error.filter.js';
 
 export function requestIdFor(req: { headers: Record<string, unknown> }): string {
   return correlationIdFrom(req.headers['x-request-id']);
 }
 
-/** Fastify server options the gateway needs: our request ids, and router errors in our shape. */
-export const gatewayFastifyOptions = { genReqId: requestIdFor, requestIdHeader: false, frameworkErrors } as const;
+/**
+ * Longest path parameter the router passes to a route: above Node's 16 KiB limit on the request
+ * line and headers, so every id that arrives at all reaches its route and gets that route's answer
+ * to a malformed id (400 `invalid_path` for entity ids, 404 for connection and sync ids), whatever
+ * its length; Fastify's default (100) made a 101-character id a 404 from the router.
+ */
+export const MAX_PARAM_LENGTH = 16_384;
+
+/**
+ * Fastify server options the gateway needs: our request ids; router, parser and client errors in
+ * our shape; one trailing slash ignored (`/v1/syncs/` is `/v1/syncs`, as most HTTP clients and
+ * proxies treat them alike; the document lists the paths without it).
+ */
+export const gatewayFastifyOptions = {
+  genReqId: requestIdFor,
+  requestIdHeader: false,
+  frameworkErrors,
+  clientErrorHandler: contractClientErrorHandler,
+  routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
+  http: { requireHostHeader: false },
+} as const;
 
 export function installRequestContext(fastify: FastifyInstance, logger: Logger, registry: Registry) {
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [registry] });
@@ -28,6 +52,8 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
   fastify.addHook('onRequest', (req, reply, done) => {
     enterCorrelation({ correlationId: req.id, traceparent: traceparentFrom(headerString(req, 'traceparent')) });
     reply.header('x-request-id', req.id);
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400.
+    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) return done(new ApiError('malformed_request', {}, { in: 'header', name: 'host', reason: 'missing_host' }));
     done();
   });
   fastify.addHook('onResponse', (req, reply, done) => {
@@ -36,7 +62,8 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     duration.observe({ method: req.method, route }, seconds);
     if (route !== '/healthz' && route !== '/readyz') {
-      logger.info({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      const outcome = reply.statusCode >= 400 ? errorOutcomeOf(req) : undefined;
+      logger.info({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ...outcome }, 'request');
     }
     done();
   });

@@ -25,15 +25,28 @@ function compile(url: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** The table installed on each Fastify instance, for tests that walk every registered route. */
+const installed = new WeakMap<object, RouteTable>();
+
+export function routeTableOf(fastify: object): RouteTable | undefined {
+  return installed.get(fastify);
+}
+
 export class RouteTable {
   private readonly entries = new Map<string, Entry>();
 
   /** Collects every route registered on `fastify` from now on. */
   install(fastify: FastifyInstance): this {
+    installed.set(fastify, this);
     fastify.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) this.add(method, route.url);
     });
     return this;
+  }
+
+  /** Every registered method and route pattern (`/v1/syncs/:id`), in registration order. */
+  routes(): { method: string; url: string }[] {
+    return [...this.entries].flatMap(([url, entry]) => [...entry.methods].map((method) => ({ method, url })));
   }
 
   add(method: string, url: string): void {
@@ -42,9 +55,10 @@ export class RouteTable {
     this.entries.set(url, entry);
   }
 
-  /** Methods registered for the concrete path (query ignored), sorted; empty when none. */
+  /** Methods registered for the concrete path (query ignored; one trailing slash ignored, as the router does), sorted; empty when none. */
   methodsFor(url: string): string[] {
-    const path = url.split('?')[0] ?? '';
+    const raw = url.split('?')[0] ?? '';
+    const path = raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
     const found = new Set<string>();
     for (const entry of this.entries.values()) if (entry.pattern.test(path)) for (const m of entry.methods) found.add(m);
     return [...found].sort();

@@ -29,7 +29,7 @@ export class UndeclaredQueryInterceptor implements NestInterceptor {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     const query = req.query as Record<string, unknown> | undefined;
     if (req.routeOptions.url?.startsWith(PUBLIC_PREFIX) && query && Object.keys(query).length > 0 && !this.declaresQuery(context)) {
-      throw new ApiError('invalid_query');
+      throw new ApiError('invalid_query', {}, { in: 'query', name: Object.keys(query)[0], reason: 'unknown' });
     }
     return next.handle();
   }

@@ -18,6 +18,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error.filter.js';
 import { closedSchemaNames } from './closed.js';
+import { documentRequestErrors, REQUEST_RULES_TEXT } from './request-errors.js';
 import { zodComponentSchemas } from './zod-schemas.js';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -38,6 +39,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
         'Missing data is unknown, never zero: absent or failed values carry a status and a reason code.',
         'A query parameter the operation does not declare is refused with 400 `invalid_query`, never ignored.',
         'Responses carry `x-request-id`; send your own `x-request-id` (1-128 chars of `[A-Za-z0-9._:-]`) to correlate.',
+        REQUEST_RULES_TEXT,
       ].join('\n'),
     )
     .setVersion(DESCRIPTION_VERSION)
@@ -72,6 +74,7 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
       (op.responses['503'] as ResponseLike).headers = { ...(op.responses['503'] as ResponseLike).headers, 'Retry-After': RETRY_AFTER };
     }
   }
+  documentRequestErrors(document);
   return sortKeys(document) as OpenAPIObject;
 }
 
