@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { parseProviderResponse } from '../src/http/parse.js';
+import type { z } from 'zod';
+import { parseGeotabRows, type GeotabRows } from '../src/geotab/geotab.client.js';
 import {
   deviceSchema,
   deviceStatusInfoSchema,
@@ -40,10 +40,19 @@ export function loadFixture(resource: GeotabFixtureResource | 'error', kind: 'ok
   return JSON.parse(readFileSync(path.join(root, resource, kind, name.endsWith('.json') ? name : `${name}.json`), 'utf8')) as unknown;
 }
 
-/** The parsed items of a fixture: `result` (Get) or `result.data` (GetFeed). */
-export function fixtureRows<R extends GeotabFixtureResource>(resource: R, kind: 'ok' | 'not-ok', name: string): z.output<(typeof GEOTAB_FIXTURE_SCHEMAS)[R]>[] {
+/** The rows of a fixture: `result` (Get) or `result.data` (GetFeed). */
+function rawRows(resource: GeotabFixtureResource, kind: 'ok' | 'not-ok', name: string): unknown {
   const body = loadFixture(resource, kind, name) as { result?: unknown };
   const result = body.result as unknown;
-  const items = Array.isArray(result) ? result : (result as { data?: unknown } | undefined)?.data;
-  return parseProviderResponse(z.array(GEOTAB_FIXTURE_SCHEMAS[resource] as z.ZodType), items, `fixture:${resource}/${name}`) as z.output<(typeof GEOTAB_FIXTURE_SCHEMAS)[R]>[];
+  return Array.isArray(result) ? result : (result as { data?: unknown } | undefined)?.data;
+}
+
+/** A fixture read as the adapter reads it: record by record (malformed ones in `skipped`). */
+export function fixturePage<R extends GeotabFixtureResource>(resource: R, kind: 'ok' | 'not-ok', name: string): GeotabRows<z.output<(typeof GEOTAB_FIXTURE_SCHEMAS)[R]>> {
+  return parseGeotabRows(GEOTAB_FIXTURE_SCHEMAS[resource] as z.ZodType, rawRows(resource, kind, name), `fixture:${resource}/${name}`) as GeotabRows<z.output<(typeof GEOTAB_FIXTURE_SCHEMAS)[R]>>;
+}
+
+/** The parsed items of a fixture. */
+export function fixtureRows<R extends GeotabFixtureResource>(resource: R, kind: 'ok' | 'not-ok', name: string): z.output<(typeof GEOTAB_FIXTURE_SCHEMAS)[R]>[] {
+  return fixturePage(resource, kind, name).data;
 }

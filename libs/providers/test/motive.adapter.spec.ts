@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page, ProviderAdapter } from '../src/adapter.js';
 import type { Clock } from '../src/http/request-budget.js';
 import { createMotiveAdapter } from '../src/motive/motive.adapter.js';
 import { MotiveClient } from '../src/motive/motive.client.js';
 import { motiveSchemas } from '../src/motive/index.js';
+import { motiveFixture, type MotiveFixtureResource } from './motive-fixtures.js';
 
 /** A scripted Motive: a handler per path, every request recorded. */
 type Handler = (url: URL, headers: IncomingHttpHeaders) => { status?: number; body: unknown; delayMs?: number };
@@ -195,5 +197,95 @@ describe('Motive adapter over HTTP (scripted server)', () => {
   it('maps auth failures to reason codes', async () => {
     routes.set('/v1/groups', () => ({ status: 401, body: { error_message: 'bad key' } }));
     await expect(adapter().groups(null)).rejects.toMatchObject({ code: 'provider_auth_required' });
+  });
+});
+
+/**
+ * Per-record tolerance (issue 17: 6): each resource's `ok/one-malformed-record.json` has one malformed
+ * record among good ones. The good ones map, the bad one is in `skipped` with its id and reason, and
+ * the page succeeds. Mutation tried: parseMotiveList back to a whole-envelope parse (every row fails
+ * the page) — each row of this table fails.
+ */
+describe('Motive adapter: a malformed record is skipped with a reason, not the page', () => {
+  const noGroups = { groups: [], pagination: { per_page: 100, page_no: 1, total: 0 } };
+  const DAY = { from: '2024-09-01T00:00:00Z', to: '2024-09-02T00:00:00Z' };
+  type Row = [resource: MotiveFixtureResource, path: string, read: (a: ProviderAdapter) => Promise<Page<unknown>>, mapped: unknown[], skipped: unknown[]];
+  const idOf = (r: unknown) => (r as { sourceId?: string }).sourceId ?? (r as { vehicleSourceId: string }).vehicleSourceId;
+  const rows: Row[] = [
+    ['vehicles', '/v1/vehicles', (a) => a.vehicles(null), ['4', '6'], [{ sourceId: '5', reason: expect.stringMatching(/^\/v1\/vehicles vehicles\.1\.vehicle\.id: /) }]],
+    ['users', '/v1/users', (a) => a.drivers(null), ['11', '13'], [{ sourceId: null, reason: expect.stringMatching(/^\/v1\/users users\.1\.user: /) }]],
+    ['groups', '/v1/groups', (a) => a.groups(null), ['6', '8'], [{ sourceId: '7', reason: expect.stringMatching(/^\/v1\/groups groups\.1\.group\.parent_id: /) }]],
+    [
+      'vehicle-locations',
+      '/v1/vehicle_locations',
+      (a) => a.latestTelemetry({ metrics: ['odometer'] }),
+      ['4', '6'],
+      [{ sourceId: '5', reason: expect.stringMatching(/^\/v1\/vehicle_locations vehicles\.1\.vehicle\.current_location\.located_at: /) }],
+    ],
+    [
+      'vehicle-locations-v3',
+      '/v3/vehicle_locations/4',
+      (a) => a.telemetryHistory({ ...DAY, metrics: ['odometer'], vehicleSourceIds: ['4'] }),
+      ['4', '4'],
+      [{ sourceId: '77', reason: expect.stringMatching(/^\/v3\/vehicle_locations\/4 vehicle_locations\.1\.vehicle_location\.id: /) }],
+    ],
+    [
+      'driving-periods',
+      '/v1/driving_periods',
+      (a) => a.trips(DAY),
+      ['98231', '98234'],
+      [
+        { sourceId: '98232', reason: expect.stringMatching(/^\/v1\/driving_periods driving_periods\.1\.driving_period\.start_time: /) },
+        { sourceId: '98233', reason: '/v1/driving_periods driving_period 98233: start_time/end_time not RFC 3339' },
+      ],
+    ],
+    [
+      'fault-codes',
+      '/v1/fault_codes',
+      (a) => a.faults({}),
+      ['4', '6'],
+      [{ sourceId: '5', reason: expect.stringMatching(/^\/v1\/fault_codes fault_codes\.1\.fault_code\.status: .*, so the snapshot cannot be complete$/) }],
+    ],
+  ];
+
+  it.each(rows)('%s: the good records map, the bad one is skipped', async (resource, path, read, mapped, skipped) => {
+    routes.set(path, () => ({ body: motiveFixture(resource, 'ok', 'one-malformed-record') }));
+    if (path !== '/v1/groups') routes.set('/v1/groups', () => ({ body: noGroups }));
+    const page = await read(adapter());
+    expect(page.items.map(idOf)).toEqual(mapped);
+    expect(page.skipped).toEqual(skipped);
+  });
+
+  it('the good records keep their values and units', async () => {
+    routes.set('/v1/driving_periods', () => ({ body: motiveFixture('driving-periods', 'ok', 'one-malformed-record') }));
+    routes.set('/v1/fault_codes', () => ({ body: motiveFixture('fault-codes', 'ok', 'one-malformed-record') }));
+    const trips = await adapter().trips(DAY);
+    expect(trips.items.map((t) => [t.sourceId, t.distanceKm.value, t.distanceBasis])).toEqual([
+      ['98231', 140, 'odometer'],
+      ['98234', 25.5, 'odometer'],
+    ]);
+    const faults = await adapter().faults({});
+    expect(faults.items.map((s) => 'active' in s && [s.vehicleSourceId, s.active.map((f) => f.faultKey)])).toEqual([
+      ['4', ['obdii:P0420']],
+      ['6', []],
+    ]);
+  });
+
+  it('a malformed envelope, or a page whose every record fails, is still provider_response_changed', async () => {
+    routes.set('/v1/vehicles', () => ({ body: { vehicles: { vehicle: { id: 4 } }, pagination: { per_page: 100, page_no: 1, total: 1 } } }));
+    await expect(adapter().vehicles(null)).rejects.toMatchObject({ code: 'provider_response_changed', detail: { path: '/v1/vehicles', message: expect.stringContaining('vehicles') } });
+    routes.set('/v1/vehicles', () => ({ body: { vehicles: [{ vehicle: { id: '4' } }, { vehicle: { id: '5' } }], pagination: { per_page: 100, page_no: 1, total: 2 } } }));
+    await expect(adapter().vehicles(null)).rejects.toMatchObject({ code: 'provider_response_changed', detail: { message: expect.stringContaining('vehicles.0.vehicle.id') } });
+  });
+
+  it('a skipped record still counts for paging: a page of 100 with one bad record asks for the next page', async () => {
+    routes.set('/v1/vehicles', (url) => {
+      const page = Number(url.searchParams.get('page_no'));
+      const ids = page === 1 ? Array.from({ length: 100 }, (_, i) => i + 1) : [101];
+      return { body: { vehicles: ids.map((id) => ({ vehicle: { id: id === 50 ? 'x' : id, number: `T${id}` } })), pagination: { per_page: 100, page_no: page, total: 101 } } };
+    });
+    const { items, calls } = await drain((c) => adapter().vehicles(c));
+    expect(calls).toBe(2);
+    expect(items).toHaveLength(100);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { z } from 'zod';
+import type { SkippedRecord } from '../src/adapter.js';
 import type { Observation } from '@switchyard/domain';
 import { TELEMETRY_METRICS } from '@switchyard/domain';
 import { parseProviderResponse } from '../src/http/parse.js';
@@ -19,11 +19,16 @@ const ENVELOPES = {
   'fault-codes': s.faultCodesEnvelope,
 } as const satisfies Record<MotiveFixtureResource, unknown>;
 
+type ItemOf<L> = L extends s.MotiveList<infer T> ? T : never;
+
 /** An `ok` fixture of `resource` parsed with the adapter's envelope for it (typed per call site). */
-function parse<R extends MotiveFixtureResource>(resource: R, name: string): z.output<(typeof ENVELOPES)[R]> {
-  return parseProviderResponse(ENVELOPES[resource] as z.ZodType, motiveFixture(resource, 'ok', name), resource) as z.output<(typeof ENVELOPES)[R]>;
+function parse<R extends MotiveFixtureResource>(resource: R, name: string): s.ListPage<ItemOf<(typeof ENVELOPES)[R]>> {
+  return s.parseMotiveList(ENVELOPES[resource] as s.MotiveList<unknown>, motiveFixture(resource, 'ok', name), resource) as s.ListPage<ItemOf<(typeof ENVELOPES)[R]>>;
 }
 const ALL = new Set(TELEMETRY_METRICS);
+const noSkip = (r: SkippedRecord): never => {
+  throw new Error(`unexpected skip: ${r.reason}`);
+};
 const byMetric = (obs: Observation[]) => Object.fromEntries(obs.map((o) => [o.metric, o]));
 
 describe.each(MOTIVE_FIXTURE_RESOURCES)('motive %s fixtures', (resource) => {
@@ -31,7 +36,9 @@ describe.each(MOTIVE_FIXTURE_RESOURCES)('motive %s fixtures', (resource) => {
     expect(() => parse(resource, name)).not.toThrow();
   });
   it.each(motiveFixtureNames(resource, 'not-ok'))('not-ok/%s is provider_response_changed', (name) => {
-    expect(() => parseProviderResponse(ENVELOPES[resource], motiveFixture(resource, 'not-ok', name), resource)).toThrow(expect.objectContaining({ code: 'provider_response_changed' }));
+    expect(() => s.parseMotiveList(ENVELOPES[resource] as s.MotiveList<unknown>, motiveFixture(resource, 'not-ok', name), resource)).toThrow(
+      expect.objectContaining({ code: 'provider_response_changed' }),
+    );
   });
 });
 
@@ -228,7 +235,7 @@ describe('mapDrivingPeriod', () => {
 
 describe('buildFaultSnapshots', () => {
   it('builds complete snapshots of open codes per vehicle; closed-only vehicles get an empty snapshot', () => {
-    const snaps = buildFaultSnapshots(parse('fault-codes', 'open-and-reopened').items, { observedAt: FETCHED, fetchedAt: FETCHED });
+    const snaps = buildFaultSnapshots(parse('fault-codes', 'open-and-reopened').items, { observedAt: FETCHED, fetchedAt: FETCHED }, noSkip);
     expect(snaps.map((x) => [x.vehicleSourceId, x.active.map((a) => a.faultKey)])).toEqual([
       ['4', ['j1939:spn110:fmi0', 'obdii:P0420']],
       ['5', []],
@@ -238,9 +245,23 @@ describe('buildFaultSnapshots', () => {
     expect(snaps[0].model).toBe('complete_snapshot');
   });
 
-  it('gives every requested vehicle a snapshot and refuses an unknown status', () => {
+  it('gives every requested vehicle a snapshot; a code of unknown status withholds only its vehicle\'s snapshot, reported as skipped', () => {
     const closed = parse('fault-codes', 'reference-example').items;
-    expect(buildFaultSnapshots(closed, { vehicleSourceIds: ['4', '99'], observedAt: FETCHED, fetchedAt: FETCHED }).map((x) => [x.vehicleSourceId, x.active.length])).toEqual([['4', 0], ['99', 0]]);
-    expect(() => buildFaultSnapshots([{ ...closed[0], status: 'pending' }], { observedAt: FETCHED, fetchedAt: FETCHED })).toThrow(expect.objectContaining({ code: 'provider_response_changed' }));
+    expect(buildFaultSnapshots(closed, { vehicleSourceIds: ['4', '99'], observedAt: FETCHED, fetchedAt: FETCHED }, noSkip).map((x) => [x.vehicleSourceId, x.active.length])).toEqual([['4', 0], ['99', 0]]);
+    const skipped: SkippedRecord[] = [];
+    const snaps = buildFaultSnapshots([{ ...closed[0], status: 'pending' }], { vehicleSourceIds: ['4', '99'], observedAt: FETCHED, fetchedAt: FETCHED }, (r) => skipped.push(r));
+    expect(snaps.map((x) => x.vehicleSourceId)).toEqual(['99']);
+    expect(skipped).toEqual([{ sourceId: '4', reason: `fault_code ${closed[0].id}: unknown status "pending", so the snapshot cannot be complete` }]);
+  });
+
+  it('a malformed code withholds its vehicle\'s snapshot; one of an unknown vehicle withholds every snapshot', () => {
+    const codes = parse('fault-codes', 'open-and-reopened').items;
+    const skipped: SkippedRecord[] = [];
+    const snaps = buildFaultSnapshots(codes, { observedAt: FETCHED, fetchedAt: FETCHED, unreadable: [{ sourceId: '5', reason: 'bad code' }] }, (r) => skipped.push(r));
+    expect(snaps.map((x) => x.vehicleSourceId)).toEqual(['4']);
+    expect(skipped).toEqual([{ sourceId: '5', reason: 'bad code, so the snapshot cannot be complete' }]);
+    skipped.length = 0;
+    expect(buildFaultSnapshots(codes, { observedAt: FETCHED, fetchedAt: FETCHED, unreadable: [{ sourceId: null, reason: 'bad code' }] }, (r) => skipped.push(r))).toEqual([]);
+    expect(skipped.map((r) => r.sourceId)).toEqual(['4', '5']);
   });
 });

@@ -11,16 +11,19 @@
  *   `resultsLimit: 1` per diagnostic (the value in effect, geotab.md §6.3), batched per page of
  *   devices (from `GetFeed Device`, or the caller's list) in one ExecuteMultiCall.
  * - faults without a window: `GetFeed FaultData` (the native incremental feed).
+ * Records are validated one by one (parseGeotabRows): a malformed record is reported in the page's
+ * `skipped` with its id and reason and the page still succeeds; a result whose every record fails,
+ * or whose structure changed, is `provider_response_changed`.
  * Invariant: every page is one resumable unit — the returned cursor is enough to continue after a
  * restart, and no row is emitted from a slice that may have been cut by `resultsLimit`.
  */
 import type { FaultRecord, LatLon, Observation, TelemetryMetric } from '@switchyard/domain';
 import { z } from 'zod';
-import type { AdapterOptions, Page, ProviderAdapter } from '../adapter.js';
+import type { AdapterOptions, Page, ProviderAdapter, SkippedRecord } from '../adapter.js';
 import { capabilitiesFor } from '../capabilities/index.js';
-import { parseProviderResponse } from '../http/parse.js';
+import { idAt, PageRecords } from '../http/parse.js';
 import { systemClock } from '../http/request-budget.js';
-import { GeotabClient, type GeotabCall } from './geotab.client.js';
+import { GeotabClient, parseGeotabRows, type GeotabCall, type GeotabRows } from './geotab.client.js';
 import { decodeCursor, encodeCursor, isoMs, parseWindowMs, readSlice } from './geotab.cursor.js';
 import { mapFault } from './geotab.faults.js';
 import { activeDateMs, isTrailerDevice, mapDevice, mapGroups, mapTrips, mapUser, TRAILER_SKIP_REASON, type MapContext } from './geotab.mapper.js';
@@ -91,28 +94,28 @@ class GeotabAdapter implements ProviderAdapter {
 
   async vehicles(cursor?: string | null): Promise<Page<ReturnType<typeof mapDevice>>> {
     const from = decodeCursor(cursor, 'feed');
-    const page = await this.client.getFeed('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: this.sizes.entityFeed });
+    const page = await this.client.getFeedRows('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: this.sizes.entityFeed });
     const ctx = this.context();
     const devices = latestById(page.data, (d) => d.id);
-    const trailers = devices.filter(isTrailerDevice);
-    return {
-      items: devices.filter((d) => !isTrailerDevice(d)).map((d) => mapDevice(d, ctx)),
-      next: this.feedNext(page, this.sizes.entityFeed),
-      ...(trailers.length > 0 ? { skipped: trailers.map((d) => ({ sourceId: d.id, reason: TRAILER_SKIP_REASON })) } : {}),
-    };
+    const trailers = devices.filter(isTrailerDevice).map((d) => ({ sourceId: d.id, reason: TRAILER_SKIP_REASON }));
+    return withSkipped(
+      devices.filter((d) => !isTrailerDevice(d)).map((d) => mapDevice(d, ctx)),
+      this.feedNext(page, this.sizes.entityFeed),
+      [...page.skipped, ...trailers],
+    );
   }
 
   async drivers(cursor?: string | null): Promise<Page<NonNullable<ReturnType<typeof mapUser>>>> {
     const from = decodeCursor(cursor, 'feed');
-    const page = await this.client.getFeed('User', userSchema, { fromVersion: from?.v, resultsLimit: this.sizes.entityFeed });
+    const page = await this.client.getFeedRows('User', userSchema, { fromVersion: from?.v, resultsLimit: this.sizes.entityFeed });
     const ctx = this.context();
     const items = latestById(page.data, (u) => u.id).flatMap((u) => mapUser(u, ctx) ?? []);
-    return { items, next: this.feedNext(page, this.sizes.entityFeed) };
+    return withSkipped(items, this.feedNext(page, this.sizes.entityFeed), page.skipped);
   }
 
   async groups(): Promise<Page<ReturnType<typeof mapGroups>[number]>> {
-    const groups = await this.client.get('Group', groupSchema);
-    return { items: mapGroups(groups, this.context()), next: null };
+    const groups = await this.client.getRows('Group', groupSchema);
+    return withSkipped(mapGroups(groups.data, this.context()), null, groups.skipped);
   }
 
   async trips(query: Parameters<ProviderAdapter['trips']>[0]): Promise<Page<ReturnType<typeof mapTrips>[number]>> {
@@ -123,13 +126,14 @@ class GeotabAdapter implements ProviderAdapter {
       // includeOverlappedTrips so a trip that starts in the slice and ends after it is returned
       // whatever the server's date semantics; the slice then keeps trips by `start` only.
       const search = { fromDate: isoMs(startMs), toDate: isoMs(endMs), includeOverlappedTrips: true, ...(device ? { deviceSearch: { id: device } } : {}) };
-      const rows = await this.client.get('Trip', tripSchema, { search, resultsLimit: limit });
-      return { rows: rows.filter((t) => inSlice(t.start, startMs, endMs)), full: rows.length >= limit };
+      const rows = await this.client.getRows('Trip', tripSchema, { search, resultsLimit: limit });
+      return { rows: rows.data.filter((t) => inSlice(t.start, startMs, endMs)), full: rows.read >= limit, skipped: rows.skipped };
     });
     const trips = latestById(slice.rows, (t) => t.id);
     const ctx = this.context();
     const hints = await this.tripStartHints(trips);
-    return { items: mapTrips(trips, ctx, hints), next: slice.next };
+    const skipped = [...slice.skipped];
+    return withSkipped(mapTrips(trips, ctx, hints, (r) => skipped.push(r)), slice.next, skipped);
   }
 
   /** First LogRecord at or after each trip's start, for trips whose previous trip is not in the page. */
@@ -141,7 +145,8 @@ class GeotabAdapter implements ProviderAdapter {
     const results = await this.multi(calls);
     const hints = new Map<string, LatLon>();
     needing.forEach((trip, n) => {
-      const first = parseProviderResponse(z.array(logRecordSchema), results[n], 'geotab:Get:LogRecord')[0];
+      // A malformed record here only costs the hint (the start location stays missing, with its reason).
+      const first = parseGeotabRows(logRecordSchema, results[n], 'geotab:Get:LogRecord', { page: new PageRecords() }).data[0];
       const obs = first ? logRecordObservations(first, new Set(['location']), '')[0] : undefined;
       if (obs?.metric === 'location') hints.set(trip.id, obs.value);
     });
@@ -153,6 +158,7 @@ class GeotabAdapter implements ProviderAdapter {
     const size = this.sizes.latestDevices;
     let devices: string[];
     let next: string | null;
+    const skipped: SkippedRecord[] = [];
     if (query.vehicleSourceIds?.length) {
       const at = decodeCursor(query.cursor, 'offset')?.o ?? 0;
       devices = query.vehicleSourceIds.slice(at, at + size);
@@ -160,10 +166,11 @@ class GeotabAdapter implements ProviderAdapter {
     } else {
       // The device list pages through the Device feed, so a page is resumable by version.
       const from = decodeCursor(query.cursor, 'feed');
-      const page = await this.client.getFeed('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: size });
+      const page = await this.client.getFeedRows('Device', deviceSchema, { fromVersion: from?.v, resultsLimit: size });
       const nowMs = this.clock.now();
       // An unreadable activeTo keeps the device (its readings are not dropped on a date we cannot read).
       devices = latestById(page.data, (d) => d.id).filter((d) => !d.activeTo || (activeDateMs(d.activeTo) ?? Number.POSITIVE_INFINITY) > nowMs).map((d) => d.id);
+      skipped.push(...page.skipped);
       next = this.feedNext(page, size);
     }
     const now = isoMs(this.clock.now());
@@ -178,11 +185,14 @@ class GeotabAdapter implements ProviderAdapter {
     const fetchedAt = isoMs(this.clock.now());
     const items: Observation[] = [];
     let n = 0;
+    const page = new PageRecords();
+    const rows = <S extends z.ZodType>(schema: S, path: string, idOf?: (raw: unknown) => string | null): z.output<S>[] =>
+      parseGeotabRows(schema, results[n++], path, { page, ...(idOf ? { idOf } : {}) }).data;
     for (const device of devices) {
-      const dsi = wantsStatus ? parseProviderResponse(z.array(deviceStatusInfoSchema), results[n++], 'geotab:Get:DeviceStatusInfo')[0] : undefined;
+      const dsi = wantsStatus ? rows(deviceStatusInfoSchema, 'geotab:Get:DeviceStatusInfo', idAt('device'))[0] : undefined;
       let ignition: z.output<typeof statusDataSchema> | undefined;
       for (const diagnostic of diagnostics) {
-        const record = parseProviderResponse(z.array(statusDataSchema), results[n++], 'geotab:Get:StatusData').at(-1);
+        const record = rows(statusDataSchema, 'geotab:Get:StatusData').at(-1);
         if (!record || record.device !== device) continue;
         if (diagnostic === GEOTAB_DIAGNOSTICS.ignition) ignition = record;
         const obs = statusDataObservation(record, fetchedAt);
@@ -190,7 +200,8 @@ class GeotabAdapter implements ProviderAdapter {
       }
       if (dsi && dsi.device === device) items.push(...deviceStatusObservations(dsi, ignition, metrics, fetchedAt));
     }
-    return { items, next };
+    page.settle();
+    return withSkipped(items, next, [...skipped, ...page.skipped]);
   }
 
   async telemetryHistory(query: Parameters<ProviderAdapter['telemetryHistory']>[0]): Promise<Page<Observation>> {
@@ -210,13 +221,19 @@ class GeotabAdapter implements ProviderAdapter {
       if (metrics.has('engineState')) calls.push(getCall('StatusData', { deviceSearch: { id }, diagnosticSearch: { id: GEOTAB_DIAGNOSTICS.ignition }, fromDate: isoMs(startMs), toDate: isoMs(startMs) }, 1));
       const results = await this.multi(calls);
       let n = 0;
-      const logs = wantsGps ? parseProviderResponse(z.array(logRecordSchema), results[n++], 'geotab:Get:LogRecord') : [];
-      const status = diagnostics.flatMap(() => parseProviderResponse(z.array(statusDataSchema), results[n++], 'geotab:Get:StatusData'));
-      const initial = metrics.has('engineState') ? parseProviderResponse(z.array(statusDataSchema), results[n++], 'geotab:Get:StatusData').at(-1) : undefined;
-      const full = logs.length >= limit || diagnostics.some((d) => status.filter((s) => s.diagnostic === d).length >= limit);
+      const page = new PageRecords();
+      const read = <S extends z.ZodType>(schema: S, path: string): GeotabRows<z.output<S>> => parseGeotabRows(schema, results[n++], path, { page });
+      const logRows = wantsGps ? read(logRecordSchema, 'geotab:Get:LogRecord') : undefined;
+      const statusRows = diagnostics.map(() => read(statusDataSchema, 'geotab:Get:StatusData'));
+      const initial = metrics.has('engineState') ? read(statusDataSchema, 'geotab:Get:StatusData').data.at(-1) : undefined;
+      const logs = logRows?.data ?? [];
+      const status = statusRows.flatMap((r) => r.data);
+      // One call per diagnostic, so each call's own count (skipped rows included) says whether it was cut.
+      const full = (logRows?.read ?? 0) >= limit || statusRows.some((r) => r.read >= limit);
+      page.settle();
       const keep = <T extends { dateTime: string; device: string }>(r: T) => r.device === id && inSlice(r.dateTime, startMs, endMs);
       const initialIgnition = initial && Date.parse(initial.dateTime) <= startMs && (initial.data === 0 || initial.data === 1) ? initial.data : undefined;
-      return { rows: [{ logs: logs.filter(keep), status: status.filter(keep), initialIgnition }], full };
+      return { rows: [{ logs: logs.filter(keep), status: status.filter(keep), initialIgnition }], full, skipped: page.skipped };
     });
     const fetchedAt = isoMs(this.clock.now());
     const items: Observation[] = [];
@@ -232,35 +249,43 @@ class GeotabAdapter implements ProviderAdapter {
         items.push(...engineStateHistory(slice.device, ignitions, uniqueRecords(rows.logs), rows.initialIgnition, fetchedAt));
       }
     }
-    return { items, next: slice.next };
+    return withSkipped(items, slice.next, slice.skipped);
   }
 
   async faults(query: Parameters<ProviderAdapter['faults']>[0]): Promise<Page<FaultRecord>> {
     const wanted = query.vehicleSourceIds?.length ? new Set(query.vehicleSourceIds) : null;
     let rows: GeotabFaultData[];
     let next: string | null;
+    let skipped: SkippedRecord[];
     if (query.from !== undefined) {
       const { fromMs, toMs } = parseWindowMs(query.from, query.to, this.clock.now());
       const limit = this.sizes.windowed;
       const slice = await readSlice({ fromMs, toMs, devices: query.vehicleSourceIds?.length ? query.vehicleSourceIds : [null] }, decodeCursor(query.cursor, 'slice'), async (device, startMs, endMs) => {
         const search = { fromDate: isoMs(startMs), toDate: isoMs(endMs), ...(device ? { deviceSearch: { id: device } } : {}) };
-        const found = await this.client.get('FaultData', faultDataSchema, { search, resultsLimit: limit });
-        return { rows: found.filter((f) => inSlice(f.dateTime, startMs, endMs)), full: found.length >= limit };
+        const found = await this.client.getRows('FaultData', faultDataSchema, { search, resultsLimit: limit });
+        return { rows: found.data.filter((f) => inSlice(f.dateTime, startMs, endMs)), full: found.read >= limit, skipped: found.skipped };
       });
       rows = slice.rows;
       next = slice.next;
+      skipped = [...slice.skipped];
     } else {
       const from = decodeCursor(query.cursor, 'feed');
-      const page = await this.client.getFeed('FaultData', faultDataSchema, { fromVersion: from?.v, resultsLimit: this.sizes.faultFeed });
+      const page = await this.client.getFeedRows('FaultData', faultDataSchema, { fromVersion: from?.v, resultsLimit: this.sizes.faultFeed });
       const toMs = query.to === undefined ? Infinity : parseWindowMs(undefined, query.to, 0).toMs;
       rows = page.data.filter((f) => Date.parse(f.dateTime) < toMs);
       next = this.feedNext(page, this.sizes.faultFeed);
+      skipped = [...page.skipped];
     }
     const faults = latestById(rows, (f) => f.id).filter((f) => !wanted || wanted.has(f.device));
     await this.loadFaultLookups(faults);
     const ctx = this.context();
     const lookups = { diagnostics: present(this.diagnostics), failureModes: present(this.failureModes) };
-    return { items: faults.flatMap((f) => mapFault(f, lookups, ctx) ?? []), next };
+    const items = faults.flatMap((f) => {
+      const record = mapFault(f, lookups, ctx);
+      if (!record) skipped.push({ sourceId: f.id, reason: `geotab FaultData ${f.id}: no device (${f.device}), or dateTime not RFC 3339` });
+      return record ?? [];
+    });
+    return withSkipped(items, next, skipped);
   }
 
   /** Diagnostic and FailureMode entities for codes and descriptions; cached for the adapter's life. */
@@ -268,8 +293,9 @@ class GeotabAdapter implements ProviderAdapter {
     const diagnostics = [...new Set(faults.map((f) => f.diagnostic))].filter((id) => !this.diagnostics.has(id));
     const modes = [...new Set(faults.flatMap((f) => (f.failureMode && f.failureMode !== 'NoFailureModeId' ? [f.failureMode] : [])))].filter((id) => !this.failureModes.has(id));
     const results = await this.multi([...diagnostics.map((id) => getCall('Diagnostic', { id })), ...modes.map((id) => getCall('FailureMode', { id }))]);
-    diagnostics.forEach((id, n) => this.diagnostics.set(id, parseProviderResponse(z.array(diagnosticSchema), results[n], 'geotab:Get:Diagnostic')[0] ?? null));
-    modes.forEach((id, n) => this.failureModes.set(id, parseProviderResponse(z.array(failureModeSchema), results[diagnostics.length + n], 'geotab:Get:FailureMode')[0] ?? null));
+    // Lookups only name and code a fault: a malformed one is as good as none (the diagnostic id stands in).
+    diagnostics.forEach((id, n) => this.diagnostics.set(id, parseGeotabRows(diagnosticSchema, results[n], 'geotab:Get:Diagnostic', { page: new PageRecords() }).data[0] ?? null));
+    modes.forEach((id, n) => this.failureModes.set(id, parseGeotabRows(failureModeSchema, results[diagnostics.length + n], 'geotab:Get:FailureMode', { page: new PageRecords() }).data[0] ?? null));
   }
 
   private async multi(calls: readonly GeotabCall[]): Promise<unknown[]> {
@@ -278,13 +304,18 @@ class GeotabAdapter implements ProviderAdapter {
     return out;
   }
 
-  private feedNext(page: { data: unknown[]; toVersion: string }, limit: number): string | null {
-    return page.data.length >= limit ? encodeCursor({ k: 'feed', v: page.toVersion }) : null;
+  /** A feed page of `limit` records (skipped ones count: they were read) means "call again". */
+  private feedNext(page: { read: number; toVersion: string }, limit: number): string | null {
+    return page.read >= limit ? encodeCursor({ k: 'feed', v: page.toVersion }) : null;
   }
 }
 
 function getCall(typeName: string, search: Record<string, unknown>, resultsLimit?: number): GeotabCall {
   return { method: 'Get', params: { typeName, search, ...(resultsLimit ? { resultsLimit } : {}) } };
+}
+
+function withSkipped<T>(items: T[], next: string | null, skipped: readonly SkippedRecord[]): Page<T> {
+  return { items, next, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 function inSlice(dateTime: string, startMs: number, endMs: number): boolean {

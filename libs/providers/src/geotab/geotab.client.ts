@@ -14,11 +14,13 @@
  * - `OverLimitException` and `DbUnavailableException` in a 200 body are retried with the same
  *   policy as transport errors (Retry-After, from the header or `error.data.retryAfter`, always
  *   honoured), then surface as `provider_throttled` / `provider_unavailable`.
+ * - Result rows are validated one by one (parseGeotabRows, the shared parseRecords): a malformed row
+ *   is skipped with a reason and the rest used; the result's structure is checked as a whole.
  * Credentials (password, sessionId) travel only in request bodies and never appear in errors.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ProviderError } from '../errors.js';
-import { parseProviderResponse } from '../http/parse.js';
+import { PageRecords, parseProviderResponse, parseRecords, type ParsedRecords } from '../http/parse.js';
 import { DEFAULT_RETRY, ProviderHttpClient, type RetryPolicy } from '../http/provider-http-client.js';
 import { systemClock, unlimitedBudget, type Clock, type RequestBudget } from '../http/request-budget.js';
 import { parseRetryAfter } from '../http/retry-after.js';
@@ -47,9 +49,44 @@ export const GEOTAB_MAX_RESULTS = 50_000;
 /** Authenticate: 10 calls per minute per user (geotab.com/blog/api-call-limits). */
 export const AUTHENTICATE_LIMIT = { calls: 10, windowMs: 60_000 } as const;
 
+/** Rows of one `Get` (or one call of an ExecuteMultiCall): valid ones, skipped ones, how many were read. */
+export type GeotabRows<T> = ParsedRecords<T>;
+
 export interface FeedPage<T> {
   data: T[];
   toVersion: string;
+}
+
+/** A feed page read record by record. */
+export interface FeedRows<T> extends GeotabRows<T> {
+  toVersion: string;
+}
+
+type FeedOptions = { fromVersion?: string | null; search?: Record<string, unknown>; resultsLimit?: number };
+
+/** All or nothing: the first skipped record fails the call as a response change. */
+function wholly<R extends GeotabRows<unknown>>(rows: R, path: string): R {
+  const first = rows.skipped[0];
+  if (first) throw new ProviderError('provider_response_changed', { path, message: first.reason.slice(path.length + 1) });
+  return rows;
+}
+
+/**
+ * The rows of a Get result (a bare array), validated one by one (parseRecords): a malformed row is
+ * skipped with its id and path; a result that is not an array, or whose every row fails, is
+ * `provider_response_changed`. `idOf` names whose id a skipped row reports (its own `id` by
+ * default). With `page`, the all-fail rule is left to the page (PageRecords.settle): one result of
+ * an ExecuteMultiCall is only part of it.
+ */
+export function parseGeotabRows<S extends z.ZodType>(
+  item: S,
+  result: unknown,
+  path: string,
+  opts: { idOf?: (raw: unknown) => string | null; page?: PageRecords } = {},
+): GeotabRows<z.output<S>> {
+  const rows = parseProviderResponse(z.array(z.unknown()), result, path);
+  const where = { path, prefix: '', ...(opts.idOf ? { idOf: opts.idOf } : {}) };
+  return opts.page ? opts.page.parse(item, rows, where) : parseRecords(item, rows, where);
 }
 
 export interface GeotabCall {
@@ -90,19 +127,29 @@ export class GeotabClient {
     return parseProviderResponse(schema, result, `geotab:${method}${typeof params['typeName'] === 'string' ? `:${params['typeName']}` : ''}`);
   }
 
-  /** `Get` with optional search and resultsLimit (capped at 50,000). */
-  get<S extends z.ZodType>(typeName: string, item: S, opts: { search?: Record<string, unknown>; resultsLimit?: number } = {}): Promise<z.output<S>[]> {
-    return this.call('Get', { typeName, ...(opts.search ? { search: opts.search } : {}), ...limit(opts.resultsLimit) }, arrayOf(item));
+  /** `Get` with optional search and resultsLimit (capped at 50,000), rows validated one by one (parseGeotabRows): what the adapter reads. */
+  async getRows<S extends z.ZodType>(typeName: string, item: S, opts: { search?: Record<string, unknown>; resultsLimit?: number } = {}): Promise<GeotabRows<z.output<S>>> {
+    const result = await this.callWithSession('Get', { typeName, ...(opts.search ? { search: opts.search } : {}), ...limit(opts.resultsLimit) });
+    return parseGeotabRows(item, result, `geotab:Get:${typeName}`);
   }
 
-  /** `GetFeed` from `fromVersion` (or `search.fromDate` for a seed, or all history when neither). */
-  getFeed<S extends z.ZodType>(
-    typeName: string,
-    item: S,
-    opts: { fromVersion?: string | null; search?: Record<string, unknown>; resultsLimit?: number } = {},
-  ): Promise<FeedPage<z.output<S>>> {
+  /** `Get` validated as a whole: any malformed row is `provider_response_changed` (for callers that want all or nothing). */
+  async get<S extends z.ZodType>(typeName: string, item: S, opts: { search?: Record<string, unknown>; resultsLimit?: number } = {}): Promise<z.output<S>[]> {
+    return wholly(await this.getRows(typeName, item, opts), `geotab:Get:${typeName}`).data;
+  }
+
+  /** `GetFeed` from `fromVersion` (or `search.fromDate` for a seed, or all history when neither), records validated one by one: what the adapter reads. */
+  async getFeedRows<S extends z.ZodType>(typeName: string, item: S, opts: FeedOptions = {}): Promise<FeedRows<z.output<S>>> {
     const params = { typeName, ...(opts.fromVersion ? { fromVersion: opts.fromVersion } : {}), ...(opts.search ? { search: opts.search } : {}), ...limit(opts.resultsLimit ?? GEOTAB_MAX_RESULTS) };
-    return this.call('GetFeed', params, feedResultSchema(item)) as Promise<FeedPage<z.output<S>>>;
+    const path = `geotab:GetFeed:${typeName}`;
+    const body = parseProviderResponse(feedResultSchema(z.unknown()), await this.callWithSession('GetFeed', params), path);
+    return { ...parseRecords(item, body.data, { path, prefix: 'data' }), toVersion: body.toVersion };
+  }
+
+  /** `GetFeed` validated as a whole: any malformed record is `provider_response_changed`. */
+  async getFeed<S extends z.ZodType>(typeName: string, item: S, opts: FeedOptions = {}): Promise<FeedPage<z.output<S>>> {
+    const page = wholly(await this.getFeedRows(typeName, item, opts), `geotab:GetFeed:${typeName}`);
+    return { data: page.data, toVersion: page.toVersion };
   }
 
   /** `ExecuteMultiCall`: several calls in one HTTP request; results in order, raw (parse per call). */
@@ -229,10 +276,6 @@ export class GeotabRpcError extends Error {
 
 function limit(resultsLimit: number | undefined): { resultsLimit?: number } {
   return resultsLimit === undefined ? {} : { resultsLimit: Math.min(Math.max(1, Math.floor(resultsLimit)), GEOTAB_MAX_RESULTS) };
-}
-
-function arrayOf<S extends z.ZodType>(item: S) {
-  return feedResultSchema(item).shape.data;
 }
 
 /** Some OverLimit bodies carry the wait in `error.data.retryAfter` (seconds; unconfirmed). */

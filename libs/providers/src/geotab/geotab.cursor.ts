@@ -9,6 +9,7 @@
  * rows may have been cut, so it is halved and re-read before anything from it is emitted — no
  * silent truncation until a slice is narrower than MIN_SLICE_MS.
  */
+import type { SkippedRecord } from '../adapter.js';
 import { ProviderError } from '../errors.js';
 
 export type GeotabCursor =
@@ -49,6 +50,8 @@ export interface SliceRead<T> {
   rows: T[];
   /** True when some call of the slice returned `resultsLimit` rows (possibly cut). */
   full: boolean;
+  /** Malformed rows of the slice's calls, reported on the page. */
+  skipped?: readonly SkippedRecord[];
 }
 
 /**
@@ -60,10 +63,10 @@ export async function readSlice<T>(
   window: SliceWindow,
   cursor: Extract<GeotabCursor, { k: 'slice' }> | null,
   read: (device: string | null, startMs: number, endMs: number) => Promise<SliceRead<T>>,
-): Promise<{ device: string | null; startMs: number; endMs: number; rows: T[]; next: string | null }> {
+): Promise<{ device: string | null; startMs: number; endMs: number; rows: T[]; skipped: readonly SkippedRecord[]; next: string | null }> {
   const span = Math.max(1, window.toMs - window.fromMs);
   const state = cursor ?? { k: 'slice' as const, i: 0, t: window.fromMs, w: span };
-  if (state.i >= window.devices.length || state.t >= window.toMs) return { device: null, startMs: state.t, endMs: state.t, rows: [], next: null };
+  if (state.i >= window.devices.length || state.t >= window.toMs) return { device: null, startMs: state.t, endMs: state.t, rows: [], skipped: [], next: null };
   const device = window.devices[state.i];
   let width = Math.max(1, state.w);
   for (;;) {
@@ -76,7 +79,7 @@ export async function readSlice<T>(
     let next: GeotabCursor | null = null;
     if (endMs < window.toMs) next = { k: 'slice', i: state.i, t: endMs, w: result.full ? width : Math.min(width * 2, span) };
     else if (state.i + 1 < window.devices.length) next = { k: 'slice', i: state.i + 1, t: window.fromMs, w: span };
-    return { device, startMs: state.t, endMs, rows: result.rows, next: next ? encodeCursor(next) : null };
+    return { device, startMs: state.t, endMs, rows: result.rows, skipped: result.skipped ?? [], next: next ? encodeCursor(next) : null };
   }
 }
 

@@ -27,6 +27,7 @@ import {
   type VehicleRecord,
 } from '@switchyard/domain';
 import { isLicenseState } from '@switchyard/contracts';
+import type { SkippedRecord } from '../adapter.js';
 import { GEOTAB_COMPANY_GROUP_ID, GEOTAB_NONE_IDS, type GeotabDevice, type GeotabGroup, type GeotabTrip, type GeotabUser } from './geotab.schemas.js';
 
 export interface MapContext {
@@ -55,7 +56,7 @@ export function textField(raw: string | null | undefined, source: string): Field
   return available(value, source);
 }
 
-const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const BARE_DATE = /^MUTATED$/;
 
 /**
  * Epoch ms of an `activeFrom`/`activeTo`: an RFC 3339 date-time, or a bare `YYYY-MM-DD` read as UTC
@@ -265,10 +266,16 @@ export function coordinate(point: { x: number; y: number } | null | undefined): 
 /**
  * Trips of one page. Trip has no start location: it is the previous trip's `stopPoint` when that
  * trip (same device) is in the page, else `startHints` (first LogRecord at or after `start`, looked
- * up by the adapter), else missing. Distance is `distance` km (provider_reported); when absent,
+ * up by the adapter), else missing. A trip that cannot be placed in time (unreadable start/stop, stop
+ * before start) is reported through `skip`. Distance is `distance` km (provider_reported); when absent,
  * the difference of consecutive trip-end `odometer`s (metres) of the same device (basis odometer).
  */
-export function mapTrips(trips: readonly GeotabTrip[], ctx: MapContext, startHints: ReadonlyMap<string, LatLon> = new Map()): TripRecord[] {
+export function mapTrips(
+  trips: readonly GeotabTrip[],
+  ctx: MapContext,
+  startHints: ReadonlyMap<string, LatLon> = new Map(),
+  skip: (record: SkippedRecord) => void = () => undefined,
+): TripRecord[] {
   const sorted = [...trips].sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
   const previous = new Map<string, GeotabTrip>();
   const out: TripRecord[] = [];
@@ -277,12 +284,18 @@ export function mapTrips(trips: readonly GeotabTrip[], ctx: MapContext, startHin
     previous.set(trip.device, trip);
     const startedAt = dateField(trip.start, 'geotab:Trip.start');
     const endedAt = dateField(trip.stop, 'geotab:Trip.stop');
-    if (startedAt.status !== 'available' || endedAt.status !== 'available') continue; // not a trip we can place in time
+    if (startedAt.status !== 'available' || endedAt.status !== 'available') {
+      skip({ sourceId: trip.id, reason: `geotab Trip ${trip.id}: start/stop not RFC 3339 date-times` }); // not a trip we can place in time
+      continue;
+    }
     // drivingDuration (start→stop) is the source duration; the elapsed interval stands in when it
     // is absent or malformed. A trip whose stop precedes its start has no duration: skipped.
     const duration = parseTimeSpan(trip.drivingDuration);
     const durationMs = duration.ok ? toTripMilliseconds(duration.value, 'seconds') : toTripMilliseconds(Date.parse(endedAt.value) - Date.parse(startedAt.value), 'milliseconds');
-    if (!durationMs.ok) continue;
+    if (!durationMs.ok) {
+      skip({ sourceId: trip.id, reason: `geotab Trip ${trip.id}: stop before start, no duration` });
+      continue;
+    }
     const { distanceKm, distanceBasis } = tripDistance(trip, prev);
     const prevStop = prev ? coordinate(prev.stopPoint) : null;
     const hint = startHints.get(trip.id);

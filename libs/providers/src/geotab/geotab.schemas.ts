@@ -8,6 +8,7 @@
  * Every entity reference accepts both forms Geotab sends: `{id}` objects and bare strings
  * (`"UnknownDriverId"`, `"NoFailureModeId"`, `"ControllerNoneId"`).
  */
+import { isRfc3339DateTime } from '@switchyard/domain';
 import { z } from 'zod';
 
 /** `{id: "b3"}` or the bare-string form; both normalize to the id string. */
@@ -15,6 +16,8 @@ export const geotabRefSchema = z.union([z.string(), z.looseObject({ id: z.string
 export type GeotabRef = z.output<typeof geotabRefSchema>;
 
 const optionalString = z.string().nullish();
+/** The time an event record cannot exist without: a record with an unreadable one is skipped (parseGeotabRows), not dropped unseen. */
+const eventTime = z.string().refine(isRfc3339DateTime, 'expected an RFC 3339 date-time');
 const optionalNumber = z.number().nullish();
 const refList = z.array(geotabRefSchema).nullish();
 
@@ -101,8 +104,8 @@ export const tripSchema = z.looseObject({
   id: z.string().min(1),
   device: geotabRefSchema,
   driver: geotabRefSchema.nullish(),
-  start: z.string(),
-  stop: z.string(),
+  start: eventTime,
+  stop: eventTime,
   nextTripStart: optionalString,
   distance: optionalNumber,
   drivingDuration: optionalString,
@@ -152,7 +155,7 @@ export type GeotabDeviceStatusInfo = z.output<typeof deviceStatusInfoSchema>;
 
 export const faultDataSchema = z.looseObject({
   id: z.string().min(1),
-  dateTime: z.string(),
+  dateTime: eventTime,
   device: geotabRefSchema,
   diagnostic: geotabRefSchema,
   failureMode: geotabRefSchema.nullish(),

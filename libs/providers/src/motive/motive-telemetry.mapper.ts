@@ -29,7 +29,7 @@ import {
   type TelemetryMetric,
   type TripRecord,
 } from '@switchyard/domain';
-import { ProviderError } from '../errors.js';
+import type { SkippedRecord } from '../adapter.js';
 import { normalizeTime, preferTrue, rawNumber, type UnitsMode } from './motive.fields.js';
 import type { MotiveDrivingPeriod, MotiveFaultCode, MotiveLocation, Wire } from './motive.schemas.js';
 
@@ -105,7 +105,11 @@ export function mapLocationPoint(p: MotiveLocation, ctx: PointContext): Observat
   return out;
 }
 
-export type TripOutcome = { readonly kind: 'trip'; readonly trip: TripRecord } | { readonly kind: 'skipped'; readonly reason: 'ongoing' | 'no_vehicle' };
+/**
+ * `ongoing` periods are not trips yet (left out silently); `no_vehicle` (cannot be attributed) and
+ * `unreadable_times` (start/end not RFC 3339) are reported by the adapter as skipped records.
+ */
+export type TripOutcome = { readonly kind: 'trip'; readonly trip: TripRecord } | { readonly kind: 'skipped'; readonly reason: 'ongoing' | 'no_vehicle' | 'unreadable_times' };
 
 /** `origin_lat/lon` or `destination_lat/lon` → a location cell: both numbers in range, else missing/invalid naming the wire fields. */
 function periodLocation(lat: Wire<number>, lon: Wire<number>, names: string): Field<LatLon> {
@@ -132,7 +136,7 @@ export function mapDrivingPeriod(dp: MotiveDrivingPeriod, ctx: { fallbackVehicle
   if (!vehicleSourceId) return { kind: 'skipped', reason: 'no_vehicle' };
   const startedAt = normalizeTime(dp.start_time);
   const endedAt = normalizeTime(dp.end_time);
-  if (!startedAt || !endedAt) throw new ProviderError('provider_response_changed', { path: '/v1/driving_periods', message: `driving_period ${dp.id}: start_time/end_time not RFC 3339` });
+  if (!startedAt || !endedAt) return { kind: 'skipped', reason: 'unreadable_times' };
   const elapsedMs = Date.parse(endedAt) - Date.parse(startedAt);
   const duration = toTripMilliseconds(rawNumber(dp.duration), 'seconds');
   const s = MOTIVE_TRIP_SOURCE;
@@ -182,36 +186,56 @@ export function faultCodeOf(f: MotiveFaultCode): string {
   return (f.network ?? '').toLowerCase() === 'j1939' && f.fmi != null && f.fmi !== '' ? `SPN ${f.code} FMI ${String(f.fmi)}` : f.code;
 }
 
-/** Motive says `open` (the guide prose says `opened`) or `closed`; anything else cannot be placed in a complete snapshot. */
-export function isOpenFault(f: MotiveFaultCode): boolean {
+/** Motive says `open` (the guide prose says `opened`) or `closed`; anything else (undefined) cannot be placed in a complete snapshot. */
+export function isOpenFault(f: MotiveFaultCode): boolean | undefined {
   const status = f.status.toLowerCase();
   if (status === 'open' || status === 'opened') return true;
   if (status === 'closed') return false;
-  throw new ProviderError('provider_response_changed', { path: '/v1/fault_codes', message: `fault_code ${f.id}: unknown status` });
+  return undefined;
 }
 
 /**
  * Complete snapshots per vehicle from a full scan of fault codes: every vehicle in `vehicleSourceIds`
  * (or, without a filter, every vehicle that appears in the scan) gets one, possibly empty — an empty
- * snapshot is how a cleared fault is reported in the complete_snapshot model.
+ * snapshot is how a cleared fault is reported in the complete_snapshot model. A vehicle with a code
+ * that cannot be placed (unknown status, or a malformed code of it in `unreadable`) gets no snapshot:
+ * leaving the code out would claim it cleared. It is reported through `skip` instead, and its last
+ * good snapshot stands. An unreadable code of an unknown vehicle (`vehicleSourceId` null) withholds
+ * every snapshot of the scan.
  */
 export function buildFaultSnapshots(
   codes: readonly MotiveFaultCode[],
-  opts: { vehicleSourceIds?: readonly string[]; observedAt: string; fetchedAt: string },
+  opts: { vehicleSourceIds?: readonly string[]; observedAt: string; fetchedAt: string; unreadable?: readonly SkippedRecord[] },
+  skip: (record: SkippedRecord) => void,
 ): FaultSnapshot[] {
   const wanted = opts.vehicleSourceIds ? new Set(opts.vehicleSourceIds) : undefined;
   const byVehicle = new Map<string, Map<string, FaultCode>>();
+  const withheld = new Map<string, string>();
   for (const id of opts.vehicleSourceIds ?? []) byVehicle.set(id, new Map());
   for (const f of codes) {
     const vehicleId = String(f.vehicle.id);
     if (wanted && !wanted.has(vehicleId)) continue;
     const active = byVehicle.get(vehicleId) ?? new Map<string, FaultCode>();
     byVehicle.set(vehicleId, active);
-    if (!isOpenFault(f)) continue;
+    const open = isOpenFault(f);
+    if (open === undefined && !withheld.has(vehicleId)) withheld.set(vehicleId, `fault_code ${f.id}: unknown status ${JSON.stringify(f.status.slice(0, 32))}`);
+    if (!open) continue;
     const parts = [f.code_description, f.fmi_description].flatMap((w) => (w.kind === 'value' && w.value.trim() !== '' ? [w.value.trim()] : []));
     active.set(faultKeyOf(f), { faultKey: faultKeyOf(f), code: faultCodeOf(f), description: parts.length > 0 ? parts.join(' — ') : null });
   }
+  const unattributed = opts.unreadable?.find((r) => r.sourceId === null);
+  for (const record of opts.unreadable ?? []) {
+    if (record.sourceId !== null && (!wanted || wanted.has(record.sourceId)) && !withheld.has(record.sourceId)) {
+      byVehicle.set(record.sourceId, byVehicle.get(record.sourceId) ?? new Map());
+      withheld.set(record.sourceId, record.reason);
+    }
+  }
+  for (const vehicleId of byVehicle.keys()) {
+    const reason = withheld.get(vehicleId) ?? (unattributed ? `${unattributed.reason} (a fault code of an unknown vehicle)` : undefined);
+    if (reason !== undefined) skip({ sourceId: vehicleId, reason: `${reason}, so the snapshot cannot be complete` });
+  }
   return [...byVehicle.entries()]
+    .filter(([vehicleSourceId]) => !withheld.has(vehicleSourceId) && !unattributed)
     .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
     .map(([vehicleSourceId, active]) => ({
       model: 'complete_snapshot' as const,

@@ -8,6 +8,10 @@
  *   still possible and are absorbed by the collectors' upsert by sourceId.
  * - Faults are `complete_snapshot`: a snapshot must list every open code of its vehicle, so `faults`
  *   scans all fault-code pages in one call and returns every snapshot with `next: null`.
+ * - Records are validated one by one (parseMotiveList): a malformed record is reported in the page's
+ *   `skipped` with its id and reason, and the page still succeeds; only a page whose every record
+ *   fails, or a malformed envelope, is `provider_response_changed`. For faults the cost of a
+ *   malformed code is its vehicle's snapshot (withheld and reported, never published incomplete).
  * - Units: every request sends `X-Metric-Units: true`, so location readings are km and km/h;
  *   driving-period `*_kilometers` are km always. `metric_units` on embedded vehicles is a display
  *   preference and never switches units (docs/providers.md, Motive quirk M1).
@@ -16,7 +20,7 @@
  *   period counts only in the slice holding its start day, so slices never report it twice.
  */
 import type { DriverRecord, FaultSnapshot, GroupRecord, Observation, TelemetryMetric, TripRecord, VehicleRecord } from '@switchyard/domain';
-import type { AdapterOptions, Page, ProviderAdapter } from '../adapter.js';
+import type { AdapterOptions, Page, ProviderAdapter, SkippedRecord } from '../adapter.js';
 import { MOTIVE_CAPABILITIES } from '../capabilities/index.js';
 import { ProviderError } from '../errors.js';
 import { systemClock } from '../http/request-budget.js';
@@ -44,6 +48,11 @@ export const MOTIVE_DRIVING_PERIODS_CHUNK_DAYS = 30;
 const DAY_MS = 86_400_000;
 /** Location readings: the unit system we ask for with `X-Metric-Units: true` on every request. */
 const REQUESTED_UNITS = 'metric';
+
+const TRIP_SKIP_REASONS = {
+  no_vehicle: 'no vehicle, and not exactly one vehicle asked for: cannot be attributed',
+  unreadable_times: 'start_time/end_time not RFC 3339',
+} as const;
 
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -76,12 +85,13 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
   /**
    * One list page: fetch, drop the previous page's ids, map, and build the next cursor. `slices`
    * (trips) is how many date slices the listing walks: the cursor's `c` moves to the next slice when
-   * a slice's pages are done.
+   * a slice's pages are done. Entries that failed their schema, and records the mapper reports
+   * through `skip`, come back in the page's `skipped`; the page itself still succeeds.
    */
   async function listPage<W extends { id: number }, R>(
     cursor: string | null | undefined,
     fetchPage: (page: number, slice: number) => Promise<ListPage<W>>,
-    map: (item: W, slice: number) => R | undefined,
+    map: (item: W, slice: number, skip: (reason: string) => void) => R | undefined,
     slices = 1,
   ): Promise<Page<R>> {
     const c = decodeListCursor(cursor);
@@ -90,15 +100,17 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
     const previous = new Set(c.s);
     const seen = new Set<number>();
     const items: R[] = [];
+    const skipped: SkippedRecord[] = [...page.skipped];
     for (const item of page.items) {
       if (previous.has(String(item.id)) || seen.has(item.id)) continue;
       seen.add(item.id);
-      const mapped = map(item, c.c);
+      const mapped = map(item, c.c, (reason) => skipped.push({ sourceId: String(item.id), reason }));
       if (mapped !== undefined) items.push(mapped);
     }
-    const next = nextPageNo(page.pagination, page.items.length);
-    if (next !== null) return { items, next: encodeCursor({ c: c.c, p: next, s: page.items.map((i) => String(i.id)).slice(0, 200) }) };
-    return { items, next: c.c + 1 < slices ? encodeCursor({ c: c.c + 1, p: 1, s: [] }) : null };
+    const withSkipped = (next: string | null): Page<R> => ({ items, next, ...(skipped.length > 0 ? { skipped } : {}) });
+    const next = nextPageNo(page.pagination, page.read);
+    if (next !== null) return withSkipped(encodeCursor({ c: c.c, p: next, s: page.items.map((i) => String(i.id)).slice(0, 200) }));
+    return withSkipped(c.c + 1 < slices ? encodeCursor({ c: c.c + 1, p: 1, s: [] }) : null);
   }
 
   const vehicleFilter = (ids: readonly string[] | undefined) => (ids && ids.length > 0 ? { vehicle_ids: ids } : {});
@@ -144,8 +156,9 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
             end_date: slices[c].end,
             ...vehicleFilter(query.vehicleSourceIds),
           }),
-        (dp, c) => {
+        (dp, c, skip) => {
           const outcome = mapDrivingPeriod(dp, { fallbackVehicleId, fetchedAt });
+          if (outcome.kind === 'skipped' && outcome.reason !== 'ongoing') skip(`/v1/driving_periods driving_period ${dp.id}: ${TRIP_SKIP_REASONS[outcome.reason]}`);
           if (outcome.kind !== 'trip') return undefined;
           const trip = outcome.trip;
           // Completed trips that started inside the window and inside this slice's days (a period
@@ -171,7 +184,7 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
           return mapLocationPoint(v.current_location, { vehicleSourceId, mode: REQUESTED_UNITS, metrics, fetchedAt });
         },
       );
-      return { items: page.items.flat(), next: page.next };
+      return { ...page, items: page.items.flat() };
     },
 
     async telemetryHistory(query): Promise<Page<Observation>> {
@@ -194,26 +207,30 @@ export function createMotiveAdapter(options: AdapterOptions<'motive'>): Provider
         }
       }
       // v3 pagination is unconfirmed: without a pagination object the chunk is taken as complete.
-      const nextPage = nextPageNo(page.pagination, page.items.length);
+      const nextPage = nextPageNo(page.pagination, page.read);
       let next: { v: number; c: number; p: number } | null;
       if (nextPage !== null) next = { v: c.v, c: c.c, p: nextPage };
       else if (c.c + 1 < chunks.length) next = { v: c.v, c: c.c + 1, p: 1 };
       else if (c.v + 1 < query.vehicleSourceIds.length) next = { v: c.v + 1, c: 0, p: 1 };
       else next = null;
-      return { items, next: next ? encodeCursor(next) : null };
+      return { items, next: next ? encodeCursor(next) : null, ...(page.skipped.length > 0 ? { skipped: page.skipped } : {}) };
     },
 
     async faults(query): Promise<Page<FaultSnapshot>> {
       const fetchedAt = now();
       const byId = new Map<number, MotiveFaultCode>();
+      // Malformed codes, by their vehicle's id (faultCodesEnvelope): that vehicle's snapshot is withheld.
+      const unreadable: SkippedRecord[] = [];
       // Status and vehicle filters on /v1/fault_codes are unconfirmed: read everything, filter here.
       for (let page: number | null = 1; page !== null; ) {
         const res = await client.listPage('/v1/fault_codes', faultCodesEnvelope, page, vehicleFilter(query.vehicleSourceIds));
         for (const f of res.items) byId.set(f.id, f);
-        page = nextPageNo(res.pagination, res.items.length);
+        unreadable.push(...res.skipped);
+        page = nextPageNo(res.pagination, res.read);
       }
-      const items = buildFaultSnapshots([...byId.values()], { vehicleSourceIds: query.vehicleSourceIds, observedAt: fetchedAt, fetchedAt });
-      return { items, next: null };
+      const skipped: SkippedRecord[] = [];
+      const items = buildFaultSnapshots([...byId.values()], { vehicleSourceIds: query.vehicleSourceIds, observedAt: fetchedAt, fetchedAt, unreadable }, (r) => skipped.push(r));
+      return { items, next: null, ...(skipped.length > 0 ? { skipped } : {}) };
     },
   };
 }

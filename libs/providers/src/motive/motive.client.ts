@@ -1,18 +1,17 @@
 /**
  * Motive REST client: auth, units header, page-number pagination and the v3 concurrency cap, on
  * top of the shared ProviderHttpClient (request budget, retries with full jitter, Retry-After,
- * timeouts, reason codes). Every response is validated against the adapter's own zod schema.
+ * timeouts, reason codes). Every response is validated against the adapter's own zod schema, its
+ * envelope as a whole and its records one by one (a malformed record is skipped, not the page).
  *
  * Invariants: every request carries `X-Api-Key` and `X-Metric-Units: true` (motive.md §1 — units
  * are otherwise the account's preference, which is unconfirmed; the mappers still detect imperial
  * records through `metric_units`); `per_page` never exceeds Motive's 100; at most 10 `/v3/...`
  * history calls are in flight per client (motive.md §5.2).
  */
-import type { z } from 'zod';
 import type { AdapterOptions } from '../adapter.js';
-import { parseProviderResponse } from '../http/parse.js';
 import { ProviderHttpClient, type ProviderRequest } from '../http/provider-http-client.js';
-import type { ListPage, MotivePagination } from './motive.schemas.js';
+import { parseMotiveList, type ListPage, type MotiveList, type MotivePagination } from './motive.schemas.js';
 
 /** Motive's documented page-size maximum (default 25). */
 export const MOTIVE_MAX_PER_PAGE = 100;
@@ -64,24 +63,25 @@ export class MotiveClient {
     });
   }
 
-  /** One page of a list endpoint, parsed. `page` is 1-based like Motive's `page_no`. */
-  async listPage<S extends z.ZodType<ListPage<unknown>>>(path: string, envelope: S, page: number, query: Query = {}, perPage = MOTIVE_MAX_PER_PAGE): Promise<z.output<S>> {
+  /** One page of a list endpoint, parsed record by record (parseMotiveList). `page` is 1-based like Motive's `page_no`. */
+  async listPage<T>(path: string, list: MotiveList<T>, page: number, query: Query = {}, perPage = MOTIVE_MAX_PER_PAGE): Promise<ListPage<T>> {
     const res = await this.http.request({ path, query: { ...query, per_page: Math.min(perPage, MOTIVE_MAX_PER_PAGE), page_no: page } });
-    return parseProviderResponse(envelope, res.json, path);
+    return parseMotiveList(list, res.json, path);
   }
 
   /** A v3 history page, holding one of the 10 v3 slots while in flight. */
-  async historyPage<S extends z.ZodType<ListPage<unknown>>>(path: string, envelope: S, page: number, query: Query): Promise<z.output<S>> {
-    return this.v3Slots.run(() => this.listPage(path, envelope, page, query));
+  async historyPage<T>(path: string, list: MotiveList<T>, page: number, query: Query): Promise<ListPage<T>> {
+    return this.v3Slots.run(() => this.listPage(path, list, page, query));
   }
 }
 
 /**
  * The next page number, or null when done. Motive has no cursor: we stop once `page_no × per_page`
  * reaches `total`, and also on an empty page (so a `total` that is too high cannot loop forever).
- * The server's `per_page` is used, in case it capped the size we asked for.
+ * The server's `per_page` is used, in case it capped the size we asked for. `entriesOnPage` counts
+ * every entry read, skipped ones included.
  */
-export function nextPageNo(pagination: MotivePagination | undefined, itemsOnPage: number): number | null {
-  if (!pagination || itemsOnPage === 0) return null;
+export function nextPageNo(pagination: MotivePagination | undefined, entriesOnPage: number): number | null {
+  if (!pagination || entriesOnPage === 0) return null;
   return pagination.page_no * pagination.per_page < pagination.total ? pagination.page_no + 1 : null;
 }

@@ -3,14 +3,18 @@
  *
  * Two levels of strictness, on purpose:
  * - Structure is strict: the double-wrapped envelope (`{vehicles:[{vehicle:{…}}]}`), integer record
- *   ids, `pagination {per_page, page_no, total}` and the times a record cannot exist without. A
- *   mismatch there means Motive changed its API: parseProviderResponse → `provider_response_changed`.
+ *   ids, `pagination {per_page, page_no, total}` and the times a record cannot exist without. The
+ *   envelope is checked as a whole (a mismatch is `provider_response_changed`); each record one by
+ *   one (parseMotiveList): a malformed record is skipped with a reason, the page still succeeds,
+ *   unless every record on it fails the same way (Motive changed its API).
  * - Value fields are `wire(...)` cells: absent/null, a value of the expected type, or `retyped`. A
  *   retyped value (say `year` sent as a number) makes that one field `invalid` in the mapper instead
  *   of failing the whole page; the record's other fields stay usable.
  * Unknown keys are dropped (z.object strips), so additions on Motive's side never break parsing.
  */
 import { z } from 'zod';
+import type { SkippedRecord } from '../adapter.js';
+import { idAt, parseProviderResponse, parseRecords } from '../http/parse.js';
 
 /** One value field as read off the wire. */
 export type Wire<T> = { readonly kind: 'value'; readonly value: T } | { readonly kind: 'absent' } | { readonly kind: 'retyped'; readonly got: string };
@@ -46,23 +50,40 @@ export type MotivePagination = z.output<typeof paginationSchema>;
 export interface ListPage<T> {
   readonly items: readonly T[];
   readonly pagination: MotivePagination | undefined;
+  /** Entries that failed their schema, with the reason (the rest of the page is in `items`). */
+  readonly skipped: readonly SkippedRecord[];
+  /** Entries on the page, valid or not (paging decisions count these, not `items`). */
+  readonly read: number;
+}
+
+/** A list endpoint's shape: `{<plural>: [{<singular>: item}], pagination}`. */
+export interface MotiveList<T> {
+  readonly plural: string;
+  readonly singular: string;
+  readonly item: z.ZodType<T>;
+  /** `pagination` is required for list endpoints (termination is driven by `total`), optional for v3 history (unconfirmed, motive.md §5.2). */
+  readonly paginated: boolean;
+  /** Whose id a skipped entry reports; the record's own id (`idAt(singular)`) unless said otherwise. */
+  readonly idOf?: (raw: unknown) => string | null;
+}
+
+export function listEnvelope<T>(plural: string, singular: string, item: z.ZodType<T>, paginated = true, idOf?: (raw: unknown) => string | null): MotiveList<T> {
+  return { plural, singular, item, paginated, ...(idOf ? { idOf } : {}) };
 }
 
 /**
- * `{<plural>: [{<singular>: item}], pagination}` → `{items, pagination}`. `pagination` is required
- * for list endpoints (termination is driven by `total`) and optional for v3 history, whose
- * pagination is unconfirmed (motive.md §5.2).
+ * A list body → `{items, pagination, skipped}`. The envelope (the plural key holding an array, the
+ * pagination object) is checked as a whole; each entry — the `{<singular>: {…}}` wrapper included —
+ * one by one (parseRecords): a malformed entry is skipped with its id and path, and only a page whose
+ * every entry fails is `provider_response_changed`.
  */
-export function listEnvelope<T extends z.ZodType>(plural: string, singular: string, item: T, paginated = true) {
-  const entry = z.object({ [singular]: item });
-  return z
-    .object({ [plural]: z.array(entry), pagination: paginated ? paginationSchema : paginationSchema.optional() })
-    .transform(
-      (env): ListPage<z.output<T>> => ({
-        items: (env[plural] as Array<Record<string, z.output<T>>>).map((e) => e[singular] as z.output<T>),
-        pagination: env.pagination as MotivePagination | undefined,
-      }),
-    );
+export function parseMotiveList<T>(list: MotiveList<T>, json: unknown, path: string): ListPage<T> {
+  const pagination = list.paginated ? paginationSchema : paginationSchema.optional();
+  const body = parseProviderResponse(z.object({ [list.plural]: z.array(z.unknown()), pagination }), json, path);
+  const entries = body[list.plural] as unknown[];
+  const entry = z.object({ [list.singular]: list.item }).transform((e) => e[list.singular] as T);
+  const { data, skipped, read } = parseRecords(entry, entries, { path, prefix: list.plural, idOf: list.idOf ?? idAt(list.singular) });
+  return { items: data, pagination: body.pagination as MotivePagination | undefined, skipped, read };
 }
 
 /**
@@ -175,4 +196,8 @@ export const faultCodeSchema = z.object({
   vehicle: embeddedVehicleSchema,
 });
 export type MotiveFaultCode = z.output<typeof faultCodeSchema>;
-export const faultCodesEnvelope = listEnvelope('fault_codes', 'fault_code', faultCodeSchema);
+/**
+ * A malformed fault code is reported by its vehicle's id: fault snapshots are complete per vehicle,
+ * so what a bad code costs is that vehicle's snapshot (motive.adapter.ts `faults`).
+ */
+export const faultCodesEnvelope = listEnvelope('fault_codes', 'fault_code', faultCodeSchema, true, idAt('fault_code', 'vehicle'));

@@ -3,15 +3,16 @@
  * ProviderHttpClient (request budget, Retry-After, jittered backoff, timeouts, reason codes).
  * Invariant: every record that reaches a mapper has passed its zod schema, and a page that claims
  * `hasNextPage` with an empty cursor is refused (`provider_response_changed`) rather than looped on.
- * The page structure (envelope, pagination) is checked as a whole; records one by one: a record that
- * fails its schema is reported in `skipped` with its id and the first problem's path, and the rest of
- * the page is used. Only when every record of a non-empty page fails is it a response change.
+ * The page structure (envelope, pagination) is checked as a whole; records one by one with the shared
+ * parseRecords (http/parse.ts): a record that fails its schema is reported in `skipped` with its id
+ * and the first problem's path, and the rest of the page is used. Only when every record of a
+ * non-empty page fails is it a response change.
  * The token travels only in the Authorization header and never appears in errors.
  */
 import { z } from 'zod';
 import type { AdapterOptions, SkippedRecord } from '../adapter.js';
 import { ProviderError } from '../errors.js';
-import { parseProviderResponse } from '../http/parse.js';
+import { parseProviderResponse, parseRecords } from '../http/parse.js';
 import { ProviderHttpClient, type ProviderRequest } from '../http/provider-http-client.js';
 import { systemClock, type Clock } from '../http/request-budget.js';
 import { samsaraEnvelope, samsaraLegacyTripsResponseSchema, type SamsaraLegacyTrip } from './samsara.schemas.js';
@@ -31,30 +32,14 @@ export interface SamsaraPage<T> {
   readonly after: string | null;
 }
 
-const recordId = (raw: unknown): string | null => {
-  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
-  return typeof id === 'string' && id !== '' ? id : null;
-};
-
-/** Validates a `{data, pagination}` body, records one by one (see the header); also used by the fixture tests. */
+/** Validates a `{data, pagination}` body, records one by one (parseRecords); also used by the fixture tests. */
 export function parseSamsaraPage<S extends z.ZodType>(item: S, json: unknown, path: string): SamsaraPage<z.output<S>> {
   const body = parseProviderResponse(samsaraEnvelope(z.unknown()), json, path);
   const { endCursor, hasNextPage } = body.pagination;
   if (hasNextPage && endCursor === '') {
     throw new ProviderError('provider_response_changed', { path, message: 'pagination.hasNextPage without an endCursor' });
   }
-  const data: z.output<S>[] = [];
-  const skipped: SkippedRecord[] = [];
-  body.data.forEach((raw, i) => {
-    const parsed = item.safeParse(raw);
-    if (parsed.success) data.push(parsed.data);
-    else {
-      const issue = parsed.error.issues[0];
-      skipped.push({ sourceId: recordId(raw), reason: `${path} data.${i}${issue ? `.${issue.path.join('.')}: ${issue.message}` : ': invalid'}` });
-    }
-  });
-  // Every record malformed the same way is Samsara changing the response, not one bad record.
-  if (body.data.length > 0 && data.length === 0) parseProviderResponse(samsaraEnvelope(item), json, path);
+  const { data, skipped } = parseRecords(item, body.data, { path, prefix: 'data' });
   return { data, skipped, after: hasNextPage ? endCursor : null };
 }
 
