@@ -69,7 +69,7 @@ describe('GET /v1/syncs', () => {
     expect(first.next).toMatch(/^[A-Za-z0-9_-]+$/);
     const second = await page(app, `?cursor=${first.next}`);
     expect(second.syncs.map((s) => s.id)).toEqual(all.slice(25).map((s) => s.id));
-    expect(second.next).toBeNull();
+    expect(second).not.toHaveProperty('next');
   });
 
   it('shows only this application’s syncs, each with empty issues, also with expand=issues', async () => {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { available, groupId, VEHICLE_METADATA_KEYS, vehicleId, type Provider } from '@switchyard/domain';
+import { available, groupId, toWireDateTime, VEHICLE_METADATA_KEYS, vehicleId, type Provider } from '@switchyard/domain';
 import { EVENTS, type GroupRecordV1, subjectFor, type Subscription, type VehicleRecordV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
@@ -16,8 +16,9 @@ import { configureReads, ingest, newUnit, readConnection, readKey, reportHealth,
 
 type Json = Record<string, unknown>;
 type ProfilePage = { status: string; results: Json[]; next?: string; publishedAt: string | null; errorCode: string | null };
-type Assets = { vehicles: Json[]; nextCursor: string | null };
+type Assets = { vehicles: (Json & { id: string })[]; nextCursor: string | null };
 
+const TIME_CELLS = new Set<string>(['createdAt', 'updatedAt', 'activeFrom', 'activeTo']);
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const vcl = (connectionId: string, sourceId: string, provider: Provider = 'samsara') => vehicleId({ connectionId, provider, sourceId });
 
@@ -63,7 +64,9 @@ describe('stored vehicles', () => {
     const assets = (await get(base, key.headers)).body as Assets;
     const ids = [vcl(a, 'v1'), vcl(a, 'v2'), vcl(a, 'v3')].sort();
     const bySource = Object.fromEntries(['v1', 'v2', 'v3'].map((s) => [vcl(a, s), s]));
-    expect(assets).toEqual({ vehicles: ids.map((id) => ({ provider_id: bySource[id], name: `Truck ${bySource[id]}`, vin: '1FUJGLDR7CLBP8834' })), nextCursor: null });
+    expect(assets).toEqual({ vehicles: ids.map((id) => ({ id, provider_id: bySource[id], name: `Truck ${bySource[id]}`, vin: '1FUJGLDR7CLBP8834' })), nextCursor: null });
+    // The default view's ids are the ones the per-vehicle routes take (decision 0017).
+    for (const v of assets.vehicles) expect({ id: v.id, status: (await get(`${base}/${v.id}/metadata`, key.headers)).status }).toEqual({ id: v.id, status: 200 });
 
     const profiles = (await get(`${base}?view=profiles`, key.headers)).body as ProfilePage;
     expect(profiles.status).toBe('available');
@@ -83,7 +86,7 @@ describe('stored vehicles', () => {
       year: 2021,
       fuelType: 'diesel',
       licensePlate: { number: 'ABC-123', state: 'CA' },
-      createdAt: '2024-01-02T03:04:05Z',
+      createdAt: '2024-01-02T03:04:05.000Z', // the provider's '…:05Z' in the wire format (decision 0017)
       groups: [g1],
       groupMembership: { status: 'available', scope: 'credential_visible_directory', sourceScope: 'credential_visible_reported_memberships', capturedAt: now, directoryFetchedAt: expect.any(String) },
       metadata: { addedAt: now, modifiedAt: now, visibility: 'visible' },
@@ -417,6 +420,7 @@ describe('vehicles of the provider simulators', () => {
     }
 
     let availableCells = 0;
+    let servedTimes = 0;
     for (const record of vehicles) {
       const res = await getOn(gw, `/v1/connections/${c}/vehicles/${vcl(c, record.sourceId, provider)}/metadata`, key.headers);
       expect(res.status).toBe(200);
@@ -428,13 +432,19 @@ describe('vehicles of the provider simulators', () => {
         const stored = record.metadata[k];
         const served = body.data.fields[k]!;
         if (served.status === 'available') availableCells += 1;
-        if (stored.status === 'available' && served.status === 'available') expect(served.value).toEqual(stored.value);
+        if (served.status === 'available' && TIME_CELLS.has(k)) servedTimes += 1;
+        if (stored.status === 'available' && served.status === 'available') {
+          // Times in the one wire format whatever the provider sent (Samsara whole seconds, others milliseconds or offsets; decision 0017).
+          if (TIME_CELLS.has(k)) expect({ k, value: served.value }).toEqual({ k, value: toWireDateTime(stored.value as string) });
+          else expect(served.value).toEqual(stored.value);
+        }
         else if (stored.status !== 'available') expect(served).toEqual({ status: stored.status, value: null, source: stored.source || sources[provider] });
         else expect(served.status).toBe('invalid'); // stored but outside the spec's bounds
       }
     }
     // The simulators report make, model, year and more: the comparison above is not vacuous.
     expect(availableCells).toBeGreaterThan(vehicles.length * 3);
+    expect(servedTimes).toBeGreaterThan(0);
   });
 });
 

@@ -20,3 +20,25 @@ export function isRfc3339DateTime(v: unknown): v is string {
 export function toIsoUtc(d: Date | number): string {
   return new Date(d).toISOString();
 }
+
+/**
+ * The one format every timestamp the public API emits has (see docs/architecture.md "Wire
+ * conventions"): RFC 3339 in UTC with exactly millisecond precision, `YYYY-MM-DDTHH:mm:ss.sssZ` —
+ * the form `Date.toISOString` and the stored reads' SQL (`isoSql`) produce.
+ */
+export const WIRE_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+const WIRE_DATE_TIME = new RegExp(WIRE_DATE_TIME_PATTERN);
+
+/**
+ * A date-time in the wire format: a provider's `2026-11-24T10:15:23Z`, `…23.5+02:00` or
+ * `…23.123456Z` becomes `2026-11-24T08:15:23.500Z`-style UTC milliseconds (sub-millisecond digits
+ * are cut, as JavaScript holds milliseconds). A value that names no instant, or one whose UTC year
+ * leaves 0000-9999, is returned unchanged for the caller's own check to refuse.
+ */
+export function toWireDateTime(v: string): string {
+  if (WIRE_DATE_TIME.test(v)) return v;
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) return v;
+  const wire = new Date(ms).toISOString();
+  return WIRE_DATE_TIME.test(wire) ? wire : v;
+}

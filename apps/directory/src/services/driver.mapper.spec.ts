@@ -49,6 +49,8 @@ describe('driverOf', () => {
   it('reports every field status and keeps only valid values (a valid public Driver)', () => {
     const d = driverOf(row(), ctx)!;
     expect(driverV1.parse(d)).toEqual(d);
+    // The provider's whole-second times in the wire format (UTC, milliseconds; decision 0017).
+    expect({ createdAt: d.createdAt, updatedAt: d.updatedAt }).toEqual({ createdAt: '2024-01-02T03:04:05.000Z', updatedAt: '2024-01-02T03:04:05.000Z' });
     // No extra properties (the schema stays closed).
     expect(driverV1.safeParse({ ...d, extra: 1 }).success).toBe(false);
     expect(d.availability).toMatchObject({ firstName: 'available', middleName: 'unsupported', lastName: 'missing', displayName: 'invalid', licenseState: 'available' });

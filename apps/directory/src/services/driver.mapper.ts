@@ -17,7 +17,7 @@
  * errorCode = the degrading reason when it is one of the membership reason codes.
  */
 import { DRIVER_AVAILABILITY_KEYS, GROUPS_PER_ENTITY, isLicenseState } from '@switchyard/contracts';
-import { GROUP_MEMBERSHIP_REASON_CODES, isProvider, type AvailabilityStatus, type Field } from '@switchyard/domain';
+import { GROUP_MEMBERSHIP_REASON_CODES, isProvider, toWireDateTime, type AvailabilityStatus, type Field } from '@switchyard/domain';
 import {
   driverEmailV1,
   driverPhoneV1,
@@ -70,7 +70,7 @@ function fieldsOf(stored: Record<string, Field<string>>): { values: Partial<Reco
     }
     const valid = typeof f.value === 'string' && (VALID[key]?.(f.value) ?? true);
     availability[key] = valid ? 'available' : 'invalid';
-    if (valid) values[key] = f.value;
+    if (valid) values[key] = key === 'createdAt' || key === 'updatedAt' ? toWireDateTime(f.value) : f.value;
   }
   return { values, availability };
 }

@@ -28,6 +28,7 @@ describe('tripDriver', () => {
     expect(d).not.toHaveProperty('createdAt');
     expect(d).not.toHaveProperty('updatedAt');
     expect(tripDriverV1.safeParse(d).success).toBe(true);
-    expect(tripDriver(row({ createdAt: available('2024-01-02T03:04:05Z', 's') }))!.createdAt).toBe('2024-01-02T03:04:05Z');
+    // A provider's whole-second time is served in the wire format (UTC, milliseconds; decision 0017).
+    expect(tripDriver(row({ createdAt: available('2024-01-02T03:04:05Z', 's') }))!.createdAt).toBe('2024-01-02T03:04:05.000Z');
   });
 });

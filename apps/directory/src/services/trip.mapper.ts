@@ -10,7 +10,7 @@
  */
 import type { DriverId, Field, LatLon, VehicleVisibility } from '@switchyard/domain';
 import { DRIVER_SOURCE_ID_PATTERN } from '@switchyard/contracts';
-import { isWireDateTime, type TripDriverV1, type TripExpandV1, type TripV1 } from '@switchyard/messaging';
+import { wireTimeOf, type TripDriverV1, type TripExpandV1, type TripV1 } from '@switchyard/messaging';
 import type { DriverReadRow, TripReadRow } from '../db/repositories/trips-read.repository.js';
 import { expandedVehicle, withoutUndefined } from './vehicle.mapper.js';
 
@@ -24,10 +24,7 @@ export function tripDriver(row: DriverReadRow): TripDriverV1 | undefined {
     const f = row.fields[key];
     return f?.status === 'available' && typeof f.value === 'string' ? f.value : undefined;
   };
-  const time = (key: string) => {
-    const v = value(key);
-    return isWireDateTime(v) ? v : undefined;
-  };
+  const time = (key: string) => wireTimeOf(value(key));
   const number = value('licenseNumber');
   const state = value('licenseState');
   return withoutUndefined<TripDriverV1>({

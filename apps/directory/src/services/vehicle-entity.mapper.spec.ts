@@ -42,7 +42,7 @@ describe('metadataFields', () => {
     expect(fields.year).toEqual({ status: 'invalid', value: null, source: 'Device.year' });
     expect(fields.fuelType).toEqual({ status: 'available', value: 'diesel', source: 'Device.fuel' });
     expect(fields.createdAt).toEqual({ status: 'invalid', value: null, source: 'Device.created' });
-    expect(fields.updatedAt).toEqual({ status: 'available', value: '2024-01-02T03:04:05+02:00', source: 'Device.updated' });
+    expect(fields.updatedAt).toEqual({ status: 'available', value: '2024-01-02T01:04:05.000Z', source: 'Device.updated' });
     expect(fields.groups).toEqual({ status: 'invalid', value: null, source: 'Device.groups' });
     // Unavailable cells keep their status; the internal reason never leaves; an empty source becomes the metadata source.
     expect(fields.serialNumber).toEqual({ status: 'invalid', value: null, source: 'Device.serial' });
@@ -54,8 +54,8 @@ describe('metadataFields', () => {
 });
 
 describe('coreVehicle', () => {
-  it('uses the provider id when the provider reports no name, and null for an unknown vin', () => {
-    expect(coreVehicle(row({}, { name: null }))).toEqual({ provider_id: 'src-1', name: 'src-1', vin: null });
-    expect(coreVehicle(row({}, { name: 'Truck', vin: '1FUJ' }))).toEqual({ provider_id: 'src-1', name: 'Truck', vin: '1FUJ' });
+  it('uses the provider id when the provider reports no name, and null for an unknown vin; carries the vcl_ id', () => {
+    expect(coreVehicle(row({}, { name: null }))).toEqual({ id: 'vcl_01JD0000000000000000000000', provider_id: 'src-1', name: 'src-1', vin: null });
+    expect(coreVehicle(row({}, { name: 'Truck', vin: '1FUJ' }))).toEqual({ id: 'vcl_01JD0000000000000000000000', provider_id: 'src-1', name: 'Truck', vin: '1FUJ' });
   });
 });

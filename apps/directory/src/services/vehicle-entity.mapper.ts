@@ -4,7 +4,7 @@
  * - VehicleEntity is ExpandedVehicle (vehicle.mapper.ts) with `withExpandedGroups` applied when asked:
  *   each stored group as group.mapper.ts maps it for every expansion (drivers too), a group the
  *   directory has not stored stays an id (never invented);
- * - `coreVehicle`: the core asset (provider_id, name, vin). `name` is required by the spec and has
+ * - `coreVehicle`: the core asset (provider_id, name, vin) with its vcl_ id (decision 0017). `name` is required by the spec and has
  *   no status: when the provider reported none (or an unusable one) it is the provider id, the
  *   name providers themselves show for an unnamed vehicle; `vin` is null when not available;
  * - `metadataFields`: all 15 cells. A stored available value is served only when it meets the
@@ -28,7 +28,7 @@ export function withExpandedGroups(vehicle: VehicleEntityV1, groups: ReadonlyMap
 
 export function coreVehicle(row: VehicleRow): CoreVehicleV1 {
   const name = typeof row.name === 'string' && row.name.length > 0 && row.name.length <= 1024 ? row.name : row.source_id;
-  return { provider_id: row.source_id, name, vin: row.vin };
+  return { id: row.id, provider_id: row.source_id, name, vin: row.vin };
 }
 
 const sourceOf = (field: Field<unknown> | undefined, fallback: string): string => {

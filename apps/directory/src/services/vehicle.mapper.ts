@@ -2,7 +2,7 @@
  * Stored vehicle row → the public vehicle (spec 2.6): ExpandedVehicle here (trips' `expand=vehicle`);
  * VehicleEntity is the same with expandable groups and builds on this. Values come from the stored
  * Field envelopes and appear only when `available` and within the spec's bounds (strings ≤ 1024,
- * year 1886-2200, fuel enum, date-times the reply schema accepts: `isWireDateTime`) — anything else is omitted, never zeroed.
+ * year 1886-2200, fuel enum, date-times the reply schema accepts, in the wire format: `wireTimeOf`) — anything else is omitted, never zeroed.
  * Entity status (required by the spec) = `vehicleStatus`: the provider's status when it reports one;
  * otherwise unknown — null, never made up (global rule 1): a status the provider should report but
  * did not (cell `missing` or `invalid`) and one the provider does not supply at all (cell
@@ -13,7 +13,7 @@
  * minted into group_ ids of the same connection; more than 1000 are cut to 1000 and marked `partial`.
  */
 import { FUEL_TYPES, groupId, isProvider, VEHICLE_METADATA_BOUNDS, type Field, type FuelType, type GroupRef, type RecordStatus, type VehicleVisibility } from '@switchyard/domain';
-import { isWireDateTime, type ExpandedVehicleV1 } from '@switchyard/messaging';
+import { wireTimeOf, type ExpandedVehicleV1 } from '@switchyard/messaging';
 import type { VehicleReadRow } from '../db/repositories/trips-read.repository.js';
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length <= VEHICLE_METADATA_BOUNDS.stringMax ? v : undefined);
@@ -21,7 +21,6 @@ const cell = (row: VehicleReadRow, key: string): unknown => {
   const field = row.metadata[key] as Field<unknown> | undefined;
   return field?.status === 'available' ? field.value : undefined;
 };
-const time = (v: unknown): string | undefined => (isWireDateTime(v) ? v : undefined);
 
 function membership(row: VehicleReadRow, connectionId: string, directoryFetchedAt: string | null): Pick<ExpandedVehicleV1, 'groups' | 'groupMembership'> {
   const field = row.metadata.groups as Field<readonly GroupRef[]> | undefined;
@@ -70,8 +69,8 @@ export function expandedVehicle(row: VehicleReadRow, ctx: { connectionId: string
     year: typeof year === 'number' && Number.isInteger(year) && year >= VEHICLE_METADATA_BOUNDS.yearMin && year <= VEHICLE_METADATA_BOUNDS.yearMax ? year : undefined,
     fuelType: (FUEL_TYPES as readonly unknown[]).includes(fuelType) ? (fuelType as FuelType) : undefined,
     licensePlate: plateNumber !== undefined || plateState !== undefined ? { number: plateNumber, state: plateState } : undefined,
-    createdAt: time(cell(row, 'createdAt')),
-    updatedAt: time(cell(row, 'updatedAt')),
+    createdAt: wireTimeOf(cell(row, 'createdAt')),
+    updatedAt: wireTimeOf(cell(row, 'updatedAt')),
     ...membership(row, ctx.connectionId, ctx.directoryFetchedAt),
     metadata: { addedAt: row.added_at, modifiedAt: row.modified_at, visibility: ctx.visibility },
   };

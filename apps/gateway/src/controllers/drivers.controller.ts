@@ -62,8 +62,8 @@ export class DriversController {
   })
   async list(@Req() req: AuthenticatedRequest, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryV1> {
     const principal = consumerPrincipalOf(req);
-    const { reply, next } = await this.pager.page(principal, query, NO_FILTERS, (frame) => this.contexts.request(RPCS.directory.drivers.list, { connectionId: principal.connectionId, ...frame }));
-    return { ...frameOf(reply.dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, reply.dataset.status), results: reply.drivers, ...(next ? { next } : {}) };
+    const { reply, link } = await this.pager.page(principal, query, NO_FILTERS, (frame) => this.contexts.request(RPCS.directory.drivers.list, { connectionId: principal.connectionId, ...frame }));
+    return { ...frameOf(reply.dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, reply.dataset.status), results: reply.drivers, ...link };
   }
 
   @Get(':driverId')

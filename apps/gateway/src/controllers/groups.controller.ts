@@ -90,10 +90,10 @@ export class GroupsController {
         retrieval: 'stored',
       };
     }
-    const { reply, next } = await this.pager.page(principal, query, { view }, (frame) =>
+    const { reply, link } = await this.pager.page(principal, query, { view }, (frame) =>
       this.contexts.request(RPCS.directory.groups.directory, { connectionId: principal.connectionId, ...frame, limits: this.settings.groupDirectoryLimits }),
     );
-    return { ...DIRECTORY_CONSTANTS, ...times(reply.dataset), status: reply.dataset.status, results: reply.groups, ...(next ? { next } : {}) };
+    return { ...DIRECTORY_CONSTANTS, ...times(reply.dataset), status: reply.dataset.status, results: reply.groups, ...link };
   }
 
   @Get(':groupId')

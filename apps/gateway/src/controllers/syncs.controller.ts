@@ -10,7 +10,7 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nes
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
-import { RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
+import { nextPageLink, RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
 import { ApplicationAuth } from '../auth/auth.guards.js';
 import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
@@ -121,7 +121,7 @@ export class SyncsController {
     operationId: 'listSyncs',
     summary: "List this application's syncs of the connection",
     description:
-      'Newest requestedAt first, then id. The first page fixes the creation horizon: syncs created later never appear on later pages of the same walk. The status filter is evaluated live. Cursors expire after 15 minutes and on any credential or grant change.',
+      'Newest requestedAt first, then id. `next` is present while more syncs follow and absent on the last page (the paging convention of every list). The first page fixes the creation horizon: syncs created later never appear on later pages of the same walk. The status filter is evaluated live. Cursors expire after 15 minutes and on any credential or grant change.',
   })
   @ApiZodResponse(200, syncPageV1)
   @err(400, 'Unknown, repeated or out-of-range parameter, e.g. limit outside 1-100 (`invalid_query`); a cursor that is malformed, tampered, expired, from other filters or issued before a credential or grant change (`invalid_cursor`).')
@@ -137,8 +137,8 @@ export class SyncsController {
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
     const reply = await this.contexts.request(RPCS.sync.list, { caller: callerOf(principal), limit: limit.value, ...(status ? { status } : {}), ...(position ?? {}) });
     const last = reply.syncs.at(-1);
-    const next = reply.hasMore && last ? this.cursors.encode(principal, status, { horizon: reply.horizon, after: { requestedAt: last.requestedAt, id: last.id } }) : null;
-    return { syncs: reply.syncs, next };
+    const next = reply.hasMore && last ? this.cursors.encode(principal, status, { horizon: reply.horizon, after: { requestedAt: last.requestedAt, id: last.id } }) : undefined;
+    return { syncs: reply.syncs, ...nextPageLink(next) };
   }
 
   @Get(':id')

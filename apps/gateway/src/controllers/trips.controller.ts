@@ -61,13 +61,13 @@ export class TripsController {
     const vehicleIds = parseIdList(query.vehicleIds, 'vehicle', TRIP_FILTER_IDS);
     const driverIds = parseIdList(query.driverIds, 'driver', TRIP_FILTER_IDS);
     const filters = { ...window, vehicleIds, driverIds };
-    const { reply, next } = await this.pager.page(principal, query, filters, (frame) => this.contexts.request(RPCS.directory.trips.list, { connectionId: principal.connectionId, ...frame, ...filters }));
+    const { reply, link } = await this.pager.page(principal, query, filters, (frame) => this.contexts.request(RPCS.directory.trips.list, { connectionId: principal.connectionId, ...frame, ...filters }));
     const { dataset, coverage, trips } = reply;
     return {
       status: narrowed(TRIP_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
       results: trips,
-      ...(next ? { next } : {}),
+      ...link,
       coverage,
       publishedAt: dataset.publishedAt,
       errorCode: dataset.errorCode,

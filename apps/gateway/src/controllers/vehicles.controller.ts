@@ -6,7 +6,8 @@
  * signs the next position and horizon into the cursor and adds the page frame.
  * Decisions:
  * - the list's `view` query parameter selects the shape: `assets` (default) → `Vehicles`
- *   (nextCursor, null on the last page), `profiles` → `VehicleProfilePage` (next); `view` is the
+ *   (nextCursor, null on the last page; each core asset carries its vcl_ id, decision 0017),
+ *   `profiles` → `VehicleProfilePage` (next, absent on the last page); `view` is the
  *   cursor's only filter, so a cursor replayed under the other view is `invalid_cursor`;
  * - `scope` of the single read is optional, defaults to and only accepts `directory`;
  * - a vehicle hidden by the connection's visibility rules is 404 by id, like one of another connection.
@@ -16,6 +17,7 @@ import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import {
+  nextCursorLink,
   RPCS,
   VEHICLE_LIST_VIEWS,
   VEHICLE_PROFILE_PAGE_STATUSES,
@@ -75,7 +77,8 @@ export class VehiclesController {
     summary: 'List stored vehicles (core assets or account-bound profiles)',
     description: [
       'The stored vehicles of the connection (no provider contact), ascending vehicle id. Choose the shape with `view`:',
-      '`assets` (default) returns `Vehicles` (core assets; continue with `nextCursor`), `profiles` returns a `VehicleProfilePage` (VehicleEntity profiles, at most 100 and at most 4,194,304 bytes per response; continue with `next`).',
+      '`assets` (default) returns `Vehicles` (core assets; continue with `nextCursor`, null on the last page), `profiles` returns a `VehicleProfilePage` (VehicleEntity profiles, at most 100 and at most 4,194,304 bytes per response; continue with `next`, absent on the last page).',
+      'Both views carry each vehicle\'s `vcl_` id (`id`), the id `…/vehicles/{vehicleId}`, `/metadata` and the trips filter `vehicleIds` take; the core asset adds it to the spec\'s provider_id, name and vin (decision 0017).',
       "Vehicles hidden by the connection's include/exclude lists or status filter never appear. Pass the cursor back as `cursor` with the same `view`.",
     ].join(' '),
   })
@@ -90,14 +93,14 @@ export class VehiclesController {
     const view = narrowedView(query.view ?? 'assets');
     // Refused before the cursor is read, like every other bad parameter.
     if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw invalid('invalid_query', 'query', 'expand', 'not_allowed');
-    const { reply, next } = await this.pager.page(principal, query, { view }, (frame) => this.contexts.request(RPCS.directory.vehicles.list, { connectionId: principal.connectionId, ...frame, view }));
-    if (view === 'assets') return { vehicles: reply.assets ?? [], nextCursor: next ?? null };
+    const { reply, link } = await this.pager.page(principal, query, { view }, (frame) => this.contexts.request(RPCS.directory.vehicles.list, { connectionId: principal.connectionId, ...frame, view }));
+    if (view === 'assets') return { vehicles: reply.assets ?? [], ...nextCursorLink(link.next) };
     const { dataset } = reply;
     return {
       status: narrowed(VEHICLE_PROFILE_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
       results: reply.profiles ?? [],
-      ...(next ? { next } : {}),
+      ...link,
       publishedAt: dataset.publishedAt,
       errorCode: dataset.errorCode,
       selection: 'approved_source_vehicle_ids',

@@ -34,7 +34,7 @@ export class ListVehiclesQueryDto {
     enum: ['assets', 'profiles'],
     default: 'assets',
     description:
-      'Which shape to return: `assets` (default) returns `Vehicles` (core assets: provider_id, name, vin; continue with `nextCursor`); `profiles` returns a `VehicleProfilePage` (account-bound VehicleEntity profiles with status and publication; continue with `next`). A cursor belongs to the view that issued it.',
+      'Which shape to return: `assets` (default) returns `Vehicles` (core assets: the `vcl_` id every other vehicle route takes, provider_id, name, vin; continue with `nextCursor`, null on the last page); `profiles` returns a `VehicleProfilePage` (account-bound VehicleEntity profiles with status and publication; continue with `next`, absent on the last page). A cursor belongs to the view that issued it.',
   })
   @ValidateIf((o: ListVehiclesQueryDto) => o.view !== undefined)
   @IsString()

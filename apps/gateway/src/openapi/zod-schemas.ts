@@ -10,6 +10,7 @@
  * component (no `__shared` bucket: all ids live in the one global registry).
  */
 import { ApiResponse, type OpenAPIObject } from '@nestjs/swagger';
+import { WIRE_DATE_TIME_PATTERN } from '@switchyard/domain';
 import { z } from 'zod';
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string];
@@ -40,11 +41,11 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /**
  * Drops what zod adds but the format already says or no one needs: the regex zod checks behind
- * `date-time` and `uuid` (the format names it; the committed document stays readable) and the
+ * `date-time` (except the wire pattern of public timestamps, libs/domain WIRE_DATE_TIME_PATTERN) and `uuid` (the format names it; the committed document stays readable) and the
  * ±2^53-1 bounds of every `.int()`.
  */
 function tidy(json: Record<string, unknown>): void {
-  if (json.format === 'date-time' || json.format === 'uuid') delete json.pattern;
+  if ((json.format === 'date-time' && json.pattern !== WIRE_DATE_TIME_PATTERN) || json.format === 'uuid') delete json.pattern;
   if (json.maximum === MAX_SAFE) delete json.maximum;
   if (json.minimum === -MAX_SAFE) delete json.minimum;
 }

@@ -5,12 +5,16 @@
  * (limit, byte budget, and after the first page the walk's horizon and keyset position), and sign
  * the reply's next position with the same horizon into `next`. A controller's list method only
  * adds its filters and maps the reply to its public page.
+ * The page's cursor member follows the one paging convention (libs/messaging public-wire.v1.ts,
+ * decision 0017): `link` is `{ next }` while more rows follow and `{}` on the last page — a
+ * controller spreads it into its page (`nextCursorLink(link.next)` for the spec's nullable
+ * `nextCursor` of Vehicles) and never writes the member itself.
  * Invariants: `next` is issued exactly when the directory says more rows follow and names where
  * (`hasMore` and `next`); a cursor that does not decode is `invalid_cursor`, never a first page;
  * a bad limit or expand is `invalid_query` before the cursor is looked at.
  */
 import { parseLimit, type LimitRange } from '@switchyard/contracts';
-import { readHorizonV1 } from '@switchyard/messaging';
+import { nextPageLink, readHorizonV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import type { ConsumerPrincipal } from '../auth/principal.js';
 import type { GatewaySettings } from '../config.js';
@@ -75,13 +79,13 @@ export class StoredReadPager<P, E extends string> {
     query: PageQuery,
     filters: object,
     request: (frame: PageFrame<P, E>) => Promise<R>,
-  ): Promise<{ reply: R; next: string | undefined }> {
+  ): Promise<{ reply: R; link: { next?: string } }> {
     const { limit, expand } = this.parse(query);
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
     const reply = await request({ limit, maxBytes: this.maxBytes, expand, ...(position ? { horizon: position.h, after: position.p } : {}) });
     const next = reply.hasMore && reply.next !== undefined ? this.cursors.encode(principal, filters, { h: reply.horizon, p: reply.next }) : undefined;
-    return { reply, next };
+    return { reply, link: nextPageLink(next) };
   }
 }
 

@@ -23,7 +23,7 @@ import {
 } from '@switchyard/contracts';
 import { AVAILABILITY_STATUSES, DRIVER_DIRECTORY_REASON_CODES, GROUP_MEMBERSHIP_REASON_CODES, ID_PATTERNS } from '@switchyard/domain';
 import { z } from 'zod';
-import { addedModifiedFields, datasetStatusV1, DATASET_TIMES, isoDateTimeV1, nextCursorV1, readPageReplyFields, readPageRequestFields, storedRetrievalV1 } from './directory-read.v1.js';
+import { addedModifiedFields, datasetStatusV1, DATASET_TIMES, nextCursorV1, readPageReplyFields, readPageRequestFields, storedRetrievalV1, wireDateTimeV1 } from './directory-read.v1.js';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
 import { tripDriverV1 } from './directory-read-trips.v1.js';
 
@@ -49,8 +49,8 @@ export const driverGroupMembershipV1 = z
       .describe("`missing`/`invalid`/`unsupported`: the provider did not give usable memberships. `partial`: more than 1000. Otherwise the driver directory's status."),
     scope: z.enum(GROUP_MEMBERSHIP_SCOPES),
     sourceScope: z.enum(GROUP_MEMBERSHIP_SOURCE_SCOPES),
-    fetchedAt: isoDateTimeV1.nullable().describe('Fetch time of the newest committed batch of the group directory; null before the first.'),
-    membershipCapturedAt: isoDateTimeV1.describe('Fetch time of the stored driver, which carried its memberships.'),
+    fetchedAt: wireDateTimeV1.nullable().describe('Fetch time of the newest committed batch of the group directory; null before the first.'),
+    membershipCapturedAt: wireDateTimeV1.describe('Fetch time of the stored driver, which carried its memberships.'),
     sourceAvailability: availabilityStatus.describe('Whether the provider reported the memberships.'),
     inventoryStatus: z.enum(INVENTORY_STATUSES).describe('`disabled` without the groupInventory opt-in; otherwise the status of the stored groups.'),
     errorCode: z.enum(GROUP_MEMBERSHIP_REASON_CODES).describe('Why the membership is degraded; absent otherwise.').optional(),
@@ -114,8 +114,8 @@ const DEGRADED = '`degraded`: the newest collection attempt of the connection fa
 /** The dataset fields DriverDirectory and DriverResult share. */
 const driverFrame = {
   retrieval: storedRetrievalV1(),
-  fetchedAt: isoDateTimeV1.nullable().describe(PASS_TIMES.fetchedAt),
-  capturedAt: isoDateTimeV1.nullable().describe(PASS_TIMES.capturedAt),
+  fetchedAt: wireDateTimeV1.nullable().describe(PASS_TIMES.fetchedAt),
+  capturedAt: wireDateTimeV1.nullable().describe(PASS_TIMES.capturedAt),
   errorCode: z
     .enum(DRIVER_DIRECTORY_REASON_CODES)
     .nullable()

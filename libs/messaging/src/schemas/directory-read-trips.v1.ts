@@ -23,6 +23,7 @@ import {
   readPageReplyFields,
   readPageRequestFields,
   storedRetrievalV1,
+  wireDateTimeV1,
 } from './directory-read.v1.js';
 
 const tripId = z.string().regex(new RegExp(ID_PATTERNS.trip));
@@ -45,8 +46,8 @@ export const tripDriverV1 = z
     email: z.string().optional(),
     phone: z.string().optional(),
     username: z.string().optional(),
-    createdAt: isoDateTimeV1.optional(),
-    updatedAt: isoDateTimeV1.optional(),
+    createdAt: wireDateTimeV1.optional(),
+    updatedAt: wireDateTimeV1.optional(),
     license: z.object({ number: z.string().optional(), state: z.string().optional() }).strict().optional(),
     metadata: added,
   })
@@ -65,8 +66,8 @@ export const tripV1 = z
       .union([driverId, tripDriverV1])
       .describe('The driver id, or with `expand=driver` the stored driver (the id when not stored yet). Absent when the provider did not identify a driver.')
       .optional(),
-    startedAt: isoDateTimeV1,
-    endedAt: isoDateTimeV1,
+    startedAt: wireDateTimeV1,
+    endedAt: wireDateTimeV1,
     duration: z.number().min(0).describe('Milliseconds of source-reported driving duration or elapsed motion interval.'),
     distance: z
       .number()

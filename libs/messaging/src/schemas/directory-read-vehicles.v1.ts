@@ -25,12 +25,12 @@ import {
   datasetStatusV1,
   datasetTimeV1,
   expandedVehicleV1,
-  isoDateTimeV1,
   nextCursorText,
   nextCursorV1,
   readPageReplyFields,
   readPageRequestFields,
   storedRetrievalV1,
+  wireDateTimeV1,
 } from './directory-read.v1.js';
 
 const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
@@ -55,12 +55,15 @@ export const vehicleEntityV1 = expandedVehicleV1
 /** Vehicle (core asset, spec 2.6). */
 export const coreVehicleV1 = z
   .object({
+    id: vehicleId.describe(
+      'The vehicle id (`vcl_`) every other vehicle route takes (…/vehicles/{vehicleId}, /metadata, trips `vehicleIds`). Switchyard adds it to the spec\'s core asset (decision 0017); the single read answers 404 for a vehicle whose status the provider did not report (it is no VehicleEntity), its metadata and trips are served.',
+    ),
     provider_id: z.string().min(1).describe("The provider's vehicle id."),
     name: z.string().describe('The provider-reported vehicle name; the provider id when the provider reports none (the name is required and has no status).'),
     vin: z.string().nullable().describe('The provider-reported VIN; null when unknown.'),
   })
   .strict()
-  .meta({ id: 'CoreVehicle', description: 'A core asset (spec 2.6 Vehicle).' });
+  .meta({ id: 'CoreVehicle', description: 'A core asset (spec 2.6 Vehicle: provider_id, name, vin) with its Switchyard vehicle id.' });
 
 export const VEHICLE_LIST_VIEWS = ['assets', 'profiles'] as const;
 export type VehicleListView = (typeof VEHICLE_LIST_VIEWS)[number];
@@ -142,10 +145,10 @@ const metadataValues = {
   providerStatus: text,
   fuelType: z.enum(FUEL_TYPES),
   sourceFuelType: text,
-  createdAt: isoDateTimeV1,
-  updatedAt: isoDateTimeV1,
-  activeFrom: isoDateTimeV1,
-  activeTo: isoDateTimeV1,
+  createdAt: wireDateTimeV1,
+  updatedAt: wireDateTimeV1,
+  activeFrom: wireDateTimeV1,
+  activeTo: wireDateTimeV1,
   licensePlate: text,
   licensePlateRegion: text,
   serialNumber: text,
@@ -200,8 +203,8 @@ export const vehicleMetadataResponseV1 = z
         '`disabled`: the connection has not opted in to `vehicleMetadata` (data null). `pending`: no complete vehicle roster pass has listed this vehicle yet — it is not stored while no pass completed, or only an unfinished pass has carried it (data null); it enters the roster when that pass completes. `not_in_current_roster`: an earlier complete roster pass listed the vehicle, the last complete pass did not; its last known metadata is served. `stale`: the vehicle roster was fetched more than 15 minutes (3 scheduler windows) ago. `available` otherwise.',
       ),
     data: vehicleMetadataDataV1.nullable(),
-    fetchedAt: isoDateTimeV1.nullable().describe('When the stored version of the vehicle was fetched from the provider; null without data.'),
-    rosterSeenAt: isoDateTimeV1.nullable().describe('The final-page provider fetch of the newest complete roster pass that listed the vehicle; null without data.'),
+    fetchedAt: wireDateTimeV1.nullable().describe('When the stored version of the vehicle was fetched from the provider; null without data.'),
+    rosterSeenAt: wireDateTimeV1.nullable().describe('The final-page provider fetch of the newest complete roster pass that listed the vehicle; null without data.'),
     retrieval: z.literal('stored').describe('Always `stored`: no provider is contacted.'),
   })
   .strict()

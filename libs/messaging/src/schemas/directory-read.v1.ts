@@ -18,11 +18,15 @@
  *   `.meta()` comes last in a chain (`.strict()` or `.extend()` after it would drop the id). The
  *   wording every stored read shares (dataset times, status rules, the `next` cursor) lives here.
  */
-import { CURSOR_PATTERN, RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
-import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, VEHICLE_VISIBILITIES } from '@switchyard/domain';
+import { RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
+import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, toWireDateTime, VEHICLE_VISIBILITIES } from '@switchyard/domain';
 import { z } from 'zod';
+import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 import { syncListHorizonV1 } from './sync-api.v1.js';
 
+export * from './public-wire.v1.js';
+
+/** A date-time a request or keyset position carries, at full precision; public replies use wireDateTimeV1. */
 export const isoDateTimeV1 = z.iso.datetime({ offset: true });
 
 /**
@@ -32,6 +36,9 @@ export const isoDateTimeV1 = z.iso.datetime({ offset: true });
  * own schema refuses, failing the whole page (500) instead of reporting one value `invalid`.
  */
 export const isWireDateTime = (v: unknown): v is string => isoDateTimeV1.safeParse(v).success;
+
+/** A stored time as a mapper serves it: the wire format (public-wire.v1.ts) when the reply schemas accept it, else undefined. */
+export const wireTimeOf = (v: unknown): string | undefined => (isWireDateTime(v) ? toWireDateTime(v) : undefined);
 
 /** Stored datasets of the directory, as the ingest ledger names them. */
 export const DIRECTORY_DATASETS = ['vehicles', 'drivers', 'groups', 'trips'] as const;
@@ -45,11 +52,11 @@ export const datasetStatusV1 = z
   .object({
     status: z.enum(DATASET_STATUSES),
     /** Provider fetch time of the newest committed batch of the dataset. */
-    fetchedAt: isoDateTimeV1.nullable(),
+    fetchedAt: wireDateTimeV1.nullable(),
     /** Provider fetch time of the last final page, i.e. of the last complete pass over the dataset. */
-    capturedAt: isoDateTimeV1.nullable(),
+    capturedAt: wireDateTimeV1.nullable(),
     /** When the directory committed the dataset's newest batch (made it readable). */
-    publishedAt: isoDateTimeV1.nullable(),
+    publishedAt: wireDateTimeV1.nullable(),
     /** Provider reason code of the failure that degrades the dataset; null otherwise. */
     errorCode: z
       .string()
@@ -88,22 +95,22 @@ export const STATUS_RULES =
   '`pending`: nothing committed for this dataset yet. `available`: stored data is served. `stale`: the newest batch was fetched more than 15 minutes (3 scheduler windows) ago. `degraded`: the newest collection attempt of this dataset (its provider fetch) failed (see errorCode); stored data is still served.';
 
 /** A dataset time of a public page (nullable date-time with its shared wording). */
-export const datasetTimeV1 = (time: 'fetchedAt' | 'capturedAt' | 'publishedAt') => isoDateTimeV1.nullable().describe(DATASET_TIMES[time]);
+export const datasetTimeV1 = (time: 'fetchedAt' | 'capturedAt' | 'publishedAt') => wireDateTimeV1.nullable().describe(DATASET_TIMES[time]);
 /** The dataset errorCode of a public page. */
 export const datasetErrorCodeV1 = () => datasetStatusV1.shape.errorCode.describe(DATASET_TIMES.errorCode);
 /** `retrieval` of every stored read. */
 export const storedRetrievalV1 = () => z.literal('stored').describe('Always `stored`: served from stored data, no provider is contacted.');
 
 /** The signed cursor the gateway issues for the next page of a public stored read. */
-export const cursorV1 = z.string().regex(new RegExp(CURSOR_PATTERN));
+export const cursorV1 = pageCursorV1;
 export const nextCursorText = (what: string, onLastPage = 'absent on the last page') =>
   `Opaque cursor of the next ${what}; ${onLastPage}. Pass it back as \`cursor\` with unchanged filters (limit and expand may change). It is tied to the consumer key's current grant, the connection, the filters and the walk's publication horizon: rows committed after the first page do not appear in the walk. Otherwise 400 \`invalid_cursor\`; it expires after 24 hours.`;
 export const nextCursorV1 = (what: string) => cursorV1.describe(nextCursorText(what));
 
 const maxText = z.string().max(1024);
-const addedAt = (what: string) => isoDateTimeV1.describe(`Fetch time of the first batch that carried the ${what}.`);
+const addedAt = (what: string) => wireDateTimeV1.describe(`Fetch time of the first batch that carried the ${what}.`);
 /** `metadata.addedAt` / `modifiedAt` of a stored record, described once. */
-export const addedModifiedFields = (what: string) => ({ addedAt: addedAt(what), modifiedAt: isoDateTimeV1.describe('Fetch time of the last batch that changed it.') });
+export const addedModifiedFields = (what: string) => ({ addedAt: addedAt(what), modifiedAt: wireDateTimeV1.describe('Fetch time of the last batch that changed it.') });
 
 /** ExpandedVehicle (spec 2.6): VehicleEntity with `groups` as group ids only. VehicleEntity extends it. */
 export const expandedVehicleV1 = z
@@ -119,8 +126,8 @@ export const expandedVehicleV1 = z
     year: z.number().int().min(1886).max(2200).optional(),
     fuelType: z.enum(FUEL_TYPES).optional(),
     licensePlate: z.object({ number: z.string().optional(), state: z.string().optional() }).strict().optional(),
-    createdAt: isoDateTimeV1.optional(),
-    updatedAt: isoDateTimeV1.optional(),
+    createdAt: wireDateTimeV1.optional(),
+    updatedAt: wireDateTimeV1.optional(),
     groups: z
       .array(z.string().regex(new RegExp(ID_PATTERNS.group)))
       .max(1000)
@@ -132,8 +139,8 @@ export const expandedVehicleV1 = z
         status: z.enum(['available', 'not_authorized', 'pending', 'missing', 'invalid', 'partial', 'stale', 'degraded']),
         scope: z.literal('credential_visible_directory'),
         sourceScope: z.literal('credential_visible_reported_memberships'),
-        capturedAt: isoDateTimeV1.nullable().describe('When the memberships were fetched with the vehicle.'),
-        directoryFetchedAt: isoDateTimeV1.nullable().describe('Fetch time of the newest committed batch of the group directory.'),
+        capturedAt: wireDateTimeV1.nullable().describe('When the memberships were fetched with the vehicle.'),
+        directoryFetchedAt: wireDateTimeV1.nullable().describe('Fetch time of the newest committed batch of the group directory.'),
       })
       .strict()
       .optional(),

@@ -13,6 +13,7 @@
 import { SYNC_CURSOR_TTL_MS } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { z } from 'zod';
+import { nextPageField, NEXT_CONVENTION_TEXT, wireDateTimeV1 } from './public-wire.v1.js';
 
 export const SYNC_STATUSES = ['requested', 'in_progress', 'completed', 'failed'] as const;
 export const syncStatusV1 = z.enum(SYNC_STATUSES);
@@ -33,9 +34,9 @@ export const syncRecordV1 = z
   .object({
     id: z.string().regex(new RegExp(ID_PATTERNS.sync)).meta({ example: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4' }),
     status: syncStatusV1.describe('requested → in_progress → completed; any open state → failed (also by cancel); failed → requested by retry.'),
-    requestedAt: isoDateTime.describe('When the sync was created; the upper end of its collection interval.'),
-    startFrom: isoDateTime.describe('Start of the collection interval (given, derived from lookbackDays, or defaulted).'),
-    completedAt: isoDateTime.describe('Present once every admitted unit has a committed data receipt.').optional(),
+    requestedAt: wireDateTimeV1.describe('When the sync was created; the upper end of its collection interval.'),
+    startFrom: wireDateTimeV1.describe('Start of the collection interval (given, derived from lookbackDays, or defaulted).'),
+    completedAt: wireDateTimeV1.describe('Present once every admitted unit has a committed data receipt.').optional(),
     attempts: z.number().int().min(1).describe('1 at creation; each accepted retry adds one.'),
     progress: z.number().min(0).max(100).describe('Units with a committed data receipt / admitted units × 100, rounded down to two decimals; 100 only when completed.'),
     failureReason: z.string().min(1).describe('Why the sync failed, e.g. `cancelled` after a cancel, or a provider reason code.').optional(),
@@ -101,11 +102,9 @@ export const listSyncsReplyV1 = z
 export const syncPageV1 = z
   .object({
     syncs: z.array(syncRecordV1),
-    next: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/)
-      .nullable()
-      .describe(`Opaque cursor of the next page, or null on the last page. Pass it back as \`cursor\` with unchanged filters within ${SYNC_CURSOR_TTL_MS / 60_000} minutes.`),
+    next: nextPageField(
+      `Opaque cursor of the next page. ${NEXT_CONVENTION_TEXT} Within ${SYNC_CURSOR_TTL_MS / 60_000} minutes.`,
+    ),
   })
   .strict()
   .meta({ id: 'SyncPage', description: "A page of this application's syncs on the connection, newest requestedAt first, then id." });
