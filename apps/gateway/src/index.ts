@@ -11,6 +11,7 @@ import { gatewayEntities } from './db/entities/index.js';
 import { gatewayMigrations } from './db/migrations/index.js';
 import { configureGatewayHttp } from './http/configure.js';
 import { gatewayFastifyOptions } from './http/request-context.js';
+import { installResponseEncoding } from './services/response-encoding.js';
 
 export const gatewayService: ServiceDefinition = {
   service: 'gateway',
@@ -53,7 +54,11 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
     fastify: { ...gatewayFastifyOptions, ...options.fastify },
     bodyParser: false,
-    configure: configureGatewayHttp,
+    configure: (app, runtime) => {
+      configureGatewayHttp(app, runtime);
+      // ETag, Cache-Control and compression of every /v1 response (services/response-encoding.ts).
+      installResponseEncoding(app.getHttpAdapter().getInstance());
+    },
   };
 }
 

@@ -12,11 +12,16 @@
  * one of the schema it returns (the zod schema's `.meta({ description })`, or `@ApiSchema({ description })` on a DTO). When neither exists,
  * rendering the committed file fails (`strict`), so no operation ships an empty description; the
  * running gateway only falls back to a generic one (a documentation gap must not stop the API).
+ * Every /v1 response also gets the headers of the response hook (services/response-encoding.ts:
+ * Cache-Control, Vary, Content-Encoding, a GET's ETag, If-None-Match and 304), and the info
+ * description states the wire conventions (decision 0017).
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { WIRE_CONVENTIONS_TEXT } from '@switchyard/messaging';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error.filter.js';
+import { documentResponseEncoding, RESPONSE_ENCODING_TEXT } from '../services/response-encoding.js';
 import { closedSchemaNames } from './closed.js';
 import { documentRequestErrors, REQUEST_RULES_TEXT } from './request-errors.js';
 import { zodComponentSchemas } from './zod-schemas.js';
@@ -40,6 +45,9 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
         'A query parameter the operation does not declare is refused with 400 `invalid_query`, never ignored.',
         'Responses carry `x-request-id`; send your own `x-request-id` (1-128 chars of `[A-Za-z0-9._:-]`) to correlate.',
         REQUEST_RULES_TEXT,
+        '',
+        WIRE_CONVENTIONS_TEXT,
+        RESPONSE_ENCODING_TEXT,
       ].join('\n'),
     )
     .setVersion(DESCRIPTION_VERSION)
@@ -74,6 +82,7 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
       (op.responses['503'] as ResponseLike).headers = { ...(op.responses['503'] as ResponseLike).headers, 'Retry-After': RETRY_AFTER };
     }
   }
+  documentResponseEncoding(document);
   documentRequestErrors(document);
   return sortKeys(document) as OpenAPIObject;
 }
