@@ -2,10 +2,12 @@
  * The gateway harness (apps/gateway/test/support.ts) with the contexts the cross-app suites need
  * started beside it: `syncOrchestrator: true` runs a real sync-orchestrator (collecting from
  * `collectors.providerBaseUrls` when given, e.g. a simulator), so the sync routes work end to end;
- * `directory: true` runs a real directory, so the stored reads do. Each gets its own isolated schema
+ * `directory: true` runs a real directory, so the stored reads do; `faultFeed: true` a real fault-feed
+ * (the fault reads). Each gets its own isolated schema
  * and bus connection in the gateway's NATS namespace, as the launcher runs them.
  */
 import { startDirectory } from '@switchyard/directory';
+import { startFaultFeed } from '@switchyard/fault-feed';
 import { startTestGateway as startGatewayOnly, type BesideService, type TestGateway as GatewayOnly, type TestGatewayOptions } from '@switchyard/gateway/testing';
 import type { RunningService } from '@switchyard/service-kit';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
@@ -17,20 +19,24 @@ export interface TestGateway extends GatewayOnly {
   orchestrator?: RunningService;
   /** The directory started beside the gateway (`directory: true`). */
   directory?: RunningService;
+  /** The fault-feed started beside the gateway (`faultFeed: true`). */
+  faultFeed?: RunningService;
 }
 
 export interface StackOptions extends Omit<TestGatewayOptions, 'beside'> {
   syncOrchestrator?: boolean;
   directory?: boolean;
+  faultFeed?: boolean;
   collectors?: { providerBaseUrls: Record<string, string> };
 }
 
-export async function startTestGateway({ syncOrchestrator, directory, collectors, ...options }: StackOptions = {}): Promise<TestGateway> {
+export async function startTestGateway({ syncOrchestrator, directory, faultFeed, collectors, ...options }: StackOptions = {}): Promise<TestGateway> {
   const beside: BesideService[] = [];
   // With `collectors`, the orchestrator also collects (polling fast, leases long enough for a slow CI run).
   const collect = collectors ? { collectors: true, providerBaseUrls: collectors.providerBaseUrls, env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' } } : {};
   if (syncOrchestrator) beside.push({ name: 'sync-orchestrator', start: (o) => startSyncOrchestrator({ ...o, ...collect }) });
   if (directory) beside.push({ name: 'directory', start: startDirectory });
+  if (faultFeed) beside.push({ name: 'fault-feed', start: startFaultFeed });
   const gw = await startGatewayOnly({ ...options, beside });
-  return Object.assign(gw, { orchestrator: gw.beside['sync-orchestrator'], directory: gw.beside.directory });
+  return Object.assign(gw, { orchestrator: gw.beside['sync-orchestrator'], directory: gw.beside.directory, faultFeed: gw.beside['fault-feed'] });
 }

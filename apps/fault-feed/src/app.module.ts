@@ -1,12 +1,15 @@
-/** The fault-feed module graph: the shared context kit, the ingest handler and the transition outbox relay. */
+/** The fault-feed module graph: the shared context kit, the ingest and visibility consumers, the fault reads, the transition outbox relay and the feed's retention. */
 import { Module } from '@nestjs/common';
 import { ContextKitModule } from '@switchyard/service-kit';
+import { FaultsReadHandler } from './handlers/faults-read.handler.js';
 import { IngestFaultsHandler } from './handlers/ingest-faults.handler.js';
+import { VehicleVisibilityHandler } from './handlers/vehicle-visibility.handler.js';
 import { FaultOutboxRelay } from './services/fault-outbox-relay.service.js';
+import { FaultRetention } from './services/fault-retention.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: true })],
-  controllers: [IngestFaultsHandler],
-  providers: [FaultOutboxRelay],
+  controllers: [IngestFaultsHandler, FaultsReadHandler, VehicleVisibilityHandler],
+  providers: [FaultOutboxRelay, FaultRetention],
 })
 export class FaultFeedModule {}

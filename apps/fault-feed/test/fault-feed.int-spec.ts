@@ -7,4 +7,4 @@ import { RPCS } from '@switchyard/messaging';
 import { runContextServiceSuite } from '@switchyard/testing/jest';
 import { faultFeedService, startFaultFeed } from '../src/index.js';
 
-runContextServiceSuite({ definition: faultFeedService, start: startFaultFeed, ping: RPCS.ping.faultFeed, tables: ['connection_config', 'connection_publication', 'fault_occurrence', 'fault_sequence', 'fault_transition', 'fault_watch', 'ingest_batch', 'provider_cursor'] });
+runContextServiceSuite({ definition: faultFeedService, start: startFaultFeed, ping: RPCS.ping.faultFeed, tables: ['connection_config', 'connection_publication', 'fault_occurrence', 'fault_retention', 'fault_sequence', 'fault_transition', 'fault_watch', 'ingest_batch', 'provider_cursor', 'vehicle_visibility'] });

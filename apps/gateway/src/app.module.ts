@@ -7,6 +7,7 @@ import { CatalogController } from './controllers/catalog.controller.js';
 import { ConnectionsController } from './controllers/connections.controller.js';
 import { SyncsController } from './controllers/syncs.controller.js';
 import { DriversController } from './controllers/drivers.controller.js';
+import { FaultsController } from './controllers/faults.controller.js';
 import { GroupsController } from './controllers/groups.controller.js';
 import { TripsController } from './controllers/trips.controller.js';
 import { VehiclesController } from './controllers/vehicles.controller.js';
@@ -19,7 +20,7 @@ import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, ProviderAccessHandler, ConnectionHealthHandler],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, FaultsController, ProviderAccessHandler, ConnectionHealthHandler],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
   exports: [ContextClient, AuthService],
 })

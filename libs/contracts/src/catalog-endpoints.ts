@@ -97,8 +97,8 @@ const rows: readonly Row[] = [
   // 4.4 telemetry and faults (KEY)
   ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', NOT_YET],
   ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', NOT_YET],
-  ['GET', `${C}/faults`, 'faults', KEY, 'stored', NOT_YET],
-  ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', NOT_YET],
+  ['GET', `${C}/faults`, 'faults', KEY, 'stored', SERVED],
+  ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${V}/history`, 'history', KEY, 'stored', NOT_YET],
   ['GET', `${V}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
   ['GET', `${V}/distance`, 'usageReports', KEY, 'stored', NOT_YET],

@@ -9,6 +9,7 @@
  */
 import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
 import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint, type EndpointArea } from './catalog-endpoints.js';
+import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE } from './fault-reads.js';
 import {
   GROUP_DIRECTORY,
   GROUP_INVENTORY_MAX_IDS,
@@ -274,6 +275,18 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       kinds: ['opened', 'cleared'],
       bootstrap: 'faults open when collection starts are flagged bootstrap',
       models: ['complete_snapshot', 'explicit_records'],
+      modelRules: {
+        complete_snapshot: 'opens when a key appears in a complete snapshot; clears when absent from a later complete snapshot; an incomplete or failed snapshot clears nothing',
+        explicit_records: 'opens on the first record of a key; a repeat keeps it open; clears on dismissal or after 7 days without a repeat',
+      },
+      reopen: 'a re-opened fault is a new occurrence',
+      ordering: 'sequence strictly increasing per connection in commit order',
+      cursor: 'durable_signed_cursor_bound_to_connection_no_expiry',
+      retentionDays: FAULT_EVENT_RETENTION_DAYS,
+      beyondRetention: '400 cursor_beyond_retention',
+      visibility: 'faults and events of hidden vehicles are left out',
+      maxPageSize: FAULTS_PAGE.max,
+      maxEventPageSize: FAULT_EVENTS_PAGE.max,
     },
     limits: LIMITS,
   };

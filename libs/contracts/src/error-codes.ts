@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   invalid_query: { status: 400, description: 'A query parameter is unknown, repeated, malformed or out of range.' },
   invalid_body: { status: 400, description: 'The JSON body is malformed, fails its schema, or is present where the route takes none.' },
   invalid_cursor: { status: 400, description: 'The cursor is malformed, tampered, expired, or was issued for other filters, grant or connection.' },
+  cursor_beyond_retention: { status: 400, description: 'Fault events: the stored cursor points before the oldest retained transition (90 days); re-read the open faults and start the feed again without a cursor.' },
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (a startFrom not before the request time, or a trip-only sync whose window holds no time).' },

@@ -7,3 +7,4 @@ export * from './vehicle-metadata.js';
 export * from './driver.js';
 export * from './catalog-endpoints.js';
 export * from './catalog.js';
+export * from './fault-reads.js';

@@ -43,3 +43,5 @@ export * from './schemas/directory-read-vehicles.v1.js';
 export * from './vehicle-visibility.js';
 export * from './schemas/directory-read-groups.v1.js';
 export * from './schemas/directory-read-drivers.v1.js';
+export * from './schemas/fault-read.v1.js';
+export * from './schemas/fault-observation.v1.js';

@@ -21,6 +21,8 @@ import { getGroupReplyV1, getGroupRequestV1, groupInventoryReplyV1, groupInvento
 import { getTripReplyV1, getTripRequestV1, listTripsReplyV1, listTripsRequestV1 } from './schemas/directory-read-trips.v1.js';
 import { getVehicleMetadataRequestV1, getVehicleReplyV1, getVehicleRequestV1, listVehiclesReplyV1, listVehiclesRequestV1, vehicleMetadataResponseV1 } from './schemas/directory-read-vehicles.v1.js';
 import { directoryBatchV1, faultBatchV1, telemetryBatchV1 } from './schemas/ingest-batch.v1.js';
+import { faultsObservedV1 } from './schemas/fault-observation.v1.js';
+import { listFaultEventsReplyV1, listFaultEventsRequestV1, listOpenFaultsReplyV1, listOpenFaultsRequestV1 } from './schemas/fault-read.v1.js';
 import { faultTransitionV1 } from './schemas/ingest-fault-transition.v1.js';
 import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
 import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
@@ -63,6 +65,8 @@ export const EVENTS = {
   connectionHealth: { subject: 'events.connection.health.*', stream: 'EVENTS', schema: connectionHealthV1, version: 1 },
   /** directory → telemetry-ingest, fault-feed: the hidden-vehicle set; `<connectionId>`. */
   vehicleVisibility: { subject: 'events.vehicle.visibility.*', stream: 'EVENTS', schema: vehicleVisibilityChangedV1, version: 1 },
+  /** fault-feed → telemetry-ingest: when faults of each vehicle of a batch were last observed; `<connectionId>`. */
+  faultsObserved: { subject: 'events.faults.observed.*', stream: 'EVENTS', schema: faultsObservedV1, version: 1 },
   /** collectors → directory: vehicles, drivers, groups, trips; `<connectionId>`. */
   directoryBatch: { subject: 'ingest.directory.*', stream: 'INGEST', schema: directoryBatchV1, version: 1 },
   /** collectors → telemetry-ingest: observations; `<connectionId>`. */
@@ -128,6 +132,11 @@ export const RPCS = {
       get: rpc('directory.read.groups.get', getGroupRequestV1, getGroupReplyV1),
     },
   },
+  /** Fault reads, gateway → fault-feed (spec 2.9, 4.4, 6; schemas/fault-read.v1.ts). */
+  faults: {
+    open: rpc('faults.read.open', listOpenFaultsRequestV1, listOpenFaultsReplyV1),
+    events: rpc('faults.read.events', listFaultEventsRequestV1, listFaultEventsReplyV1),
+  },
 } as const;
 
 const durable = <N extends string, E extends EventDefinition>(name: N, event: E, ackWaitMs: number, maxDeliver: number, maxAckPending: number): ConsumerDefinition<E['schema']> & { durable: N; event: E } => ({
@@ -150,6 +159,7 @@ export const CONSUMERS = {
   gatewayConnectionHealth: durable('gateway-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
   directoryConnectionHealth: durable('directory-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
   directoryVehicleVisibility: durable('directory-vehicle-visibility', EVENTS.connectionConfigChanged, 30_000, 10, 16),
+  faultFeedVehicleVisibility: durable('fault-feed-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
   directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
   telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),
   faultFeedIngest: durable('fault-feed-ingest', EVENTS.faultBatch, 60_000, 10, 16),

@@ -6,10 +6,15 @@
  * connection serialize on its advisory lock inside the transaction, other connections run in
  * parallel. Ack wait INGEST_ACK_WAIT_MS (default 60 s), maxDeliver 10 then the DLQ. The lifecycle (start after migrations,
  * drain on shutdown, settlement) is the bus transport's.
+ * After the commit it also publishes `events.faults.observed.<connectionId>` (when each vehicle's
+ * faults were last observed, for Telemetry `faultsObservedAt`) for a batch it applied; a crash
+ * between the commit and that publish loses one such event (the redelivery is answered by the
+ * ledger without applying), which the vehicle's next fault batch supersedes.
  */
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { CONSUMERS, type Consumes, type FaultBatchV1 } from '@switchyard/messaging';
+import { vehicleId } from '@switchyard/domain';
+import { CONSUMERS, EVENTS, faultsObservedMsgId, subjectFor, type Consumes, type FaultBatchV1, type FaultsObservedV1 } from '@switchyard/messaging';
 import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { FaultIngestService } from '../services/fault-ingest.service.js';
 import { FaultOutboxRelay } from '../services/fault-outbox-relay.service.js';
@@ -25,13 +30,35 @@ export class IngestFaultsHandler {
 
   @EventPattern<Consumes<'faultFeedIngest'>>(CONSUMERS.faultFeedIngest.durable)
   async handle(@Payload() batch: FaultBatchV1, @Ctx() ctx: unknown): Promise<void> {
+    let observed: FaultsObservedV1 | undefined;
     await handleIngestDelivery(BusContext.deliveryOf(ctx, batch), {
       runtime: this.runtime,
       context: 'fault-feed',
-      apply: (em, batch) => this.ingest.apply(em, batch),
+      apply: async (em, batch) => {
+        const records = await this.ingest.apply(em, batch);
+        observed = faultsObserved(batch);
+        return records;
+      },
       afterCommit: async () => {
         await this.relay.flush();
+        if (observed) await this.runtime.bus.publish(EVENTS.faultsObserved, subjectFor(EVENTS.faultsObserved.subject, observed.connectionId), observed, { msgId: faultsObservedMsgId(observed.batchId) });
       },
     });
   }
+}
+
+/** Per vehicle of the batch, the newest observation time it held; undefined for an empty batch. */
+export function faultsObserved(batch: FaultBatchV1): FaultsObservedV1 | undefined {
+  const latest = new Map<string, string>();
+  for (const record of batch.records) {
+    const at = latest.get(record.vehicleSourceId);
+    if (at === undefined || Date.parse(record.observedAt) > Date.parse(at)) latest.set(record.vehicleSourceId, record.observedAt);
+  }
+  if (latest.size === 0) return undefined;
+  const { connectionId, provider } = batch;
+  return {
+    connectionId,
+    batchId: batch.batchId,
+    vehicles: [...latest].map(([sourceId, observedAt]) => ({ vehicleId: vehicleId({ connectionId, provider, sourceId }), observedAt: new Date(observedAt).toISOString() })),
+  };
 }

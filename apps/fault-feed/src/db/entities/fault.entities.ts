@@ -22,8 +22,10 @@ export const FaultOccurrenceEntity = defineEntity({
     clearedAt: p.datetime().nullable(),
     clearedBy: p.text().nullable(),
     bootstrap: p.boolean(),
+    openSequence: p.bigint().nullable(),
   },
   indexes: [
+    { name: 'fault_occurrence_open_idx', properties: ['connectionId', 'openSequence'], where: 'cleared_at is null' },
     { name: 'fault_occurrence_key_idx', properties: ['connectionId', 'vehicleSourceId', 'faultKey', 'openedAt'] },
     { name: 'fault_occurrence_vehicle_idx', properties: ['connectionId', 'vehicleId', 'openedAt'] },
   ],
@@ -61,4 +63,24 @@ export const FaultSequenceEntity = defineEntity({
   properties: { connectionId: p.uuid().primary(), lastSequence: p.bigint() },
 });
 
-export const FAULT_ENTITIES = [FaultOccurrenceEntity, FaultTransitionEntity, FaultWatchEntity, FaultSequenceEntity];
+/** Migration 0003: the directory's newest hidden-vehicle set per connection. */
+export const VehicleVisibilityEntity = defineEntity({
+  name: 'VehicleVisibility',
+  tableName: 'vehicle_visibility',
+  properties: {
+    connectionId: p.uuid().primary(),
+    sequence: p.bigint(),
+    configRevision: p.integer().nullable(),
+    hidden: p.json(),
+    receivedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+
+/** Migration 0003: the highest sequence pruned from the feed per connection. */
+export const FaultRetentionEntity = defineEntity({
+  name: 'FaultRetention',
+  tableName: 'fault_retention',
+  properties: { connectionId: p.uuid().primary(), prunedThrough: p.bigint(), prunedAt: p.datetime() },
+});
+
+export const FAULT_ENTITIES = [FaultOccurrenceEntity, FaultTransitionEntity, FaultWatchEntity, FaultSequenceEntity, VehicleVisibilityEntity, FaultRetentionEntity];

@@ -1,5 +1,6 @@
 import { Migration0001ConnectionConfigProjection } from './migration-0001-connection-config-projection.js';
 import { Migration0002FaultFeed } from './migration-0002-fault-feed.js';
+import { Migration0003FaultReads } from './migration-0003-fault-reads.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const faultFeedMigrations = [Migration0001ConnectionConfigProjection, Migration0002FaultFeed];
+export const faultFeedMigrations = [Migration0001ConnectionConfigProjection, Migration0002FaultFeed, Migration0003FaultReads];

@@ -134,6 +134,15 @@ export class FaultRepository {
          from json_to_recordset(?::json) as r(id uuid, connection_id uuid, sequence bigint, occurrence_id uuid, kind text, observed_at timestamptz, bootstrap boolean, payload jsonb)`,
       [JSON.stringify(rows)],
     );
+    // The read order of the open-faults walk (migration 0003): the sequence of the occurrence's opened transition.
+    const opened = rows.filter((r) => r.kind === 'opened').map((r) => ({ occurrence_id: r.occurrence_id, sequence: r.sequence }));
+    if (opened.length === 0) return;
+    await query(
+      em,
+      `update ${t('fault_occurrence')} o set open_sequence = r.sequence
+         from json_to_recordset(?::json) as r(occurrence_id uuid, sequence bigint) where o.id = r.occurrence_id`,
+      [JSON.stringify(opened)],
+    );
   }
 
   async saveWatch(em: Em, connectionId: string, watch: ReadonlyMap<string, string>): Promise<void> {

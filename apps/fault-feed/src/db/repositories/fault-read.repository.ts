@@ -1,0 +1,126 @@
+/**
+ * SQL of the fault reads (fault-read.service.ts), the hidden-vehicle projection and the feed's
+ * retention, all on the faults schema:
+ * - `openPage`: one keyset page of the connection's open occurrences in open-sequence order
+ *   (`fault_occurrence_open_idx`, migration 0003), vehicles hidden by the connection's newest
+ *   visibility set left out;
+ * - `eventsPage`: the transitions after a sequence in sequence order (`fault_transition_sequence_unique`),
+ *   each flagged `hidden` when its vehicle is hidden now (the service leaves those out but moves the
+ *   position past them);
+ * - `prunedThrough` / `prune`: the retention horizon per connection and the pruning statement.
+ *
+ * Why "sequence > after" never skips an event (the durable cursor's guarantee): every fault batch
+ * of a connection runs under the connection's transaction-scoped advisory lock and reserves its
+ * sequences by updating the connection's `fault_sequence` row (fault.repository.ts), both held
+ * until its commit. The next batch of the connection can only reserve after that commit, so
+ * sequences become visible strictly in commit order and every snapshot sees a gap-free prefix of
+ * the feed: a reader that saw sequence n has seen every sequence below n, and no transaction can
+ * still commit a smaller one. (A plain PostgreSQL sequence would break this: nextval is not
+ * transactional, a slower transaction could commit n after a reader passed n + 1 — the mutation
+ * the concurrency test in test/fault-feed-concurrency.int-spec.ts names.)
+ */
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+
+export interface OpenFaultRow {
+  id: string;
+  vehicle_id: string;
+  fault_key: string;
+  code: string;
+  description: string | null;
+  opened_at: string;
+  bootstrap: boolean;
+  open_sequence: string;
+}
+
+export interface EventRow {
+  id: string;
+  sequence: string;
+  occurrence_id: string;
+  vehicle_id: string;
+  kind: 'opened' | 'cleared';
+  observed_at: string;
+  bootstrap: boolean;
+  hidden: boolean;
+}
+
+/** The vehicles hidden by the connection's newest visibility set (none before its first set). */
+const hiddenCte = (t: (table: string) => string) =>
+  `hidden as (select h->>'vehicleId' as vehicle_id from ${t('vehicle_visibility')} v cross join jsonb_array_elements(v.hidden) h where v.connection_id = ?::uuid)`;
+
+export class FaultReadRepository {
+  /** Up to `limit` open occurrences of visible vehicles with open_sequence > `after`. */
+  openPage(em: Em, connectionId: string, after: string, limit: number): Promise<OpenFaultRow[]> {
+    const t = tableNamer(em);
+    return query<OpenFaultRow>(
+      em,
+      `with ${hiddenCte(t)}
+       select o.id, o.vehicle_id, o.fault_key, o.code, o.description, ${isoSql('o.opened_at')} as opened_at, o.bootstrap, o.open_sequence::text as open_sequence
+         from ${t('fault_occurrence')} o
+        where o.connection_id = ?::uuid and o.cleared_at is null and o.open_sequence > ?::bigint
+          and not exists (select 1 from hidden h where h.vehicle_id = o.vehicle_id)
+        order by o.open_sequence limit ?`,
+      [connectionId, connectionId, after, limit],
+    );
+  }
+
+  /** Up to `limit` transitions with sequence > `after`, hidden ones included (flagged). */
+  eventsPage(em: Em, connectionId: string, after: string, limit: number): Promise<EventRow[]> {
+    const t = tableNamer(em);
+    return query<EventRow>(
+      em,
+      `with ${hiddenCte(t)}
+       select t.id, t.sequence::text as sequence, t.occurrence_id, o.vehicle_id, t.kind, ${isoSql('t.observed_at')} as observed_at, t.bootstrap,
+              exists (select 1 from hidden h where h.vehicle_id = o.vehicle_id) as hidden
+         from ${t('fault_transition')} t join ${t('fault_occurrence')} o on o.id = t.occurrence_id
+        where t.connection_id = ?::uuid and t.sequence > ?::bigint
+        order by t.sequence limit ?`,
+      [connectionId, connectionId, after, limit],
+    );
+  }
+
+  /** The highest sequence pruned from the connection's feed; '0' when nothing was. */
+  async prunedThrough(em: Em, connectionId: string): Promise<string> {
+    const [row] = await query<{ pruned_through: string }>(em, `select pruned_through::text as pruned_through from ${tableNamer(em)('fault_retention')} where connection_id = ?::uuid`, [connectionId]);
+    return row?.pruned_through ?? '0';
+  }
+
+  /**
+   * Deletes, per connection, the published transitions up to the highest sequence committed
+   * before `cutoff` (a prefix of the feed, never a hole in it) and records how far it pruned.
+   * Returns how many transitions went.
+   */
+  async prune(em: Em, cutoff: Date): Promise<number> {
+    const t = tableNamer(em);
+    const [row] = await query<{ pruned: string }>(
+      em,
+      `with cut as (
+         select connection_id, max(sequence) as through from ${t('fault_transition')} where created_at < ? and published_at is not null group by connection_id
+       ), gone as (
+         delete from ${t('fault_transition')} x using cut where x.connection_id = cut.connection_id and x.sequence <= cut.through and x.published_at is not null
+         returning x.connection_id, x.sequence
+       ), marked as (
+         insert into ${t('fault_retention')} as r (connection_id, pruned_through, pruned_at)
+         select connection_id, max(sequence), now() from gone group by connection_id
+         on conflict (connection_id) do update set pruned_through = greatest(r.pruned_through, excluded.pruned_through), pruned_at = excluded.pruned_at
+         returning 1
+       )
+       select count(*)::text as pruned from gone`,
+      [cutoff.toISOString()],
+    );
+    return Number(row?.pruned ?? 0);
+  }
+
+  /** Keeps the visibility set with the highest sequence (older or repeated ones change nothing); true when applied. */
+  async applyVisibility(em: Em, set: { connectionId: string; sequence: string; configRevision: number | null; hidden: unknown[] }): Promise<boolean> {
+    const t = tableNamer(em)('vehicle_visibility');
+    const rows = await query<{ connection_id: string }>(
+      em,
+      `insert into ${t} (connection_id, sequence, config_revision, hidden) values (?::uuid, ?::bigint, ?, ?::jsonb)
+       on conflict (connection_id) do update set sequence = excluded.sequence, config_revision = excluded.config_revision, hidden = excluded.hidden, received_at = now()
+       where ${t}.sequence < excluded.sequence
+       returning connection_id`,
+      [set.connectionId, set.sequence, set.configRevision, JSON.stringify(set.hidden)],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * `events.faults.observed.<connectionId>` v1 (fault-feed → telemetry-ingest: Telemetry
+ * `faultsObservedAt`): per vehicle of one committed fault batch, when its faults were last
+ * observed (the newest snapshot or record time the batch held for it — also when nothing opened or
+ * cleared, and also for a snapshot with no active fault). Published after the batch committed.
+ * Invariant: a consumer keeps the greatest `observedAt` per vehicle, so redelivered or reordered
+ * messages change nothing; msgId `faults-observed:<batchId>`.
+ */
+import { ID_PATTERNS } from '@switchyard/domain';
+import { z } from 'zod';
+
+export const faultsObservedV1 = z
+  .object({
+    connectionId: z.uuid(),
+    /** The ingest batch the observations came from. */
+    batchId: z.string().min(1),
+    vehicles: z
+      .array(
+        z
+          .object({
+            vehicleId: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+            observedAt: z.iso.datetime({ offset: true }),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+
+export type FaultsObservedV1 = z.output<typeof faultsObservedV1>;
+
+/** Stable message id of one batch's observation event. */
+export const faultsObservedMsgId = (batchId: string) => `faults-observed:${batchId}`;
