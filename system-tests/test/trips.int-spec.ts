@@ -64,6 +64,31 @@ describe('stored trips', () => {
     });
   });
 
+  it('sends a page of 100 trips compressed, and revalidates it with its ETag: 304 while unchanged, a new tag once a trip commits (decision 0017)', async () => {
+    const connectionId = await readConnection(gw);
+    const key = await readKey(gw, [connectionId]);
+    const now = new Date().toISOString();
+    const trips = Array.from({ length: 100 }, (_, i) => tripRecord(`z${String(i).padStart(3, '0')}`, `v${i % 7}`, new Date(Date.UTC(2026, 10, 3, 0, i)).toISOString(), now));
+    await ingest(gw, connectionId, 'trips', trips);
+    const headers = { ...key.headers, 'accept-encoding': 'gzip' };
+    const page = await list(connectionId, headers);
+    expect(page.status).toBe(200);
+    expect((page.body as Page).results).toHaveLength(100);
+    expect({ coding: page.headers.get('content-encoding'), vary: page.headers.get('vary'), cache: page.headers.get('cache-control') }).toEqual({ coding: 'gzip', vary: 'Accept-Encoding', cache: 'private, no-cache' });
+    // fetch undid the gzip; the bytes on the wire were far fewer than the JSON.
+    expect(Number(page.headers.get('content-length'))).toBeLessThan(Buffer.byteLength(page.text) / 4);
+    const tag = String(page.headers.get('etag'));
+    expect(tag).toMatch(/^W\/"/);
+
+    const unchanged = await list(connectionId, { ...headers, 'if-none-match': tag });
+    expect({ status: unchanged.status, text: unchanged.text, etag: unchanged.headers.get('etag') }).toEqual({ status: 304, text: '', etag: tag });
+
+    await ingest(gw, connectionId, 'trips', [tripRecord('z-new', 'v1', '2026-11-03T00:00:30.000Z', now)]);
+    const changed = await list(connectionId, { ...headers, 'if-none-match': tag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(tag);
+  });
+
   it('filters by window, vehicle and driver ids, and refuses bad queries and ids', async () => {
     const connectionId = await readConnection(gw);
     const key = await readKey(gw, [connectionId]);
