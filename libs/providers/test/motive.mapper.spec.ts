@@ -166,7 +166,7 @@ describe('phones (fixtures/provenance.json: users carry phone and phone_country_
   const none: MembershipLookup = { kind: 'unavailable', reason: 'not read' };
   it('prefixes a national number with Motive\'s own phone_country_code; too short stays invalid; null stays missing', () => {
     const [full, empty] = parse('users', 'phone-country-code-apart').items;
-    expect(mapDriver(full!, none, FETCHED).fields.phone).toEqual({ status: 'invalid', value: null, source: 'motive:users', reason: 'phone: not E.164 (+ then 10-14 digits, phone_country_code included)' }); // "+1" + 7 digits
+    expect(mapDriver(full!, none, FETCHED).fields.phone).toEqual({ status: 'invalid', value: null, source: 'motive:users', reason: 'phone: not an E.164 phone number (phone_country_code included)' }); // "+1" + 7 digits
     const national = mapDriver({ ...full!, phone: { kind: 'value', value: '(555) 555-0100' } }, none, FETCHED).fields.phone;
     expect(national).toEqual({ status: 'available', value: '+15555550100', source: 'motive:users' });
     const noCode = mapDriver({ ...full!, phone: { kind: 'value', value: '555 555 0100' }, phone_country_code: { kind: 'absent' } }, none, FETCHED).fields.phone;

@@ -5,6 +5,7 @@ import type { Observation } from '@switchyard/domain';
 import type { z } from 'zod';
 import type { SkippedRecord } from '../src/adapter.js';
 import { parseProviderResponse } from '../src/http/parse.js';
+import { PHONE_REASONS } from '../src/phones.js';
 import { findLegacy, legacyJoinKey } from '../src/samsara/samsara.adapter.js';
 import { parseSamsaraPage } from '../src/samsara/samsara.client.js';
 import { mapDriver, mapTag, mapTrip, mapVehicle } from '../src/samsara/samsara.mapper.js';
@@ -28,7 +29,7 @@ describe('mapVehicle', () => {
     expect(m.year).toEqual({ status: 'available', value: 2019, source: 'samsara:vehicles' });
     expect(m.serialNumber).toMatchObject({ status: 'available', value: 'GXYZ-4MN-K7P' });
     expect(m.groups).toMatchObject({ status: 'available', value: [{ id: '3914', name: 'West Region' }] });
-    expect(m.createdAt).toMatchObject({ status: 'available', value: '2023-04-11T17:02:11Z' });
+    expect(m.createdAt).toMatchObject({ status: 'available', value: '2023-04-11T17:02:11.000Z' }); // normalized like the other adapters
     for (const key of ['status', 'providerStatus', 'fuelType', 'sourceFuelType', 'activeFrom', 'activeTo', 'licensePlateRegion'] as const) {
       expect(m[key]).toEqual({ status: 'unsupported', value: null, source: 'samsara:vehicles' });
     }
@@ -70,7 +71,7 @@ describe('mapDriver', () => {
 
   it('validates phone, email and license state instead of passing bad values', () => {
     const [bo, cy, noName] = page('drivers', 'bad-contacts').map((raw) => mapDriver(raw, 'active', ctx));
-    expect(bo?.fields.phone).toMatchObject({ status: 'invalid', reason: 'not an E.164 phone number' }); // no country code
+    expect(bo?.fields.phone).toMatchObject({ status: 'invalid', reason: PHONE_REASONS.national }); // no country code: ambiguous, not guessed
     expect(bo?.fields.email).toMatchObject({ status: 'invalid' });
     expect(bo?.fields.licenseState).toMatchObject({ status: 'invalid' });
     expect(bo?.status).toMatchObject({ value: 'inactive' }); // isDeactivated wins over the request's pass

@@ -28,6 +28,7 @@ import {
 } from '@switchyard/domain';
 import { isLicenseState } from '@switchyard/contracts';
 import type { SkippedRecord } from '../adapter.js';
+import { e164Phone } from '../phones.js';
 import { GEOTAB_COMPANY_GROUP_ID, GEOTAB_NONE_IDS, type GeotabDevice, type GeotabGroup, type GeotabTrip, type GeotabUser } from './geotab.schemas.js';
 
 export interface MapContext {
@@ -45,7 +46,6 @@ export const GEOTAB_FAR_FUTURE_MS = Date.UTC(2050, 0, 1);
 
 const VIN = /^[A-HJ-NPR-Z0-9]{17}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const E164 = /^\+[1-9][0-9]{9,13}$/;
 
 // ---- small field helpers -----------------------------------------------------------------------
 
@@ -56,7 +56,7 @@ export function textField(raw: string | null | undefined, source: string): Field
   return available(value, source);
 }
 
-const BARE_DATE = /^MUTATED$/;
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Epoch ms of an `activeFrom`/`activeTo`: an RFC 3339 date-time, or a bare `YYYY-MM-DD` read as UTC
@@ -203,12 +203,10 @@ function emailField(name: string | null | undefined, source: string): Field<stri
   return EMAIL.test(value) ? available(value.toLowerCase(), source) : missing(source, 'login is not an email address');
 }
 
-/** Spaces, dashes, dots and parentheses removed ("+1 5555550123" → "+15555550123"), then E.164. */
+/** Formatting dropped ("+1 5555550123" → "+15555550123"), then E.164 by the shared rule (phones.ts): a national number is ambiguous, never guessed. */
 function phoneField(raw: string | null | undefined, source: string): Field<string> {
   const value = raw?.trim();
-  if (!value) return missing(source);
-  const compact = value.replace(/[\s().-]/g, '');
-  return E164.test(compact) ? available(compact, source) : invalid(source, 'not an E.164 phone number');
+  return value ? e164Phone(value, source) : missing(source);
 }
 
 function licenseStateField(raw: string | null | undefined, source: string): Field<string> {

@@ -7,7 +7,7 @@
  * nothing unknown becomes a value: an empty string is missing, a retyped value or one that fails the
  * spec's validation (license state list, E.164 phone, email shape, fuel enum) is invalid.
  */
-import { isLicenseState, PHONE_PATTERN } from '@switchyard/contracts';
+import { isLicenseState } from '@switchyard/contracts';
 import {
   available,
   FUEL_TYPES,
@@ -20,6 +20,7 @@ import {
   type GroupRecord,
   type VehicleRecord,
 } from '@switchyard/domain';
+import { e164Phone } from '../phones.js';
 import { retypedReason, statusField, textField, timeField, yearField } from './motive.fields.js';
 import type { MotiveGroup, MotiveUser, MotiveVehicle, Wire } from './motive.schemas.js';
 
@@ -100,7 +101,6 @@ export function mapVehicle(v: MotiveVehicle, fetchedAt: string): VehicleRecord {
   };
 }
 
-const PHONE = new RegExp(PHONE_PATTERN);
 // Deliberately loose (one @, a dot in the domain, no spaces): the spec asks for "format email", and
 // rejecting real addresses over RFC 5322 corner cases would lose data.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -112,15 +112,11 @@ function validated(field: Field<string>, ok: (v: string) => boolean, reason: str
 /**
  * Motive stores phones as entered, and users carry the country code apart: `phone: "555-0100"` with
  * `phone_country_code: "+1"` (live key set, docs/providers.md quirk M5). A national number is
- * prefixed with that code — Motive's own, never a guessed one; without it the number stays as sent.
- * Spaces, dashes, dots and parentheses are formatting; anything else that is not E.164 is invalid.
+ * completed with that code — Motive's own, never a guessed one (the shared rule, phones.ts).
  */
 export function normalizePhone(field: Field<string>, countryCode: Wire<string>): Field<string> {
   if (field.status !== 'available') return field;
-  const compact = field.value.replace(/[\s().-]/g, '');
-  const code = countryCode.kind === 'value' ? countryCode.value.trim().replace(/^\+?/, '+') : '';
-  const full = compact.startsWith('+') || !/^\+\d{1,3}$/.test(code) ? compact : `${code}${compact.replace(/^0+/, '')}`;
-  return PHONE.test(full) ? available(full, field.source) : invalid(field.source, 'phone: not E.164 (+ then 10-14 digits, phone_country_code included)');
+  return e164Phone(field.value, field.source, { countryCode: countryCode.kind === 'value' ? countryCode.value : null, prefix: 'phone: ', countryCodeField: 'phone_country_code' });
 }
 
 /** `groupIds`: the membership index built from `/v1/groups/{id}/users`, or why there is none. */

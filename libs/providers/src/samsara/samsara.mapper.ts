@@ -6,7 +6,7 @@
  * Field sources name the Samsara resource: `samsara:vehicles` (the spec's VehicleMetadata.source),
  * `samsara:drivers`, `samsara:tags`, `samsara:trips`.
  */
-import { isLicenseState, PHONE_PATTERN } from '@switchyard/contracts';
+import { isLicenseState } from '@switchyard/contracts';
 import {
   available,
   invalid,
@@ -27,6 +27,7 @@ import {
   type VehicleRecord,
 } from '@switchyard/domain';
 import type { SamsaraDriver, SamsaraLegacyTrip, SamsaraStreamTrip, SamsaraTag, SamsaraVehicle } from './samsara.schemas.js';
+import { e164Phone } from '../phones.js';
 
 export const SAMSARA_SOURCES = { vehicles: 'samsara:vehicles', drivers: 'samsara:drivers', tags: 'samsara:tags', trips: 'samsara:trips', legacyTrips: 'samsara:v1/fleet/trips' } as const;
 
@@ -47,10 +48,11 @@ export function stringField(raw: unknown, source: string): Field<string> {
   return available(value, source);
 }
 
+/** RFC 3339 → the canonical UTC-with-milliseconds form the other adapters emit (`…:35Z` → `…:35.000Z`). */
 function dateTimeField(raw: unknown, source: string): Field<string> {
   const s = stringField(raw, source);
   if (s.status !== 'available') return s;
-  return isRfc3339DateTime(s.value) ? s : invalid(source, 'not an RFC 3339 date-time');
+  return isRfc3339DateTime(s.value) ? available(toIsoUtc(Date.parse(s.value)), source) : invalid(source, 'not an RFC 3339 date-time');
 }
 
 /** `year` is a string on the wire ("2019"); a number means the field was retyped and is refused. */
@@ -71,13 +73,10 @@ export function vinField(raw: unknown, source: string): Field<string> {
   return /^[A-HJ-NPR-Z0-9]{17}$/.test(vin) ? available(vin, source) : invalid(source, 'not a 17-character VIN');
 }
 
-const PHONE = new RegExp(PHONE_PATTERN);
-/** E.164 (spec 2.5). Spaces, dots, hyphens and parentheses are formatting and dropped; anything else that does not fit is invalid. */
+/** E.164 (spec 2.5) through the shared rule (phones.ts): a national number without a country code is ambiguous, never guessed. */
 export function phoneField(raw: unknown, source: string): Field<string> {
   const s = stringField(raw, source);
-  if (s.status !== 'available') return s;
-  const compact = s.value.replace(/[\s.()-]/g, '');
-  return PHONE.test(compact) ? available(compact, source) : invalid(source, 'not an E.164 phone number');
+  return s.status === 'available' ? e164Phone(s.value, source) : s;
 }
 
 // One @, no spaces, a dot in the domain, at most 254 chars (RFC 5321 path limit): the shape JSON Schema
