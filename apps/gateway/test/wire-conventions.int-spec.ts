@@ -1,5 +1,10 @@
 /**
- * One paging convention over every list route of the committed OpenAPI document (decision 0017,
+ * The wire conventions (decision 0017) over the committed OpenAPI document.
+ * Timestamps: every date-time property of every response component states the one wire pattern
+ * (RFC 3339 UTC, exactly milliseconds), which every validated response in the suites then meets.
+ * Mutation tried: the pattern dropped from wireDateTimeV1's meta (libs/messaging public-wire.v1.ts)
+ * → the timestamp case fails.
+ * Paging: one convention over every list route of the committed OpenAPI document (decision 0017,
  * libs/messaging public-wire.v1.ts): each page shape a route answers has `next` — an optional,
  * never-null cursor string — unless the spec fixes another shape for it (Vehicles: `nextCursor`,
  * required, null on the last page). The runtime side (absent `next` on a last page, null
@@ -9,6 +14,7 @@
  * the SyncPage case fails.
  */
 import { describe, expect, it } from '@jest/globals';
+import { WIRE_DATE_TIME_PATTERN } from '@switchyard/domain';
 import { loadOpenApi } from '@switchyard/testing';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; required?: string[]; oneOf?: Schema[]; anyOf?: Schema[]; $ref?: string; type?: unknown };
@@ -74,5 +80,30 @@ describe('the paging convention of every list route', () => {
       });
       expect(next).toMatchObject({ type: 'string', pattern: '^[A-Za-z0-9_-]+$' });
     }
+  });
+});
+
+/** Request bodies: a date-time a client sends may have any RFC 3339 form. */
+const REQUEST_SCHEMAS = new Set(['CreateSync']);
+
+describe('the timestamp format of every response', () => {
+  const offenders: string[] = [];
+  let seen = 0;
+  const walk = (node: unknown, where: string): void => {
+    if (!node || typeof node !== 'object') return;
+    const s = node as Schema;
+    if (s.format === 'date-time') {
+      seen += 1;
+      if (s.pattern !== WIRE_DATE_TIME_PATTERN) offenders.push(where);
+    }
+    for (const [k, v] of Object.entries(s)) walk(v, `${where}.${k}`);
+  };
+  for (const [name, schema] of Object.entries(doc.components.schemas)) if (!REQUEST_SCHEMAS.has(name)) walk(schema, name);
+
+  it('every date-time of a response component is RFC 3339 UTC with exactly milliseconds', () => {
+    expect(seen).toBeGreaterThan(20);
+    expect(offenders).toEqual([]);
+    expect(new RegExp(WIRE_DATE_TIME_PATTERN).test('2026-11-24T10:15:23.000Z')).toBe(true);
+    for (const other of ['2026-11-24T10:15:23Z', '2026-11-24T10:15:23.000+00:00', '2026-11-24T10:15:23.123456Z']) expect(new RegExp(WIRE_DATE_TIME_PATTERN).test(other)).toBe(false);
   });
 });
