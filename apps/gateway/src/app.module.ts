@@ -11,6 +11,7 @@ import { FaultsController } from './controllers/faults.controller.js';
 import { GroupsController } from './controllers/groups.controller.js';
 import { TripsController } from './controllers/trips.controller.js';
 import { VehiclesController } from './controllers/vehicles.controller.js';
+import { TelemetryController } from './controllers/telemetry.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
@@ -20,7 +21,7 @@ import { OutboxRelay } from './services/outbox-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, FaultsController, ProviderAccessHandler, ConnectionHealthHandler],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, FaultsController, ProviderAccessHandler, ConnectionHealthHandler],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
   exports: [ContextClient, AuthService],
 })

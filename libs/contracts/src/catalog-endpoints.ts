@@ -86,7 +86,7 @@ const rows: readonly Row[] = [
   ['GET', `${V}/images`, 'enrichment', KEY, 'stored', NOT_YET],
   ['GET', `${V}/specifications`, 'enrichment', KEY, 'stored', NOT_YET],
   ['GET', `${V}/build`, 'enrichment', KEY, 'stored', NOT_YET],
-  ['GET', `${C}/locations`, 'locations', KEY, 'stored', NOT_YET],
+  ['GET', `${C}/locations`, 'locations', KEY, 'stored', SERVED],
   // 4.3 catalog and connection (KEY)
   ['GET', '/v1/catalog', 'catalog', KEY, 'static', SERVED],
   ['GET', C, 'connection', KEY, 'control', SERVED],
@@ -95,11 +95,11 @@ const rows: readonly Row[] = [
   ['GET', `${C}/connect-sessions/{sessionId}`, 'connectSessions', KEY, 'control', NOT_YET],
   ['POST', `${C}/disconnect`, 'disconnect', KEY, 'control', NOT_YET],
   // 4.4 telemetry and faults (KEY)
-  ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', SERVED],
   ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', NOT_YET],
   ['GET', `${C}/faults`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', SERVED],
-  ['GET', `${V}/history`, 'history', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/history`, 'history', KEY, 'stored', SERVED],
   ['GET', `${V}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
   ['GET', `${V}/distance`, 'usageReports', KEY, 'stored', NOT_YET],
   ['GET', `${V}/engine-hours`, 'usageReports', KEY, 'stored', NOT_YET],

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   cursor_beyond_retention: { status: 400, description: 'Fault events: the stored cursor points before the oldest retained transition (90 days); re-read the open faults and start the feed again without a cursor.' },
   invalid_path: { status: 400, description: 'A path parameter does not have the format of its id (e.g. not a vcl_ id).' },
   conflicting_selectors: { status: 400, description: 'The sync create body combines selectors (startFrom and fractional days); spec 4.1 rule 1.' },
+  unknown_metric: { status: 400, description: 'History: `metric` is missing or not one of the telemetry metrics of the catalog.' },
+  reversed_window: { status: 400, description: 'History: `startTime` is not before `endTime`.' },
+  window_too_long: { status: 400, description: 'History: the window spans more than the documented cap (31 days).' },
+  cursor_parameters_changed: { status: 400, description: 'History: a well-formed cursor was passed with another metric or window than the walk it continues.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (a startFrom not before the request time, or a trip-only sync whose window holds no time).' },
   malformed_request: { status: 400, description: 'The HTTP request itself does not parse: a malformed request or header line, or no Host header (answered before routing, on every path).' },
   // 401 / 403 / 404: who may see what (spec 5 rule 4).

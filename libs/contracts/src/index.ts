@@ -7,4 +7,5 @@ export * from './vehicle-metadata.js';
 export * from './driver.js';
 export * from './catalog-endpoints.js';
 export * from './catalog.js';
+export * from './telemetry-reads.js';
 export * from './fault-reads.js';

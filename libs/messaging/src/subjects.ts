@@ -28,6 +28,7 @@ import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
 import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
 import { receiptV1 } from './schemas/receipt.v1.js';
 import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
+import { historyReplyV1, historyRequestV1, latestTelemetryReplyV1, latestTelemetryRequestV1, listLocationsReplyV1, listLocationsRequestV1 } from './schemas/telemetry-read.v1.js';
 import { refreshVehicleReplyV1, refreshVehicleRequestV1 } from './schemas/vehicle-refresh.v1.js';
 import { vehicleVisibilityChangedV1 } from './schemas/vehicle-visibility.v1.js';
 
@@ -137,6 +138,12 @@ export const RPCS = {
     open: rpc('faults.read.open', listOpenFaultsRequestV1, listOpenFaultsReplyV1),
     events: rpc('faults.read.events', listFaultEventsRequestV1, listFaultEventsReplyV1),
   },
+  /** Stored telemetry reads, gateway → telemetry-ingest (spec 2.10, 4.2 locations, 4.4; schemas/telemetry-read.v1.ts). */
+  telemetry: {
+    latest: rpc('telemetry.read.latest', latestTelemetryRequestV1, latestTelemetryReplyV1),
+    locations: rpc('telemetry.read.locations', listLocationsRequestV1, listLocationsReplyV1),
+    history: rpc('telemetry.read.history', historyRequestV1, historyReplyV1),
+  },
 } as const;
 
 const durable = <N extends string, E extends EventDefinition>(name: N, event: E, ackWaitMs: number, maxDeliver: number, maxAckPending: number): ConsumerDefinition<E['schema']> & { durable: N; event: E } => ({
@@ -159,6 +166,7 @@ export const CONSUMERS = {
   gatewayConnectionHealth: durable('gateway-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
   directoryConnectionHealth: durable('directory-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
   directoryVehicleVisibility: durable('directory-vehicle-visibility', EVENTS.connectionConfigChanged, 30_000, 10, 16),
+  telemetryVehicleVisibility: durable('telemetry-ingest-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
   faultFeedVehicleVisibility: durable('fault-feed-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
   directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
   telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),

@@ -1,6 +1,13 @@
 import type { EntityDefinition } from '@switchyard/persistence';
 import { ConnectionConfigEntity, INGEST_LEDGER_ENTITIES } from '@switchyard/service-kit';
-import { LatestReadingEntity, ObservationEntity } from './telemetry.entities.js';
+import { LatestReadingEntity, ObservationEntity, VehicleFaultObservationEntity, VehicleVisibilityEntity } from './telemetry.entities.js';
 
-/** Entities of the `telemetry` schema: the connection-config projection, observations, latest readings and the ingest ledger. */
-export const telemetryIngestEntities: EntityDefinition[] = [ConnectionConfigEntity, ObservationEntity, LatestReadingEntity, ...INGEST_LEDGER_ENTITIES];
+/** Entities of the `telemetry` schema: the connection-config projection, observations, latest readings, the ingest ledger and the read projections (visibility, fault observation). */
+export const telemetryIngestEntities: EntityDefinition[] = [
+  ConnectionConfigEntity,
+  ObservationEntity,
+  LatestReadingEntity,
+  VehicleVisibilityEntity,
+  VehicleFaultObservationEntity,
+  ...INGEST_LEDGER_ENTITIES,
+];

@@ -1,5 +1,5 @@
 /**
- * The tables of migration 0002 as the ORM sees them (written only with set-based SQL by
+ * The tables of migrations 0002 and 0003 as the ORM sees them (written only with set-based SQL by
  * ObservationRepository). `observations` is declared without `partitionBy`: MikroORM then leaves
  * its partitioning unmanaged, so the partitions the consumer creates on demand are not drift.
  */
@@ -21,11 +21,43 @@ const reading = () => ({
 export const ObservationEntity = defineEntity({
   name: 'Observation',
   tableName: 'observations',
-  properties: { ...reading(), observedAt: p.datetime().primary(), source: p.text().primary() },
+  properties: {
+    ...reading(),
+    observedAt: p.datetime().primary(),
+    source: p.text().primary(),
+    // Migration 0003: the public HistoryPoint sequence (from observation_seq) and the inserting transaction.
+    seq: p.bigint(),
+    createdXid: p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint'),
+  },
 });
 
 export const LatestReadingEntity = defineEntity({
   name: 'LatestReading',
   tableName: 'latest_readings',
   properties: { ...reading(), observedAt: p.datetime(), source: p.text(), updatedAt: p.datetime() },
+});
+
+/** Migration 0003: the newest hidden-vehicle set of each connection (directory's visibility events). */
+export const VehicleVisibilityEntity = defineEntity({
+  name: 'VehicleVisibility',
+  tableName: 'vehicle_visibility',
+  properties: {
+    connectionId: p.uuid().primary(),
+    sequence: p.bigint(),
+    configRevision: p.integer().nullable(),
+    hidden: p.json(),
+    receivedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+
+/** Migration 0003: when faults of a vehicle were last observed (projection hook for the fault context's events; empty until they exist). */
+export const VehicleFaultObservationEntity = defineEntity({
+  name: 'VehicleFaultObservation',
+  tableName: 'vehicle_fault_observation',
+  properties: {
+    connectionId: p.uuid().primary(),
+    vehicleId: p.text().primary(),
+    observedAt: p.datetime(),
+    updatedAt: p.datetime().defaultRaw('now()'),
+  },
 });

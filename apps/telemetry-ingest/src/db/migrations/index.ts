@@ -1,5 +1,6 @@
 import { Migration0001ConnectionConfigProjection } from './migration-0001-connection-config-projection.js';
 import { Migration0002TelemetryIngest } from './migration-0002-telemetry-ingest.js';
+import { Migration0003TelemetryReads } from './migration-0003-telemetry-reads.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const telemetryIngestMigrations = [Migration0001ConnectionConfigProjection, Migration0002TelemetryIngest];
+export const telemetryIngestMigrations = [Migration0001ConnectionConfigProjection, Migration0002TelemetryIngest, Migration0003TelemetryReads];

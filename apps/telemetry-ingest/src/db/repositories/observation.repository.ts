@@ -20,6 +20,8 @@
  * `_clients`/`processID`) the write throws: the batch is retried and dead-lettered loudly, never
  * written outside its transaction. The integration tests exercise this path on every run.
  *
+ * Each new history row takes its public `sequence` from `observation_seq` (migration 0003) in the
+ * same statement; `created_xid` is the column default.
  * Invariants: re-ingesting a reading is a no-op (primary key, DO NOTHING); a latest row moves only
  * to a later (observed_at, source); rows go in key order so concurrent batches lock alike; the
  * staging table is empty outside a write (emptied at commit, and before each COPY).
@@ -134,7 +136,8 @@ export class ObservationRepository {
     const client = await transactionClient(em);
     // Session-local, created once per connection; ON COMMIT DELETE ROWS empties it at every commit
     // (a rolled-back write leaves nothing visible either); the delete covers a second write in one transaction.
-    await query(em, `create temp table if not exists observation_stage (like ${t('observations')}) on commit delete rows`);
+    // The ingest columns only (seq and created_xid are the target's: NOT NULL there, filled on insert).
+    await query(em, `create temp table if not exists observation_stage on commit delete rows as select ${NAMES} from ${t('observations')} with no data`);
     await query(em, 'delete from pg_temp.observation_stage');
     const lines = Readable.from(
       (function* chunks() {
@@ -145,8 +148,8 @@ export class ObservationRepository {
     const [result] = await query<{ inserted: string }>(
       em,
       `with history as (
-         insert into ${t('observations')} (${NAMES})
-         select ${NAMES} from pg_temp.observation_stage order by vehicle_id, metric, observed_at, source
+         insert into ${t('observations')} (${NAMES}, seq)
+         select ${NAMES}, nextval('${t('observation_seq')}') from pg_temp.observation_stage order by vehicle_id, metric, observed_at, source
          on conflict do nothing returning 1),
        latest as (
          insert into ${t('latest_readings')} as t (${NAMES}, updated_at)

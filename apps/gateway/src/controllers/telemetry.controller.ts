@@ -1,0 +1,189 @@
+/**
+ * GET /v1/connections/{id}/vehicles/{vehicleId}/telemetry, …/locations and
+ * …/vehicles/{vehicleId}/history (spec 2.10, 4.2, 4.4): stored reads served by the telemetry-ingest
+ * context over `telemetry.read.*` (no provider contact). The guard authorizes (consumer key with a
+ * grant on the connection, else 404), the controller checks the query and the cursor, the context
+ * answers from its own schema.
+ * Decisions:
+ * - vehicle ids are the directory's `vcl_` ids only; a provider's own id is 400 `invalid_path`;
+ * - an unknown vehicle (neither approved by the connection nor with stored telemetry), one of another
+ *   connection and one hidden by the connection's visibility rules are all 404 `not_found`,
+ *   indistinguishable; an approved vehicle without readings answers `missing` metrics;
+ * - telemetry and locations need the key's `read` grant; history needs its `history` grant (the
+ *   stored observation record of a vehicle over time is what that permission guards; a key without
+ *   it gets 404 like any connection route, spec 5 rule 4);
+ * - locations pages by vehicle id (at most 100 per page), its cursor the read-cursor.ts token of the
+ *   other stored lists (StoredReadPager's frame without `expand`, which this route does not have);
+ * - history: `metric` and a window of at most 31 days; its cursor carries the metric and window it
+ *   was issued for, so a cursor passed with other ones is 400 `cursor_parameters_changed` (any
+ *   other bad cursor is `invalid_cursor`). The last page also carries a cursor: it continues after
+ *   the last reading served with a fresh snapshot (readings committed since, with a later time).
+ */
+import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit } from '@switchyard/contracts';
+import { ID_PATTERNS, isEntityId, isTelemetryMetric, toWireDateTime } from '@switchyard/domain';
+import {
+  fleetLocationsV1,
+  historyPositionV1,
+  historyV1,
+  isWireDateTime,
+  readHorizonV1,
+  RPCS,
+  telemetryV1,
+  type FleetLocationsV1,
+  type HistoryV1,
+  type TelemetryV1,
+} from '@switchyard/messaging';
+import { z } from 'zod';
+import { ConsumerAuth } from '../auth/auth.guards.js';
+import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
+import { ErrorBodyDto } from '../dto/error.dto.js';
+import { HistoryQueryDto, ListLocationsQueryDto } from '../dto/telemetry.dto.js';
+import { ApiError } from '../http/api-error.js';
+import { ApiZodResponse } from '../openapi/zod-schemas.js';
+import { ContextClient } from '../services/context-client.service.js';
+import { ReadCursorCodec } from '../services/read-cursor.js';
+import { resultsByteBudget } from '../services/read-query.js';
+
+const HISTORY_ROUTE = 'GET /v1/connections/{id}/vehicles/{vehicleId}/history';
+
+/** The history cursor: the walk's horizon and position, and the parameters it belongs to. */
+const historyCursorV1 = z.object({ h: readHorizonV1.optional(), p: historyPositionV1.optional(), v: z.string(), m: z.string(), s: z.string(), e: z.string() }).strict();
+type HistoryCursor = z.output<typeof historyCursorV1>;
+
+function vehicleIdOf(raw: string): string {
+  if (!isEntityId('vehicle', raw)) throw new ApiError('invalid_path');
+  return raw;
+}
+
+/** The window of a history query, checked in the order the reason codes are documented. */
+function windowOf(startTime: string | undefined, endTime: string | undefined): { startTime: string; endTime: string } {
+  const instant = (v: string | undefined) => (v !== undefined && isWireDateTime(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
+  const [start, end] = [instant(startTime), instant(endTime)];
+  if (start === undefined || end === undefined) throw new ApiError('invalid_query');
+  if (start >= end) throw new ApiError('reversed_window');
+  if (end - start > HISTORY_WINDOW_MAX_MS) throw new ApiError('window_too_long');
+  // Echoed (and bound into the cursor) in the wire form: UTC, milliseconds.
+  return { startTime: toWireDateTime(startTime as string), endTime: toWireDateTime(endTime as string) };
+}
+
+const VEHICLE_ID_PARAM = ApiParam({
+  name: 'vehicleId',
+  description: "Vehicle id (`vcl_` + 26 Crockford base32 characters), the directory's id. The provider's own vehicle id is not accepted (400 `invalid_path`).",
+  schema: { type: 'string', pattern: ID_PATTERNS.vehicle },
+});
+const NOT_FOUND_VEHICLE =
+  "A vehicle the connection neither approves nor has stored telemetry of, one of another connection, or one hidden by the connection's include/exclude lists or status filter is 404 `not_found`; an approved vehicle without stored readings answers every metric `missing`.";
+
+@ApiTags('telemetry')
+@Controller('v1/connections/:id')
+@ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
+export class TelemetryController {
+  private readonly locationCursors: ReadCursorCodec<{ h: string; p: string }>;
+  private readonly historyCursors: ReadCursorCodec<HistoryCursor>;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly contexts: ContextClient,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.locationCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/locations', z.object({ h: readHorizonV1, p: z.string().regex(new RegExp(ID_PATTERNS.vehicle)) }).strict());
+    this.historyCursors = new ReadCursorCodec(settings.cursorSecret, HISTORY_ROUTE, historyCursorV1);
+    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
+  }
+
+  @Get('vehicles/:vehicleId/telemetry')
+  @ConsumerAuth('read')
+  @ApiOperation({
+    operationId: 'getVehicleTelemetry',
+    summary: 'Read the latest stored telemetry of one vehicle',
+    description: [
+      'The newest stored reading of each metric (no provider contact). `location` and `odometer` are always present.',
+      'An optional metric (`engineHours`, `totalIdleTime`, `speed`, `heading`, `fuelPercent`, `batteryVoltage`, `engineState`) is present when the connection covers it: the `extendedTelemetry` opt-in is on, `engineHours` is among the selected signals, and the provider does not mark the metric unsupported (catalog `fields`); absent otherwise.',
+      "Each metric is `available`, `stale` (older than the field's `freshnessSeconds` in the catalog) or `missing` (`reading: null`, never a zero); `units` tells a converted provider unit.",
+      NOT_FOUND_VEHICLE,
+    ].join(' '),
+  })
+  @VEHICLE_ID_PARAM
+  @ApiZodResponse(200, telemetryV1)
+  @ApiResponse({ status: 400, description: 'The vehicleId is not a vcl_ id (`invalid_path`); any query parameter (`invalid_query`).', type: ErrorBodyDto })
+  async telemetry(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<TelemetryV1> {
+    const principal = consumerPrincipalOf(req);
+    return (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) })).telemetry;
+  }
+
+  @Get('locations')
+  @ConsumerAuth('read')
+  @ApiOperation({
+    operationId: 'listFleetLocations',
+    summary: 'List the latest stored location of every vehicle',
+    description: `The latest stored location of every visible vehicle of the connection that has stored telemetry, ascending vehicle id, at most ${LOCATIONS_PAGE.max} per page (default ${LOCATIONS_PAGE.default}) and at most the response byte limit (no provider contact). Each entry is the location status object of Telemetry. Vehicles hidden by the connection's visibility rules never appear.`,
+  })
+  @ApiZodResponse(200, fleetLocationsV1)
+  @ApiResponse({
+    status: 400,
+    description: `Unknown, repeated or malformed parameter, limit outside ${LOCATIONS_PAGE.min}-${LOCATIONS_PAGE.max} (\`invalid_query\`); a malformed, tampered or expired cursor, or one of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
+    type: ErrorBodyDto,
+  })
+  async locations(@Req() req: AuthenticatedRequest, @Query() query: ListLocationsQueryDto): Promise<FleetLocationsV1> {
+    const principal = consumerPrincipalOf(req);
+    const limit = parseLimit(query.limit, LOCATIONS_PAGE);
+    if (!limit.ok) throw new ApiError('invalid_query');
+    const position = query.cursor === undefined ? undefined : this.locationCursors.decode(principal, {}, query.cursor);
+    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
+    const reply = await this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...(position ? { horizon: position.h, after: position.p } : {}) });
+    const next = reply.hasMore && reply.next !== undefined ? this.locationCursors.encode(principal, {}, { h: reply.horizon, p: reply.next }) : undefined;
+    return { locations: reply.locations, nextCursor: next ?? null, retrieval: 'stored' };
+  }
+
+  @Get('vehicles/:vehicleId/history')
+  @ConsumerAuth('history')
+  @ApiOperation({
+    operationId: 'getVehicleHistory',
+    summary: 'Read stored observations of one metric in a window',
+    description: [
+      `Stored observations of one metric of one vehicle with startTime <= observed_at < endTime, in time order (observed_at, then source); a window spans at most ${HISTORY_WINDOW_MAX_DAYS} days; at most ${HISTORY_PAGE.max} readings per page (default ${HISTORY_PAGE.default}) and at most the response byte limit (no provider contact).`,
+      'Needs the consumer key\'s `history` grant on the connection (a key with only `read` gets 404): history is the stored record of a vehicle over time.',
+      'Continue with `nextCursor` and the same metric and window: a walk never repeats a reading (each has a unique `sequence`) and keeps to the readings committed before its first page, so readings ingested meanwhile never shift or duplicate its pages.',
+      NOT_FOUND_VEHICLE,
+    ].join(' '),
+  })
+  @VEHICLE_ID_PARAM
+  @ApiZodResponse(200, historyV1)
+  @ApiResponse({
+    status: 400,
+    description: `\`unknown_metric\`: metric missing or not a telemetry metric. \`invalid_query\`: startTime or endTime missing or not a date-time, limit outside ${HISTORY_PAGE.min}-${HISTORY_PAGE.max}, an unknown or repeated parameter. \`reversed_window\`: startTime not before endTime. \`window_too_long\`: more than ${HISTORY_WINDOW_MAX_DAYS} days. \`cursor_parameters_changed\`: a cursor of this vehicle's history passed with another metric or window. \`invalid_cursor\`: any other malformed, tampered, expired or foreign cursor. \`invalid_path\`: the vehicleId is not a vcl_ id.`,
+    type: ErrorBodyDto,
+  })
+  async history(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: HistoryQueryDto): Promise<HistoryV1> {
+    const principal = consumerPrincipalOf(req);
+    const vehicleId = vehicleIdOf(rawId);
+    const metric = query.metric;
+    if (!isTelemetryMetric(metric)) throw new ApiError('unknown_metric');
+    const window = windowOf(query.startTime, query.endTime);
+    const limit = parseLimit(query.limit, HISTORY_PAGE);
+    if (!limit.ok) throw new ApiError('invalid_query');
+    let cursor: HistoryCursor | undefined;
+    if (query.cursor !== undefined) {
+      cursor = this.historyCursors.decode(principal, {}, query.cursor);
+      if (!cursor || cursor.v !== vehicleId) throw new ApiError('invalid_cursor');
+      if (cursor.m !== metric || cursor.s !== window.startTime || cursor.e !== window.endTime) throw new ApiError('cursor_parameters_changed');
+    }
+    const reply = await this.contexts.request(RPCS.telemetry.history, {
+      connectionId: principal.connectionId,
+      vehicleId,
+      metric,
+      ...window,
+      limit: limit.value,
+      maxBytes: this.maxBytes,
+      ...(cursor?.h ? { horizon: cursor.h } : {}),
+      ...(cursor?.p ? { after: cursor.p } : {}),
+    });
+    // The last page's cursor has no horizon: the context takes a fresh snapshot when it is used.
+    const position = reply.last ?? cursor?.p;
+    const next: HistoryCursor = { ...(reply.hasMore ? { h: reply.horizon } : {}), ...(position ? { p: position } : {}), v: vehicleId, m: metric, s: window.startTime, e: window.endTime };
+    return { vehicleId, window, readings: reply.readings, nextCursor: this.historyCursors.encode(principal, {}, next), hasMore: reply.hasMore };
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The stored telemetry reads (spec 2.10, 4.2 locations, 4.4 telemetry and history), never contacting
+ * a provider (global rule 4):
+ * - `latest`: the Telemetry of one vehicle from latest_readings — the one "latest telemetry of one
+ *   vehicle" use case; the refresh route reuses it (RPCS.telemetry.latest) for its stored part;
+ * - `locations`: one page of the latest location of every visible vehicle that has stored telemetry;
+ * - `history`: one page of one metric's observations in a window, inside the walk's snapshot.
+ *
+ * Decisions:
+ * - a vehicle is known to this context when the connection approves it (its `vcl_` id is minted from
+ *   connection, provider and provider id, as the directory mints it) or a reading of it is stored: an
+ *   approved vehicle without readings answers every metric `missing` and an empty history; any other
+ *   id (or one of another connection) is `not_found`, as a hidden vehicle — indistinguishable. The
+ *   locations list holds the vehicles with stored readings;
+ * - visibility (hidden → `not_found`, absent from locations) is the directory's one rule, applied
+ *   twice: the include/exclude lists of the connection's configuration directly on the stored
+ *   provider vehicle id (effective as soon as the configuration arrives), and the directory's
+ *   hidden set (`events.vehicle.visibility`, projection `vehicle_visibility`) for what needs the
+ *   vehicle's status. While the configuration filters by status and no set has arrived yet, every
+ *   vehicle is hidden (fail closed). Without a configuration nothing is shown;
+ * - each metric's status: `available` with its newest stored reading, `stale` when that reading's
+ *   observedAt is older than the field's freshnessSeconds (catalog, libs/contracts limits.ts),
+ *   `missing` with `reading: null` when none is stored or the stored value is outside the public
+ *   value shape — never a zero;
+ * - `location` and `odometer` are always present; an optional metric is present when the
+ *   connection covers it (`covers`): the extendedTelemetry opt-in is on, the metric is selected when
+ *   it is a selectable signal (`engineHours`), and the provider's capability is not `unsupported`;
+ * - `units` is reported only when the provider's unit differed from the normalized one;
+ * - `faultsObservedAt` comes from this context's fault-observation projection (empty until the
+ *   fault context publishes the event it needs; see migration 0003) — never from the faults schema.
+ */
+import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
+import { CORE_TELEMETRY_METRICS, SELECTED_SIGNALS, TELEMETRY_METRICS, hasVisibilityRules, vehicleId as mintVehicleId, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
+import {
+  METRIC_VALUES,
+  RpcError,
+  unitConversionV1,
+  type ConnectionConfigV1,
+  type FleetLocationV1,
+  type HistoryPointV1,
+  type HistoryReplyV1,
+  type HistoryRequestV1,
+  type LatestTelemetryReplyV1,
+  type LatestTelemetryRequestV1,
+  type ListLocationsReplyV1,
+  type ListLocationsRequestV1,
+  type TelemetryV1,
+} from '@switchyard/messaging';
+import type { Em, Orm } from '@switchyard/persistence';
+import { capabilitiesFor } from '@switchyard/providers';
+import { ConnectionConfigStore } from '@switchyard/service-kit';
+import { TelemetryReadRepository, type ReadingRow, type VisibilitySet } from '../db/repositories/telemetry-read.repository.js';
+
+type Reading = Pick<ReadingRow, 'observed_at' | 'fetched_at' | 'source' | 'value' | 'units'>;
+type MetricStatus = TelemetryV1['location'];
+
+const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
+
+const OPTIONAL_METRICS = TELEMETRY_METRICS.filter((m) => !(CORE_TELEMETRY_METRICS as readonly string[]).includes(m));
+
+/** Whether the connection's selected signals, opt-in and provider cover an optional metric (see the header). */
+export function covers(config: Pick<ConnectionConfigV1, 'provider' | 'selectedSignals' | 'optIns'>, metric: TelemetryMetric): boolean {
+  if (!config.optIns.extendedTelemetry) return false;
+  if ((SELECTED_SIGNALS as readonly string[]).includes(metric) && !(config.selectedSignals as readonly string[]).includes(metric)) return false;
+  return capabilitiesFor(config.provider).fields[`telemetry.${metric}`] !== 'unsupported';
+}
+
+/** The public value and units of a stored reading, or undefined when the value is not a valid public one. */
+function publicReading(metric: TelemetryMetric, row: Reading): { value: unknown; units?: ReturnType<typeof unitConversionV1.parse> } | undefined {
+  const value = METRIC_VALUES[metric].safeParse(row.value);
+  if (!value.success) return undefined;
+  const units = unitConversionV1.safeParse(row.units);
+  return { value: value.data, ...(units.success ? { units: units.data } : {}) };
+}
+
+/** The status object of one metric at `now` (see the header). */
+export function metricStatus(metric: TelemetryMetric, row: Reading | undefined, now: number): MetricStatus {
+  const parsed = row && publicReading(metric, row);
+  if (!row || !parsed) return { status: 'missing', reading: null };
+  const stale = now - Date.parse(row.observed_at) > TELEMETRY_FRESHNESS_S[metric] * 1000;
+  // The value shape was checked against METRIC_VALUES[metric]; the union member is the metric's own.
+  const reading = { value: parsed.value, source: row.source, observedAt: row.observed_at, fetchedAt: row.fetched_at, ...(parsed.units ? { units: parsed.units } : {}) } as NonNullable<MetricStatus['reading']>;
+  return { status: stale ? 'stale' : 'available', reading };
+}
+
+/** The provider id among the connection's approved vehicles whose `vcl_` id is `vehicleId` (ids are minted from connection, provider and provider id). */
+function approvedSourceId(config: ConnectionConfigV1, id: string): string | undefined {
+  return config.approvedVehicleIds.find((sourceId) => mintVehicleId({ connectionId: config.connectionId, provider: config.provider, sourceId }) === id);
+}
+
+/** Whether a stored vehicle is visible under the connection's configuration and the directory's hidden set. */
+export function isVisible(vehicle: { vehicleId: string; sourceId: string }, config: ConnectionConfigV1, set: VisibilitySet | undefined): boolean {
+  if (!hasVisibilityRules(config)) return true;
+  const lists = { includeVehicleIds: config.includeVehicleIds, excludeVehicleIds: config.excludeVehicleIds, includeStatuses: [] };
+  if (vehicleVisibility({ sourceId: vehicle.sourceId, status: null }, lists) !== 'visible') return false;
+  if (!set) return config.includeStatuses.length === 0;
+  return !set.hidden.some((h) => h.vehicleId === vehicle.vehicleId);
+}
+
+export class TelemetryReadService {
+  private readonly configs: ConnectionConfigStore;
+
+  constructor(
+    orm: Orm,
+    private readonly repository = new TelemetryReadRepository(),
+    private readonly now: () => number = Date.now,
+  ) {
+    this.configs = new ConnectionConfigStore(orm);
+  }
+
+  /** The vehicle's latest rows once it is known and visible; `not_found` otherwise. */
+  private async visibleRows(em: Em, connectionId: string, vehicleId: string): Promise<{ config: ConnectionConfigV1; rows: ReadingRow[] }> {
+    const [config, set, rows] = await Promise.all([this.configs.get(connectionId), this.repository.visibility(em, connectionId), this.repository.latest(em, connectionId, vehicleId)]);
+    if (!config) throw notFound();
+    const sourceId = rows[0]?.vehicle_source_id ?? approvedSourceId(config, vehicleId);
+    if (sourceId === undefined || !isVisible({ vehicleId, sourceId }, config, set)) throw notFound();
+    return { config, rows };
+  }
+
+  async latest(em: Em, request: LatestTelemetryRequestV1): Promise<LatestTelemetryReplyV1> {
+    const { connectionId, vehicleId } = request;
+    const [{ config, rows }, faultsObservedAt] = await Promise.all([this.visibleRows(em, connectionId, vehicleId), this.repository.faultsObservedAt(em, connectionId, vehicleId)]);
+    const byMetric = new Map(rows.map((r) => [r.metric, r]));
+    const now = this.now();
+    const optional = Object.fromEntries(OPTIONAL_METRICS.filter((m) => covers(config, m)).map((m) => [m, metricStatus(m, byMetric.get(m), now)]));
+    const telemetry = {
+      vehicleId,
+      location: metricStatus('location', byMetric.get('location'), now),
+      odometer: metricStatus('odometer', byMetric.get('odometer'), now),
+      ...optional,
+      faultsObservedAt,
+    } as TelemetryV1;
+    return { telemetry };
+  }
+
+  async locations(em: Em, request: ListLocationsRequestV1): Promise<ListLocationsReplyV1> {
+    const { connectionId, limit, maxBytes } = request;
+    const horizon = request.horizon ?? (await this.repository.horizon(em));
+    const [config, set] = await Promise.all([this.configs.get(connectionId), this.repository.visibility(em, connectionId)]);
+    if (!config) return { locations: [], horizon, hasMore: false };
+    const now = this.now();
+    const locations: FleetLocationV1[] = [];
+    let bytes = 2;
+    let after = request.after;
+    for (;;) {
+      const rows = await this.repository.locationsPage(em, connectionId, after, limit + 1);
+      for (const row of rows) {
+        if (!isVisible({ vehicleId: row.vehicle_id, sourceId: row.vehicle_source_id }, config, set)) {
+          after = row.vehicle_id;
+          continue;
+        }
+        const entry: FleetLocationV1 = { vehicleId: row.vehicle_id, location: metricStatus('location', row.location ?? undefined, now) };
+        const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+        if (locations.length === limit || (locations.length > 0 && bytes + size > maxBytes)) {
+          const last = locations.at(-1);
+          return { locations, horizon, hasMore: true, ...(last ? { next: last.vehicleId } : {}) };
+        }
+        locations.push(entry);
+        bytes += size;
+        after = row.vehicle_id;
+      }
+      if (rows.length <= limit) return { locations, horizon, hasMore: false };
+    }
+  }
+
+  async history(em: Em, request: HistoryRequestV1): Promise<HistoryReplyV1> {
+    const { connectionId, vehicleId, metric, limit, maxBytes } = request;
+    if (Date.parse(request.startTime) >= Date.parse(request.endTime)) throw new RpcError('reversed_window', 'startTime is not before endTime');
+    await this.visibleRows(em, connectionId, vehicleId);
+    const horizon = request.horizon ?? (await this.repository.horizon(em));
+    const rows = await this.repository.historyPage(em, { connectionId, vehicleId, metric, start: request.startTime, end: request.endTime, horizon, after: request.after, limit: limit + 1 });
+    const readings: HistoryPointV1[] = [];
+    let bytes = 2;
+    let last: HistoryReplyV1['last'];
+    for (const [i, row] of rows.entries()) {
+      if (i === limit) return { readings, horizon, hasMore: true, ...(last ? { last } : {}) };
+      const parsed = publicReading(metric, row);
+      const position = { observedAt: row.position_at, source: row.source };
+      // A stored value outside the public shape is skipped, not served as a zero; the walk moves past it.
+      if (!parsed) {
+        last = position;
+        continue;
+      }
+      const point = { sequence: row.seq, metric, source: row.source, observed_at: row.observed_at, fetched_at: row.fetched_at, value: parsed.value, units: parsed.units ?? null } as HistoryPointV1;
+      const size = Buffer.byteLength(JSON.stringify(point)) + 1;
+      if (readings.length > 0 && bytes + size > maxBytes) return { readings, horizon, hasMore: true, ...(last ? { last } : {}) };
+      readings.push(point);
+      bytes += size;
+      last = position;
+    }
+    return { readings, horizon, hasMore: false, ...(last ? { last } : {}) };
+  }
+}
