@@ -7,16 +7,19 @@
  * A provenance entry without a row fails here, so the corpus cannot grow untested.
  */
 import { describe, expect, it } from '@jest/globals';
+import { TELEMETRY_METRICS } from '@switchyard/domain';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SkippedRecord } from '../src/adapter.js';
 import { parseGeotabRows } from '../src/geotab/geotab.client.js';
 import { isTrailerDevice, mapDevice, mapTrips, mapUser, TRAILER_SKIP_REASON } from '../src/geotab/geotab.mapper.js';
-import { deviceSchema, tripSchema, userSchema } from '../src/geotab/geotab.schemas.js';
+import { mapFault } from '../src/geotab/geotab.faults.js';
+import { deviceSchema, faultDataSchema, logRecordSchema, tripSchema, userSchema } from '../src/geotab/geotab.schemas.js';
+import { logRecordObservations } from '../src/geotab/geotab.telemetry.js';
 import { parseProviderResponse } from '../src/http/parse.js';
 import { PHONE_REASONS } from '../src/phones.js';
-import { buildFaultSnapshots, mapDrivingPeriod } from '../src/motive/motive-telemetry.mapper.js';
-import { mapDriver as mapMotiveDriver, mapGroup as mapMotiveGroup } from '../src/motive/motive.mapper.js';
+import { buildFaultSnapshots, mapDrivingPeriod, mapLocationPoint } from '../src/motive/motive-telemetry.mapper.js';
+import { mapDriver as mapMotiveDriver, mapGroup as mapMotiveGroup, mapVehicle as mapMotiveVehicle } from '../src/motive/motive.mapper.js';
 import * as motive from '../src/motive/motive.schemas.js';
 import { findLegacy, legacyJoinKey } from '../src/samsara/samsara.adapter.js';
 import { parseSamsaraPage } from '../src/samsara/samsara.client.js';
@@ -41,6 +44,7 @@ const FETCHED = '2024-09-02T00:00:00.000Z';
 const NOW_MS = Date.parse(FETCHED);
 const samsaraCtx = { fetchedAt: FETCHED };
 const geotabCtx = { fetchedAt: FETCHED, nowMs: NOW_MS };
+const ALL_METRICS = new Set(TELEMETRY_METRICS);
 
 /** What one read of a corpus file yields: the normalized records and the records reported instead. */
 interface Read {
@@ -99,9 +103,32 @@ const READ = {
     const skipped = [...page.skipped];
     return { records: mapTrips(page.data, geotabCtx, new Map(), (r) => skipped.push(r)), skipped };
   },
+  'geotab/log-record': (body: unknown): Read => {
+    const page = parseGeotabRows(logRecordSchema, geotabRows(body), 'geotab:GetFeed:LogRecord');
+    return { records: page.data.flatMap((r) => logRecordObservations(r, ALL_METRICS, FETCHED)), skipped: page.skipped };
+  },
+  /** FaultData without Diagnostic/FailureMode lookups: the diagnostic id stands in for the code. */
+  'geotab/fault-data': (body: unknown): Read => {
+    const page = parseGeotabRows(faultDataSchema, geotabRows(body), 'geotab:GetFeed:FaultData');
+    return { records: page.data.flatMap((f) => mapFault(f, { diagnostics: new Map(), failureModes: new Map() }, geotabCtx) ?? []), skipped: page.skipped };
+  },
   'motive/driving-periods': (body: unknown): Read => {
     const page = motive.parseMotiveList(motive.drivingPeriodsEnvelope, body, '/v1/driving_periods');
     return { records: page.items.map((dp) => mapDrivingPeriod(dp, { fetchedAt: FETCHED })), skipped: page.skipped };
+  },
+  'motive/vehicles': (body: unknown): Read => {
+    const page = motive.parseMotiveList(motive.vehiclesEnvelope, body, '/v1/vehicles');
+    return { records: page.items.map((v) => mapMotiveVehicle(v, FETCHED)), skipped: page.skipped };
+  },
+  /** Current locations, read as the adapter asks for them (`X-Metric-Units: true`: km and km/h). */
+  'motive/vehicle-locations': (body: unknown): Read => {
+    const page = motive.parseMotiveList(motive.vehicleLocationsEnvelope, body, '/v1/vehicle_locations');
+    const point = (v: (typeof page.items)[number]) => (v.current_location ? mapLocationPoint(v.current_location, { vehicleSourceId: String(v.id), mode: 'metric', metrics: ALL_METRICS, fetchedAt: FETCHED }) : []);
+    return { records: page.items.flatMap(point), skipped: page.skipped };
+  },
+  'motive/vehicle-locations-v3': (body: unknown): Read => {
+    const page = motive.parseMotiveList(motive.historyEnvelope, body, '/v3/vehicle_locations/53');
+    return { records: page.items.flatMap((p) => mapLocationPoint(p, { vehicleSourceId: '53', mode: 'metric', metrics: ALL_METRICS, fetchedAt: FETCHED })), skipped: page.skipped };
   },
   'motive/users': (body: unknown): Read => {
     const page = motive.parseMotiveList(motive.usersEnvelope, body, '/v1/users');
@@ -333,6 +360,26 @@ const ROWS: readonly Row[] = [
       { distanceKm: cell(0), distanceBasis: 'provider_reported' },
     ],
   },
+  {
+    // GPS speed is km/h (63 → 17.5 m/s); a speed of 0 is a real reading, emitted.
+    files: ['geotab/log-record/ok/census-feed-page.json'],
+    read: 'geotab/log-record',
+    records: [
+      { vehicleSourceId: 'b8E2', metric: 'location', value: { latitude: 40.1000001, longitude: -100.1000001 }, observedAt: '2026-07-14T08:00:01.000Z', source: 'geotab:LogRecord' },
+      { vehicleSourceId: 'b8E2', metric: 'speed', value: { value: 17.5 }, source: 'geotab:LogRecord.speed' },
+      { vehicleSourceId: 'b8E7', metric: 'location' },
+      { vehicleSourceId: 'b8E7', metric: 'speed', value: { value: 0 } },
+    ],
+  },
+  {
+    // Both failureMode forms ({id} and the bare "NoFailureModeId"); faultState read as the provider's state.
+    files: ['geotab/fault-data/ok/census-feed-page.json'],
+    read: 'geotab/fault-data',
+    records: [
+      { model: 'explicit_records', sourceId: 'b21f201', vehicleSourceId: 'b8A1', faultKey: 'b8A1|DiagnosticEngineOilPressureId|bFA31|ControllerObdPowertrainId', code: 'DiagnosticEngineOilPressureId', providerState: 'Active', dismissedAt: null },
+      { sourceId: 'b21f202', vehicleSourceId: 'b8A3', faultKey: 'b8A3|DiagnosticCheckEngineLightId|NoFailureModeId|ControllerObdBodyId', providerState: 'Pending' },
+    ],
+  },
   // ---- Motive ----------------------------------------------------------------------------------
   {
     // metric_units false on every vehicle, *_kilometers still km: 67.885 km beside "distance": "42.2 mi".
@@ -360,6 +407,91 @@ const ROWS: readonly Row[] = [
       { sourceId: '90001', name: cell('Synthetic Fleet'), parentSourceId: null, description: gone('unsupported') },
       { sourceId: '90002', parentSourceId: '90001' },
       { sourceId: '90003', parentSourceId: '90001' },
+    ],
+  },
+  {
+    // KeepTruckin's (Motive's former name) published docs: metric_units false, fuel type and plate as sent.
+    files: ['motive/vehicles/ok/legacy-docs-example.json'],
+    read: 'motive/vehicles',
+    records: [
+      {
+        sourceId: '4',
+        name: cell('Demo Vehicle'),
+        vin: cell('WP0AB2966NS458669'),
+        metadata: {
+          year: cell(2016),
+          make: cell('Demo'),
+          status: cell('active'),
+          fuelType: cell('diesel'),
+          sourceFuelType: cell('diesel'),
+          licensePlate: cell('5M37250'),
+          licensePlateRegion: cell('CA'),
+          serialNumber: cell('000074802542164638439715893965'),
+          createdAt: gone('missing', 'created_at: not reported'),
+        },
+      },
+    ],
+  },
+  {
+    // The example the issue names: odometer 456.22 and speed 65.1 are km and km/h as the adapter asks
+    // for them (X-Metric-Units: true), never switched to miles by a vehicle's metric_units.
+    files: ['motive/vehicle-locations/ok/legacy-docs-example.json'],
+    read: 'motive/vehicle-locations',
+    records: [
+      { vehicleSourceId: '23', metric: 'location', value: { latitude: 47.565647, longitude: -122.276261 }, observedAt: '2016-03-17T12:12:07.000Z' },
+      { metric: 'odometer', value: { meters: 456_220 }, source: 'motive:odometer', units: { source: 'kilometers', normalized: 'meters', factor: 1000 } },
+      { metric: 'engineHours', value: { seconds: 444_816 }, units: { source: 'hours', normalized: 'seconds', factor: 3600 } },
+      { metric: 'speed', value: { value: expect.closeTo(18.083, 3) } },
+      { metric: 'heading', value: { value: 90 } },
+      { metric: 'engineState', value: { state: 'on' }, source: 'motive:type' },
+    ],
+  },
+  {
+    // Location history (the same {vehicle_locations: [{vehicle_location}]} envelope v3 answers): engine_start at 0 km/h is idle.
+    files: ['motive/vehicle-locations-v3/ok/legacy-docs-history-example.json'],
+    read: 'motive/vehicle-locations-v3',
+    records: [
+      { metric: 'location', observedAt: '2017-02-14T15:21:45.000Z' },
+      { metric: 'odometer', value: { meters: expect.closeTo(904_357.366, 2) } },
+      { metric: 'engineHours', value: { seconds: expect.closeTo(1_305_350.2, 1) } },
+      { metric: 'speed', value: { value: 0 } },
+      { metric: 'heading', value: { value: 98.88 } },
+      { metric: 'engineState', value: { state: 'idle' } },
+      { metric: 'location', observedAt: '2017-02-14T15:21:46.000Z' },
+      { metric: 'odometer', value: { meters: expect.closeTo(904_358.488, 2) } },
+      { metric: 'engineHours' },
+      { metric: 'speed', value: { value: expect.closeTo(1.389, 3) } },
+      { metric: 'heading', value: { value: 148.85 } },
+      { metric: 'engineState', value: { state: 'on' } },
+    ],
+  },
+  {
+    // A 2016 user: phone and license null → missing; created_at without and updated_at with microseconds, both normalized.
+    files: ['motive/users/ok/legacy-docs-example.json'],
+    read: 'motive/users',
+    records: [
+      {
+        sourceId: '1',
+        status: cell('active'),
+        fields: {
+          firstName: cell('2'),
+          lastName: cell('Fo2'),
+          email: cell('2c3e42cdaf57@keeptruckin.com'),
+          phone: gone('missing', 'phone: not reported'),
+          licenseState: gone('missing'),
+          createdAt: cell('2016-02-24T06:26:00.000Z'),
+          updatedAt: cell('2016-02-24T06:26:00.000Z'),
+        },
+      },
+    ],
+  },
+  {
+    // 2016 groups had no parent_id: each is a root.
+    files: ['motive/groups/ok/legacy-docs-example.json'],
+    read: 'motive/groups',
+    records: [
+      { sourceId: '6', name: cell('Garden, Electronics & Baby'), parentSourceId: null },
+      { sourceId: '5', name: cell('music'), parentSourceId: null },
     ],
   },
   {
