@@ -20,7 +20,7 @@
 import { FAULT_EVENTS_PAGE, FAULTS_PAGE } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { z } from 'zod';
-import { cursorV1, isoDateTimeV1 } from './directory-read.v1.js';
+import { cursorV1, wireDateTimeV1 } from './directory-read.v1.js';
 
 /** A feed position: decimal text of a non-negative integer (a sequence, `0` before the first). */
 export const faultSequencePositionV1 = z.string().regex(/^(0|[1-9]\d{0,18})$/);
@@ -33,7 +33,7 @@ export const faultV1 = z
     vehicle_id: vehicleIdV1,
     fault_key: z.string().min(1).describe('Provider-scoped identity of the fault on the vehicle (e.g. `j1939:<source address>:spn<SPN>:fmi<FMI>`, a Geotab diagnostic, failure mode and controller); one open occurrence per vehicle and key.'),
     code: z.string().min(1).describe('The code as the provider reports it (e.g. `SPN 110 FMI 0`, `P0420`).'),
-    opened_at: isoDateTimeV1.describe('When the occurrence was first observed open (for `bootstrap` faults: when we first watched the vehicle, not when the fault started).'),
+    opened_at: wireDateTimeV1.describe('When the occurrence was first observed open (for `bootstrap` faults: when we first watched the vehicle, not when the fault started).'),
     bootstrap: z.boolean().describe('True when the fault was already active when the vehicle was first watched.'),
     description: z.string().nullable().optional().describe('The provider\'s description of the code; null when it gives none.'),
   })
@@ -56,7 +56,7 @@ export const faultEventV1 = z
     occurrence_id: z.uuid(),
     vehicle_id: vehicleIdV1,
     kind: z.enum(['opened', 'cleared']),
-    observed_at: isoDateTimeV1.describe('opened: when first seen open; cleared: when seen cleared (absent from a later complete snapshot, dismissed, or the inactivity timeout).'),
+    observed_at: wireDateTimeV1.describe('opened: when first seen open; cleared: when seen cleared (absent from a later complete snapshot, dismissed, or the inactivity timeout).'),
     bootstrap: z.boolean().describe('True on the `opened` transition of an occurrence that was already active when the vehicle was first watched (its start time is unknown); false on every `cleared`.'),
   })
   .strict()
