@@ -8,9 +8,11 @@
  *   make a vehicle not_found and absent from locations;
  * - history: time order, unique sequences, and a walk that keeps to its first page's snapshot while
  *   rows are committed meanwhile (no repeats, no shifts), then continues with a fresh one.
+ * - faultsObservedAt: fault-feed's observation events projected, the newest time kept.
  * Mutations tried: dropping the `pg_visible_in_snapshot` condition of historyPage fails "keeps a
  * walk inside its snapshot"; dropping the `sequence <` guard of applyVisibility fails "keeps the
- * newest hidden set".
+ * newest hidden set"; dropping the `observed_at <` guard of recordFaultObservations fails
+ * "keeping the newest".
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
@@ -92,6 +94,25 @@ describe('telemetry reads', () => {
     // Covered but nothing stored.
     expect(telemetry.heading).toEqual({ status: 'missing', reading: null });
     expect(telemetry.faultsObservedAt).toBeNull();
+  });
+
+  it('projects fault-feed observation times into faultsObservedAt, keeping the newest', async () => {
+    const { connectionId } = await x.connect();
+    await ingest(connectionId, [obs('v1', { metric: 'odometer', value: { meters: 1 } })]);
+    const v = vcl(connectionId, 'v1');
+    const other = vcl(connectionId, 'v2');
+    const observed = (batchId: string, vehicles: { vehicleId: string; observedAt: string }[]) =>
+      x.h.client.publish(EVENTS.faultsObserved, subjectFor(EVENTS.faultsObserved.subject, connectionId), { connectionId, batchId, vehicles }, { msgId: `faults-observed:${batchId}` });
+    const rows = () => x.sql<{ vehicle_id: string }>(`select vehicle_id from ${x.t('vehicle_fault_observation')} where connection_id = ?`, [connectionId]);
+    await observed('b2', [{ vehicleId: v, observedAt: '2026-11-02T00:00:00Z' }]);
+    await pollUntil(async () => (await latest(connectionId, v)).telemetry.faultsObservedAt === '2026-11-02T00:00:00.000Z', { timeoutMs: 10_000 });
+    // An older event arriving later (with a marker vehicle, projected by the same statement) moves nothing back.
+    await observed('b1', [
+      { vehicleId: v, observedAt: '2026-11-01T00:00:00.000Z' },
+      { vehicleId: other, observedAt: '2026-11-01T00:00:00.000Z' },
+    ]);
+    await pollUntil(async () => (await rows()).length === 2, { timeoutMs: 10_000 });
+    expect((await latest(connectionId, v)).telemetry.faultsObservedAt).toBe('2026-11-02T00:00:00.000Z');
   });
 
   it('leaves out optional metrics without the opt-in, an unselected engineHours, and keeps the core ones', async () => {

@@ -167,6 +167,7 @@ export const CONSUMERS = {
   directoryConnectionHealth: durable('directory-connection-health', EVENTS.connectionHealth, 30_000, 10, 64),
   directoryVehicleVisibility: durable('directory-vehicle-visibility', EVENTS.connectionConfigChanged, 30_000, 10, 16),
   telemetryVehicleVisibility: durable('telemetry-ingest-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
+  telemetryFaultsObserved: durable('telemetry-ingest-faults-observed', EVENTS.faultsObserved, 30_000, 10, 16),
   faultFeedVehicleVisibility: durable('fault-feed-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
   directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
   telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),

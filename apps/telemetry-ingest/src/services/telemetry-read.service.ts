@@ -26,8 +26,8 @@
  *   connection covers it (`covers`): the extendedTelemetry opt-in is on, the metric is selected when
  *   it is a selectable signal (`engineHours`), and the provider's capability is not `unsupported`;
  * - `units` is reported only when the provider's unit differed from the normalized one;
- * - `faultsObservedAt` comes from this context's fault-observation projection (empty until the
- *   fault context publishes the event it needs; see migration 0003) — never from the faults schema.
+ * - `faultsObservedAt` comes from this context's fault-observation projection (fault-feed's
+ *   `events.faults.observed`, faults-observed.handler.ts) — never from the faults schema.
  */
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
 import { CORE_TELEMETRY_METRICS, SELECTED_SIGNALS, TELEMETRY_METRICS, hasVisibilityRules, vehicleId as mintVehicleId, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';

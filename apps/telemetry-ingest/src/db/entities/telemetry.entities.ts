@@ -50,7 +50,7 @@ export const VehicleVisibilityEntity = defineEntity({
   },
 });
 
-/** Migration 0003: when faults of a vehicle were last observed (projection hook for the fault context's events; empty until they exist). */
+/** Migration 0003: when faults of a vehicle were last observed (projection of fault-feed's events.faults.observed). */
 export const VehicleFaultObservationEntity = defineEntity({
   name: 'VehicleFaultObservation',
   tableName: 'vehicle_fault_observation',

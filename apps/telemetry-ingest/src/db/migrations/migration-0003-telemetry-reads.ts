@@ -11,9 +11,8 @@
  * - `vehicle_visibility`: this context's projection of the directory's hidden-vehicle sets
  *   (`events.vehicle.visibility.<connectionId>`): the newest set by `sequence` per connection;
  * - `vehicle_fault_observation`: when faults of a vehicle were last observed (Telemetry
- *   `faultsObservedAt`), a projection of the fault context's events. No event carries it yet (the
- *   faults issue adds one): the table stays empty and faultsObservedAt null until its consumer
- *   exists. This context never reads the faults schema.
+ *   `faultsObservedAt`), a projection of fault-feed's `events.faults.observed` (consumer
+ *   faults-observed.handler.ts). This context never reads the faults schema.
  */
 import { SchemaMigration } from '@switchyard/persistence';
 

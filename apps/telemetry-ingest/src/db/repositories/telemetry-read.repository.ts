@@ -7,7 +7,8 @@
  *   order — a range of the observations' primary key — keeping to the rows whose inserting
  *   transaction is visible in the walk's horizon (`created_xid`, migration 0003);
  * - `horizon`: the snapshot a walk's first page takes;
- * - the hidden-vehicle projection (`vehicle_visibility`) and the fault-observation projection.
+ * - the hidden-vehicle projection (`vehicle_visibility`) and the fault-observation projection
+ *   (`vehicle_fault_observation`, fed by fault-feed's `events.faults.observed`).
  * Timestamps come back as RFC 3339 text (isoSql, milliseconds); a history position keeps
  * microseconds so the keyset never skips or repeats a reading stored with finer precision.
  */
@@ -136,6 +137,21 @@ export class TelemetryReadRepository {
       [set.connectionId, set.sequence, set.configRevision, JSON.stringify(set.hidden)],
     );
     return rows.length > 0;
+  }
+
+  /** Moves each vehicle's fault observation time forward only (redelivered or reordered events change nothing); returns the rows moved. */
+  async recordFaultObservations(em: Em, connectionId: string, vehicles: readonly { vehicleId: string; observedAt: string }[]): Promise<number> {
+    const t = tableNamer(em)('vehicle_fault_observation');
+    const rows = await query<{ vehicle_id: string }>(
+      em,
+      `insert into ${t} as f (connection_id, vehicle_id, observed_at)
+       select ?::uuid, v.vehicle_id, max(v.observed_at) from json_to_recordset(?::json) as v(vehicle_id text, observed_at timestamptz) group by v.vehicle_id order by v.vehicle_id
+       on conflict (connection_id, vehicle_id) do update set observed_at = excluded.observed_at, updated_at = now()
+       where f.observed_at < excluded.observed_at
+       returning vehicle_id`,
+      [connectionId, JSON.stringify(vehicles.map((v) => ({ vehicle_id: v.vehicleId, observed_at: v.observedAt })))],
+    );
+    return rows.length;
   }
 
   /** When faults of the vehicle were last observed (projection of the fault context's events); null when never. */
