@@ -149,6 +149,31 @@ describe('Samsara adapter paging', () => {
     expect(Object.fromEntries(stream)).toMatchObject({ queryBy: 'tripStartTime', completionStatus: 'completed', ids: '7' });
     expect(seen.filter((s) => s.url.pathname === '/v1/fleet/trips').map((s) => s.url.searchParams.get('vehicleId'))).toEqual(['7']);
   });
+
+  // Mutation tried: dropping the legacy skips (`page.skipped.forEach(skip)` removed) fails this test.
+  it('a malformed legacy trip costs only its stream trip the enrichment and is reported; every one malformed is a response change', async () => {
+    routes.set('/trips/stream', () => ({
+      body: {
+        data: [
+          { asset: { id: '7' }, completionStatus: 'completed', tripStartTime: '2024-09-01T06:00:00Z', tripEndTime: '2024-09-01T07:00:00Z' },
+          { asset: { id: '7' }, completionStatus: 'completed', tripStartTime: '2024-09-01T08:00:00Z', tripEndTime: '2024-09-01T09:00:00Z' },
+        ],
+        pagination: { endCursor: '', hasNextPage: false },
+      },
+    }));
+    const good = { startMs: Date.parse('2024-09-01T06:00:00Z'), endMs: Date.parse('2024-09-01T07:00:00Z'), startOdometer: 1000, endOdometer: 6000, driverId: 42 };
+    const bad = { startMs: '2024-09-01T08:00:00Z', endMs: Date.parse('2024-09-01T09:00:00Z'), driverId: 43 };
+    routes.set('/v1/fleet/trips', () => ({ body: { trips: [good, bad] } }));
+    const window = { from: '2024-09-01T00:00:00Z', to: '2024-09-02T00:00:00Z', vehicleSourceIds: ['7'] };
+    const page = await adapter().trips(window);
+    expect(page.items.map((t) => [t.driverSourceId, t.distanceKm.value, t.distanceBasis])).toEqual([
+      ['42', 5, 'odometer'],
+      [null, null, null],
+    ]);
+    expect(page.skipped).toEqual([{ sourceId: '7', reason: expect.stringMatching(/^\/v1\/fleet\/trips trips\.1\.startMs: /) }]);
+    routes.set('/v1/fleet/trips', () => ({ body: { trips: [bad] } }));
+    await expect(adapter().trips(window)).rejects.toMatchObject({ code: 'provider_response_changed', detail: { path: '/v1/fleet/trips' } });
+  });
 });
 
 describe('Samsara adapter errors', () => {

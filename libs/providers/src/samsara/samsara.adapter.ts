@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import type { AdapterOptions, Page, ProviderAdapter, SkippedRecord, TimeWindow } from '../adapter.js';
 import { SAMSARA_CAPABILITIES } from '../capabilities/samsara.capabilities.js';
 import { ProviderError } from '../errors.js';
+import { PageRecords } from '../http/parse.js';
 import { SAMSARA_MAX_PAGE_SIZE, SamsaraClient, type SamsaraQuery } from './samsara.client.js';
 import { chunk, decodeLaneCursor, nextLaneCursor } from './samsara.cursor.js';
 import { mapDriver, mapTag, mapTrip, mapVehicle, type DriverPass, type MapContext } from './samsara.mapper.js';
@@ -90,8 +91,12 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
     return idLanes(ids).flatMap((vehicleIds) => lanes.map((lane) => ({ ...lane, vehicleIds })));
   }
 
-  /** Legacy trips of the page's vehicles, indexed by vehicle and start second (legacyJoinKey), to add distance and driver. */
-  async function legacyIndex(trips: readonly SamsaraStreamTrip[]): Promise<Map<string, SamsaraLegacyTrip>> {
+  /**
+   * Legacy trips of the page's vehicles, indexed by vehicle and start second (legacyJoinKey), to add
+   * distance and driver. A malformed legacy trip is reported through `skip` (its vehicle's id) and
+   * only costs its stream trip the enrichment; every legacy trip of the page malformed is a response change.
+   */
+  async function legacyIndex(trips: readonly SamsaraStreamTrip[], skip: (record: SkippedRecord) => void): Promise<Map<string, SamsaraLegacyTrip>> {
     const spans = new Map<string, { from: number; to: number }>();
     for (const t of trips) {
       if (t.tripEndTime === undefined) continue;
@@ -102,14 +107,17 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
       spans.set(t.asset.id, span ? { from: Math.min(span.from, from), to: Math.max(span.to, to) } : { from, to });
     }
     const index = new Map<string, SamsaraLegacyTrip>();
+    const page = new PageRecords();
     const queue = [...spans];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const [vehicleId, { from, to }] = next;
-        for (const legacy of await client.legacyTrips(vehicleId, from, to)) index.set(legacyJoinKey(vehicleId, legacy.startMs), legacy);
+        for (const legacy of await client.legacyTrips(vehicleId, from, to, page)) index.set(legacyJoinKey(vehicleId, legacy.startMs), legacy);
       }
     };
     await Promise.all(Array.from({ length: Math.min(LEGACY_CONCURRENCY, queue.length) }, worker));
+    page.settle();
+    page.skipped.forEach(skip);
     return index;
   }
 
@@ -145,13 +153,13 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
           query: { startTime: query.from, endTime: query.to, queryBy: 'tripStartTime', completionStatus: 'completed', ids },
         }),
         samsaraStreamTripSchema,
-        async (items, _l, ctx) => {
+        async (items, _l, ctx, skip) => {
           // Whether startTime/endTime are inclusive is unconfirmed: keep exactly [from, to) ourselves.
           const inWindow = items.filter((t) => {
             const start = Date.parse(t.tripStartTime);
             return start >= fromMs && start < toMs;
           });
-          const legacy = await legacyIndex(inWindow);
+          const legacy = await legacyIndex(inWindow, skip);
           return inWindow
             .map((t) => mapTrip(t, findLegacy(legacy, t.asset.id, Date.parse(t.tripStartTime)), ctx))
             .filter((t): t is TripRecord => t !== undefined);

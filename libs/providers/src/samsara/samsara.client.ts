@@ -12,10 +12,12 @@
 import { z } from 'zod';
 import type { AdapterOptions, SkippedRecord } from '../adapter.js';
 import { ProviderError } from '../errors.js';
-import { parseProviderResponse, parseRecords } from '../http/parse.js';
+import { PageRecords, parseProviderResponse, parseRecords } from '../http/parse.js';
 import { ProviderHttpClient, type ProviderRequest } from '../http/provider-http-client.js';
 import { systemClock, type Clock } from '../http/request-budget.js';
-import { samsaraEnvelope, samsaraLegacyTripsResponseSchema, type SamsaraLegacyTrip } from './samsara.schemas.js';
+import { samsaraEnvelope, samsaraLegacyTripSchema, type SamsaraLegacyTrip } from './samsara.schemas.js';
+
+const samsaraLegacyTripsEnvelope = z.looseObject({ trips: z.array(z.unknown()) });
 
 /** Default and maximum `limit` of /fleet/vehicles, /fleet/drivers and /tags (§1 Pagination). */
 export const SAMSARA_MAX_PAGE_SIZE = 512;
@@ -69,9 +71,11 @@ export class SamsaraClient {
 
   /**
    * Legacy `/v1/fleet/trips` for one vehicle (ids are ints there). Windows longer than 90 days are
-   * split; the endpoint has no pagination.
+   * split; the endpoint has no pagination. The `{trips}` envelope is checked as a whole, each trip
+   * into `page` (PageRecords): a malformed legacy trip only costs its stream trip the enrichment, and
+   * is reported; the all-fail rule is the page's.
    */
-  async legacyTrips(vehicleId: string, startMs: number, endMs: number): Promise<SamsaraLegacyTrip[]> {
+  async legacyTrips(vehicleId: string, startMs: number, endMs: number, page: PageRecords): Promise<SamsaraLegacyTrip[]> {
     // The endpoint takes an int: an id that is not a safe integer cannot be sent, so there is no legacy data for it.
     if (!/^\d+$/.test(vehicleId) || !Number.isSafeInteger(Number(vehicleId))) return [];
     const trips: SamsaraLegacyTrip[] = [];
@@ -79,7 +83,8 @@ export class SamsaraClient {
       const to = Math.min(endMs, from + SAMSARA_LEGACY_TRIPS_MAX_WINDOW_MS);
       const path = '/v1/fleet/trips';
       const response = await this.http.request({ path, query: { vehicleId, startMs: from, endMs: to } });
-      trips.push(...parseProviderResponse(samsaraLegacyTripsResponseSchema, response.json, path).trips);
+      const body = parseProviderResponse(samsaraLegacyTripsEnvelope, response.json, path);
+      trips.push(...page.parse(samsaraLegacyTripSchema, body.trips, { path, prefix: 'trips', idOf: () => vehicleId }).data);
     }
     return trips;
   }
