@@ -33,10 +33,12 @@ describe('fault reads over HTTP', () => {
   let gw: TestGateway;
   let sub: Subscription;
   const published: FaultTransitionV1[] = [];
+  const headersOf = new Map<string, Record<string, string | undefined>>();
   beforeAll(async () => {
     gw = await startTestGateway({ directory: true, faultFeed: true });
-    sub = await gw.bus.consume({ durable: 'test-fault-subjects', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload }) => {
+    sub = await gw.bus.consume({ durable: 'test-fault-subjects', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload, headers }) => {
       published.push(payload);
+      headersOf.set(payload.transitionId, { ...headers });
     });
   }, 60_000);
   afterAll(async () => {
@@ -144,6 +146,16 @@ describe('fault reads over HTTP', () => {
       return found.length >= 5 ? found : undefined;
     }, { timeoutMs: 10_000, description: 'transitions on the subjects' });
     expect(mine.map((p) => [p.transitionId, p.sequence, p.kind, p.occurrenceId])).toEqual([...events, ...resumed.events].map((e) => [e.id, e.sequence, e.kind, e.occurrence_id]));
+    // CloudEvents 1.0 binary mode: the attributes are NATS headers.
+    expect(headersOf.get(events[2]!.id)).toMatchObject({
+      'ce-specversion': '1.0',
+      'ce-id': events[2]!.id,
+      'ce-source': `/switchyard/fault-feed/connections/${connectionId}`,
+      'ce-type': 'com.switchyard.fleet.fault.cleared.v1',
+      'ce-time': at(1),
+      'ce-subject': events[2]!.vehicle_id,
+      'content-type': 'application/json',
+    });
 
     // Bad cursors: malformed, tampered, another connection's.
     expectError(await get(`/v1/connections/${connectionId}/fault-events?cursor=abc`, key.headers), 400, 'invalid_cursor');

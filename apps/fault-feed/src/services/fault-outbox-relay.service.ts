@@ -1,6 +1,7 @@
 /**
  * Publishes committed fault transitions (the outbox: fault_transition rows with published_at NULL)
- * to `fleet.faults.<connectionId>.<opened|cleared>`, msgId = transition id.
+ * to `fleet.faults.<connectionId>.<opened|cleared>`, msgId = transition id, with the CloudEvents 1.0
+ * attributes as `ce-*` headers (libs/messaging fault-transition-events.ts).
  * One relay publishes at a time across processes (transaction-scoped advisory lock), rows go out
  * in (connection, sequence) order and are marked in the transaction that read them. A crash after
  * publishing but before the mark republishes the same msgIds: the FAULTS duplicate window drops
@@ -9,7 +10,7 @@
  * flush left behind.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { EVENTS, type FaultTransitionV1, subjectFor } from '@switchyard/messaging';
+import { EVENTS, faultTransitionCloudEventHeaders, type FaultTransitionV1, subjectFor } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { PollingOutboxRelay, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { FaultRepository, type UnpublishedTransitionRow } from '../db/repositories/fault.repository.js';
@@ -29,7 +30,7 @@ export class FaultOutboxRelay extends PollingOutboxRelay<UnpublishedTransitionRo
 
   protected publish(row: UnpublishedTransitionRow): Promise<unknown> {
     const payload = row.payload as FaultTransitionV1;
-    return this.runtime.bus.publish(EVENTS.faultTransition, subjectFor(EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id });
+    return this.runtime.bus.publish(EVENTS.faultTransition, subjectFor(EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id, headers: faultTransitionCloudEventHeaders(payload) });
   }
 
   protected markPublished(em: Em, rows: UnpublishedTransitionRow[]): Promise<void> {
