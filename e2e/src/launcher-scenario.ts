@@ -3,7 +3,8 @@
  * pinned Node, talked to only through its output, its credentials file, HTTP (with the real `curl`)
  * and signals. One scenario = first start (try-it block, one line naming the database and the bus,
  * credentials file 0600 with the documented shape, every printed curl line answering 200 with a
- * body the OpenAPI document accepts, the printed metrics URL on its own port counting those
+ * body the OpenAPI document accepts (a locations and a telemetry line among them; every connection's
+ * first collection stored a location within a minute), the printed metrics URL on its own port counting those
  * requests while the API's port has no /metrics), SIGINT → exit 0, then a restart on the same data
  * directory that reuses the same credentials. Each infrastructure variant (local servers,
  * embedded) runs it.
@@ -47,7 +48,7 @@ interface Credentials {
  * than jest's 30 s default, so a slow start under CI load fails with the launcher's output rather
  * than a bare jest timeout.
  */
-const START_TEST_MS = 120_000;
+const START_TEST_MS = 180_000;
 
 async function start(env: Record<string, string>): Promise<{ proc: NodeProcess; block: string }> {
   const proc = spawnNode(launcherEntry, { env });
@@ -118,6 +119,24 @@ async function runCurlLines(block: string, curlHome: string, credentials: Creden
 }
 
 /**
+ * The first collection runs at start: within a minute every sandbox connection has a stored
+ * location or odometer of some vehicle (its locations page lists a reading that is not `missing`).
+ */
+async function telemetryWithinAMinute(credentials: Credentials): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const pending = new Set(credentials.connections.map((c) => c.id));
+  while (pending.size > 0 && Date.now() < deadline) {
+    for (const id of [...pending]) {
+      const res = await fetch(`${credentials.baseUrl}/v1/connections/${id}/locations`, { headers: { authorization: `Bearer ${credentials.consumerKey}` } });
+      const body = (await res.json()) as { locations?: { location: { status: string } }[] };
+      if (res.status === 200 && (body.locations ?? []).some((l) => l.location.status !== 'missing')) pending.delete(id);
+    }
+    if (pending.size > 0) await new Promise((r) => setTimeout(r, 1_000));
+  }
+  expect({ withoutTelemetryAfterAMinute: [...pending] }).toEqual({ withoutTelemetryAfterAMinute: [] });
+}
+
+/**
  * The printed metrics URL is the internal port, not the API's: Prometheus text that counts the
  * requests the curl lines just made, while the API's port answers /metrics as an unknown route.
  */
@@ -177,8 +196,11 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       expect(block).toContain(`${credentials.baseUrl}/v1/catalog`);
       expect(block).toContain(credentials.consumerKey);
       for (const connection of credentials.connections) expect(block).toContain(`/v1/connections/${connection.id}`);
+      expect(block).toMatch(/\/v1\/connections\/[^/]+\/locations /);
+      expect(block).toMatch(/\/v1\/connections\/[^/]+\/vehicles\/vcl_\w+\/telemetry /);
       await runCurlLines(block, curlHome, credentials);
       await checkMetricsLine(block, credentials, env.METRICS_PORT);
+      await telemetryWithinAMinute(credentials);
       first = { proc, block, credentials };
     }, START_TEST_MS);
 

@@ -18,7 +18,7 @@ import { createLogger, type Logger, type RunningService } from '@switchyard/serv
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
-import { credentialsPath, ensureSandbox, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
+import { credentialsPath, ensureSandbox, exampleVehicleId, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
 import { startSandboxSimulators } from './simulators.js';
 
 export interface LaunchOptions {
@@ -90,7 +90,7 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     // held the Connection-Tokens (decision 0008, "Grant recheck").
     if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
     await untilSyncApiAnswers(credentials, logger);
-    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl)}\n`);
+    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl, await exampleVehicleId(credentials).catch(() => undefined))}\n`);
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
   } catch (error) {
     await stopAll();

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import { PROVIDERS, type Provider } from '@switchyard/domain';
+import { PROVIDERS, vehicleId, type Provider } from '@switchyard/domain';
 import { ConnectionsAdmin, CredentialsAdmin, SecretBox, credentialExists } from '@switchyard/gateway';
 import type { Orm } from '@switchyard/persistence';
 import type { SimulatorCredentials } from '@switchyard/sandbox';
@@ -87,8 +87,21 @@ function write(file: string, credentials: SandboxCredentials) {
   chmodSync(file, 0o600);
 }
 
-/** `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one. */
-export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string): string {
+/**
+ * The `vcl_` id of the first connection's first simulator vehicle (minted from connection, provider
+ * and provider id, as the contexts mint it), for the try-it telemetry line; undefined without one.
+ * It is approved by the sandbox seed, so its telemetry answers 200 at once (every metric `missing`
+ * until the first collection stored readings).
+ */
+export async function exampleVehicleId(c: SandboxCredentials): Promise<string | undefined> {
+  const first = c.connections[0];
+  if (!first) return undefined;
+  const [sourceId] = await simulatorVehicleIds(first.provider, c.simulators);
+  return sourceId === undefined ? undefined : vehicleId({ connectionId: first.id, provider: first.provider, sourceId });
+}
+
+/** `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one; `vehicle`: exampleVehicleId's. */
+export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string, vehicle?: string): string {
   const first = c.connections[0];
   const lines = [
     '',
@@ -104,6 +117,8 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string, inter
     lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${conn.id} -H 'Authorization: Bearer ${c.consumerKey}'   # ${conn.provider}`);
   }
   if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/capabilities -H 'Authorization: Bearer ${c.consumerKey}'`);
+  if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/locations -H 'Authorization: Bearer ${c.consumerKey}'`);
+  if (first && vehicle) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/vehicles/${vehicle}/telemetry -H 'Authorization: Bearer ${c.consumerKey}'`);
   if (first) {
     lines.push(`│   curl -s ${c.baseUrl}/v1/syncs -H 'Authorization: Bearer ${c.applicationSecret}' -H 'Connection-Token: ${first.connectionToken}'`);
   }
