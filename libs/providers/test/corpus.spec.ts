@@ -76,6 +76,10 @@ const READ = {
     const page = parseSamsaraPage(samsaraStatsSeriesItemSchema, body, '/fleet/vehicles/stats/history');
     return { records: page.data.flatMap((item) => mapStatsSeries(item, ['location', 'speed', 'heading', 'odometer', 'engineHours'], samsaraCtx)), skipped: page.skipped };
   },
+  'samsara/stats-snapshot (latest)': (body: unknown): Read => {
+    const page = parseSamsaraPage(samsaraStatsSnapshotItemSchema, body, '/fleet/vehicles/stats');
+    return { records: page.data.flatMap((item) => mapStatsSeries(snapshotToSeries(item), [...TELEMETRY_METRICS], samsaraCtx)), skipped: page.skipped };
+  },
   'samsara/stats-snapshot (faults)': (body: unknown): Read => {
     const page = parseSamsaraPage(samsaraStatsSnapshotItemSchema, body, '/fleet/vehicles/stats');
     const skipped = [...page.skipped];
@@ -261,6 +265,39 @@ const ROWS: readonly Row[] = [
       expect.objectContaining({ vehicleSourceId: '281474980000011', metric: 'heading', value: { value: 270 } }),
       expect.objectContaining({ vehicleSourceId: '281474980000012', metric: 'speed', value: { value: expect.closeTo(18.642, 3) } }),
     ]) as unknown as readonly unknown[],
+  },
+  {
+    // Samsara's own example values: mph → m/s, mV → V, OBD odometer and engine seconds preferred;
+    // its example latitude 122.142 is out of range, so no location is emitted (never clamped).
+    files: ['samsara/stats-snapshot/ok/api-definition-example.json'],
+    read: 'samsara/stats-snapshot (latest)',
+    records: [
+      { vehicleSourceId: '112', metric: 'speed', value: { value: expect.closeTo(21.592, 3) }, observedAt: '2020-01-27T07:06:25.000Z', source: 'samsara:gps.speedMilesPerHour' }, // 48.3 mph
+      { metric: 'heading', value: { value: 120 } },
+      { metric: 'odometer', value: { meters: 14_010_293 }, source: 'samsara:obdOdometerMeters' },
+      { metric: 'engineHours', value: { seconds: 9_723_103 }, source: 'samsara:obdEngineSeconds' },
+      { metric: 'fuelPercent', value: { value: 54 } },
+      { metric: 'batteryVoltage', value: { value: 7.991 }, source: 'samsara:batteryMilliVolts' },
+      { metric: 'engineState', value: { state: 'on' } },
+    ],
+  },
+  {
+    // The same example's faultCodes: J1939 SPN/FMI and each OBD-II list (confirmed, pending, permanent) keyed apart.
+    files: ['samsara/stats-snapshot/ok/api-definition-example.json'],
+    read: 'samsara/stats-snapshot (faults)',
+    records: [
+      {
+        model: 'complete_snapshot',
+        vehicleSourceId: '112',
+        observedAt: '2020-01-27T07:06:25.000Z',
+        active: [
+          { code: 'SPN 3031 FMI 9', faultKey: 'j1939:0:spn3031:fmi9', description: 'System Diagnostic Code #1: Voltage Below Normal' },
+          { code: 'P0087', faultKey: 'obdii:0:P0087:confirmed' },
+          { code: 'P0087', faultKey: 'obdii:0:P0087:pending' },
+          { code: 'P0087', faultKey: 'obdii:0:P0087:permanent' },
+        ],
+      },
+    ],
   },
   {
     // One OEM code without codeIdentifier: that vehicle's snapshot is skipped, the page is used.
