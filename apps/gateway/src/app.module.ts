@@ -5,6 +5,8 @@ import { AnyConsumerKeyGuard, ApplicationGuard, ConsumerKeyGuard } from './auth/
 import { AuthService } from './auth/auth.service.js';
 import { CatalogController } from './controllers/catalog.controller.js';
 import { ConnectionsController } from './controllers/connections.controller.js';
+import { ConnectPageController, ConnectPageForms } from './controllers/connect-page.controller.js';
+import { ConnectSessionsController } from './controllers/connect-sessions.controller.js';
 import { SyncsController } from './controllers/syncs.controller.js';
 import { DriversController } from './controllers/drivers.controller.js';
 import { FaultsController } from './controllers/faults.controller.js';
@@ -18,11 +20,12 @@ import { ConnectionHealthHandler } from './handlers/connection-health.handler.js
 import { ProviderAccessHandler } from './handlers/provider-access.handler.js';
 import { ContextClient } from './services/context-client.service.js';
 import { OutboxRelay } from './services/outbox-relay.service.js';
+import { ConnectSessionService } from './services/connect-session.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, FaultsController, ProviderAccessHandler, ConnectionHealthHandler],
-  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
+  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

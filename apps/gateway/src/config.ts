@@ -65,5 +65,12 @@ export interface GatewaySettings {
   responseByteLimit: number;
   /** Group directory rows / references / projected bytes (spec 8's 50,000 / 100,000 / 67,108,864); tests lower them to hit each limit with a few rows. */
   groupDirectoryLimits: { maxRows: number; maxReferences: number; projectedByteLimit: number };
+  /**
+   * Provider API base URLs the connect page verifies credentials against (the only hosts it calls;
+   * the sandbox passes its simulators'). Unset: SAMSARA_/MOTIVE_/GEOTAB_BASE_URL, else the real APIs.
+   */
+  providerBaseUrls?: Partial<Record<'samsara' | 'motive' | 'geotab', string>>;
+  /** Origin of the connect-session links (`PUBLIC_URL`); unset: the origin the API request came to. */
+  publicUrl?: string;
 }
 export const GATEWAY_SETTINGS = Symbol('gateway.settings');

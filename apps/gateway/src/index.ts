@@ -44,6 +44,13 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     cursorSecret: keys.cursorSecret,
     responseByteLimit: gatewaySettings?.responseByteLimit ?? RESPONSE_BYTE_LIMIT,
     groupDirectoryLimits: gatewaySettings?.groupDirectoryLimits ?? { ...GROUP_DIRECTORY },
+    providerBaseUrls: {
+      samsara: sourceEnv.SAMSARA_BASE_URL || 'https://api.samsara.com',
+      motive: sourceEnv.MOTIVE_BASE_URL || 'https://api.gomotive.com',
+      geotab: sourceEnv.GEOTAB_BASE_URL || 'https://my.geotab.com',
+      ...gatewaySettings?.providerBaseUrls,
+    },
+    ...(gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL ? { publicUrl: gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL } : {}),
   };
   return {
     ...options,

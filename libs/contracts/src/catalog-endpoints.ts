@@ -91,9 +91,9 @@ const rows: readonly Row[] = [
   ['GET', '/v1/catalog', 'catalog', KEY, 'static', SERVED],
   ['GET', C, 'connection', KEY, 'control', SERVED],
   ['GET', `${C}/capabilities`, 'connection', KEY, 'static', SERVED],
-  ['POST', `${C}/connect-sessions`, 'connectSessions', KEY, 'control', NOT_YET],
-  ['GET', `${C}/connect-sessions/{sessionId}`, 'connectSessions', KEY, 'control', NOT_YET],
-  ['POST', `${C}/disconnect`, 'disconnect', KEY, 'control', NOT_YET],
+  ['POST', `${C}/connect-sessions`, 'connectSessions', KEY, 'control', SERVED],
+  ['GET', `${C}/connect-sessions/{sessionId}`, 'connectSessions', KEY, 'control', SERVED],
+  ['POST', `${C}/disconnect`, 'disconnect', KEY, 'control', SERVED],
   // 4.4 telemetry and faults (KEY)
   ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', SERVED],
   ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', NOT_YET],

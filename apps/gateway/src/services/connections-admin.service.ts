@@ -5,12 +5,14 @@
  * revision order exactly as stored (the relay publishes with msgId `connection-config:<id>:<rev>`).
  * A change of status to `disconnected` also bumps the connection's access epoch in the same
  * transaction, which refuses every cursor issued before it (docs/decisions/0013).
+ * A connection whose connect session completed stays out of `active` until `activate` installs the
+ * reviewed signal-limited activation policy (docs/decisions/0018).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
-import { defaultConnectionConfig, validateConnectionConfig, type ConnectionConfig, type Environment, type Provider } from '@switchyard/domain';
+import { defaultConnectionConfig, validateConnectionConfig, type ConnectionConfig, type Environment, type Provider, type SelectedSignal } from '@switchyard/domain';
 import { EVENTS, subjectFor } from '@switchyard/messaging';
-import { Connection, OutboxMessage } from '../db/entities/index.js';
+import { Connection, ConnectSession, GeotabBinding, OutboxMessage } from '../db/entities/index.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
 import { AdminError } from './credentials-admin.service.js';
 import type { SecretBox } from './secret-box.js';
@@ -46,28 +48,87 @@ export class ConnectionsAdmin {
   }
 
   async configure(connectionId: string, patch: ConnectionConfigPatch): Promise<ConnectionConfig> {
+    return this.orm.em.fork().transactional((em) => this.apply(em, connectionId, patch));
+  }
+
+  /**
+   * One configuration change on the caller's transaction (row lock, revision, epoch, outbox), with
+   * optional column changes of the same row. Refuses to make a connection `active` while a
+   * completed connect session waits for its activation policy (spec 3 session rule 3): `activate`
+   * is the only way out of that state.
+   */
+  async apply(em: Orm['em'], connectionId: string, patch: ConnectionConfigPatch, columns: { providerCredentials?: string | null; activationPending?: boolean } = {}): Promise<ConnectionConfig> {
+    const locked = await lockConnectionForUpdate(em, connectionId);
+    if (!locked) throw new AdminError('connection_not_found');
+    const current = locked.config;
+    const next: ConnectionConfig = {
+      ...current,
+      ...patch,
+      connectionId: current.connectionId,
+      provider: current.provider,
+      environment: current.environment,
+      revision: current.revision + 1,
+      updatedAt: new Date().toISOString(),
+    };
+    const problems = validateConnectionConfig(next);
+    if (problems.length > 0) throw new AdminError(`invalid_config: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`);
+    const pending = columns.activationPending ?? locked.activation_pending;
+    if (pending && next.status === 'active') {
+      throw new AdminError('activation_policy_required: a completed connect session waits for its reviewed signal-limited activation policy (npm run operator -- connection:activate)');
+    }
+    // The row lock above makes this read-modify-write of the epoch safe.
+    const disconnects = current.status !== 'disconnected' && next.status === 'disconnected';
+    const accessEpoch = locked.access_epoch + (disconnects ? 1 : 0);
+    await em.nativeUpdate(Connection, { id: connectionId }, { config: next, configRevision: next.revision, accessEpoch, activationPending: pending, ...(columns.providerCredentials !== undefined ? { providerCredentials: columns.providerCredentials } : {}), updatedAt: new Date() });
+    await this.enqueue(em, next);
+    return next;
+  }
+
+  /** Seals provider credentials for a connection (the connect page's completion, on its transaction). */
+  sealCredentials(connectionId: string, credentials: Record<string, string>): string {
+    return this.secrets.seal(JSON.stringify(credentials), connectionId);
+  }
+
+  /**
+   * Disconnect (spec 3, decision 0013): status `disconnected` (access epoch bumped, event published
+   * so the contexts stop collecting) and the provider credentials destroyed, in one transaction.
+   * Sessions still open on the connection are cancelled.
+   */
+  async disconnect(connectionId: string): Promise<ConnectionConfig> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const config = await this.apply(em, connectionId, { status: 'disconnected' }, { providerCredentials: null, activationPending: false });
+      await em.nativeUpdate(ConnectSession, { connectionId, status: { $in: ['created', 'started', 'consumed'] } }, { status: 'cancelled', failureReason: 'connection_disconnected', oauthStateHash: null });
+      return config;
+    });
+  }
+
+  /**
+   * Installs the reviewed signal-limited activation policy (spec 3 session rule 3): the signals
+   * collected from now on are `signals`, a non-empty subset of what the customer approved, and the
+   * connection becomes active. Refused unless a completed enrollment waits for it.
+   */
+  async activate(connectionId: string, signals: readonly SelectedSignal[]): Promise<ConnectionConfig> {
     return this.orm.em.fork().transactional(async (em) => {
       const locked = await lockConnectionForUpdate(em, connectionId);
       if (!locked) throw new AdminError('connection_not_found');
-      const current = locked.config;
-      const next: ConnectionConfig = {
-        ...current,
-        ...patch,
-        connectionId: current.connectionId,
-        provider: current.provider,
-        environment: current.environment,
-        revision: current.revision + 1,
-        updatedAt: new Date().toISOString(),
-      };
-      const problems = validateConnectionConfig(next);
-      if (problems.length > 0) throw new AdminError(`invalid_config: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`);
-      // The row lock above makes this read-modify-write of the epoch safe.
-      const disconnects = current.status !== 'disconnected' && next.status === 'disconnected';
-      const accessEpoch = locked.access_epoch + (disconnects ? 1 : 0);
-      await em.nativeUpdate(Connection, { id: connectionId }, { config: next, configRevision: next.revision, accessEpoch, updatedAt: new Date() });
-      await this.enqueue(em, next);
-      return next;
+      if (!locked.activation_pending) throw new AdminError('no_activation_pending: the connection has no completed connect session waiting for activation');
+      const approved = new Set(locked.config.selectedSignals);
+      const outside = signals.filter((s) => !approved.has(s));
+      if (signals.length === 0 || outside.length > 0) {
+        throw new AdminError(`signals_not_approved: the policy must name 1 to 4 of the signals the customer approved (${[...approved].join(', ')})${outside.length ? `; not approved: ${outside.join(', ')}` : ''}`);
+      }
+      return this.apply(em, connectionId, { status: 'active', selectedSignals: [...signals] }, { activationPending: false });
     });
+  }
+
+  /** The operator's Geotab database and server binding (spec 4.3 rule 3). `server` is a base URL the gateway may call. */
+  async bindGeotab(connectionId: string, database: string, server: string): Promise<{ connectionId: string; database: string; server: string }> {
+    const em = this.orm.em.fork();
+    const row = await em.findOne(Connection, { id: connectionId });
+    if (!row) throw new AdminError('connection_not_found');
+    if (row.provider !== 'geotab') throw new AdminError('not_geotab: the binding applies to Geotab connections only');
+    await em.upsert(GeotabBinding, { connectionId, database, server, createdAt: new Date() });
+    return { connectionId, database, server };
   }
 
   async get(connectionId: string): Promise<ConnectionConfig | undefined> {

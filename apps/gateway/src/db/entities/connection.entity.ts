@@ -21,6 +21,8 @@ export const Connection = defineEntity({
     configRevision: p.integer().default(1),
     /** Bumped by every disconnect; cursors are bound to it (migration 0003). */
     accessEpoch: p.integer().default(1),
+    /** Set by a completed connect session until the operator installs the activation policy (migration 0005). */
+    activationPending: p.boolean().default(false),
     lastSuccessAt: p.datetime().nullable(),
     lastErrorCode: p.text().nullable(),
     extendedLastSuccessAt: p.datetime().nullable(),

@@ -2,6 +2,7 @@ import { Migration0001CredentialsAndConnections } from './migration-0001-credent
 import { Migration0002Outbox } from './migration-0002-outbox.js';
 import { Migration0003ConnectionAccessEpoch } from './migration-0003-connection-access-epoch.js';
 import { Migration0004ApplicationTokenVersion } from './migration-0004-application-token-version.js';
+import { Migration0005ConnectSessions } from './migration-0005-connect-sessions.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch, Migration0004ApplicationTokenVersion];
+export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch, Migration0004ApplicationTokenVersion, Migration0005ConnectSessions];

@@ -9,8 +9,9 @@ import { query, tableNamer, type Em } from '@switchyard/persistence';
 export interface LockedConnection {
   config: ConnectionConfig;
   access_epoch: number;
+  activation_pending: boolean;
 }
 
 export function lockConnectionForUpdate(em: Em, connectionId: string): Promise<LockedConnection | undefined> {
-  return query<LockedConnection>(em, `select config, access_epoch from ${tableNamer(em)('connection')} where id = ?::uuid for update`, [connectionId]).then((rows) => rows[0]);
+  return query<LockedConnection>(em, `select config, access_epoch, activation_pending from ${tableNamer(em)('connection')} where id = ?::uuid for update`, [connectionId]).then((rows) => rows[0]);
 }

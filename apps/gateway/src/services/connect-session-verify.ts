@@ -1,0 +1,40 @@
+/**
+ * Verifying what a customer entered on the connect page against the provider before anything is
+ * stored (spec 4.3; decision 0018): one cheap read through the provider adapter of libs/providers,
+ * over real HTTP to the configured base URL only (never to a host the customer typed), with one
+ * attempt and a short timeout so the page answers while the customer waits.
+ * Outcome: the provider identity to record, or the provider reason code (never a secret, never the
+ * provider's message, which could echo input).
+ */
+import { createHash } from 'node:crypto';
+import type { Provider } from '@switchyard/domain';
+import { createGeotabAdapter, createSamsaraAdapter, ProviderError, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
+
+export type VerifyOutcome = { ok: true; identity: string } | { ok: false; reason: string };
+
+const VERIFY_OPTIONS = { timeoutMs: 10_000, retry: { maxAttempts: 1 } };
+
+/** A stable, non-secret name of the account behind a token: its SHA-256 fingerprint. */
+const fingerprint = (secret: string) => createHash('sha256').update(secret).digest('hex').slice(0, 16);
+
+export async function verifyProviderCredentials<P extends Provider>(provider: P, baseUrl: string, credentials: ProviderCredentials[P]): Promise<VerifyOutcome> {
+  let adapter: ProviderAdapter;
+  let identity: string;
+  if (provider === 'samsara') {
+    const c = credentials as ProviderCredentials['samsara'];
+    adapter = createSamsaraAdapter({ provider: 'samsara', baseUrl, credentials: c, ...VERIFY_OPTIONS });
+    identity = `samsara:token:${fingerprint(c.apiToken)}`;
+  } else if (provider === 'geotab') {
+    const c = credentials as ProviderCredentials['geotab'];
+    adapter = createGeotabAdapter({ provider: 'geotab', baseUrl, credentials: c, ...VERIFY_OPTIONS });
+    identity = `geotab:${c.database}:${c.userName}`;
+  } else {
+    return { ok: false, reason: 'provider_config_invalid' };
+  }
+  try {
+    await adapter.vehicles(null);
+    return { ok: true, identity };
+  } catch (error) {
+    return { ok: false, reason: error instanceof ProviderError ? error.code : 'provider_unavailable' };
+  }
+}
