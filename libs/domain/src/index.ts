@@ -8,3 +8,4 @@ export * from './connection-config.js';
 export * from './vehicle-visibility.js';
 export * from './telemetry-metrics.js';
 export * from './records/index.js';
+export * from './usage/index.js';

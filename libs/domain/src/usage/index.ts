@@ -1,0 +1,3 @@
+export * from './counters.js';
+export * from './time-buckets.js';
+export * from './worked-example.js';
