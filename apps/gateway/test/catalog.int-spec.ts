@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { TELEMETRY_METRICS } from '@switchyard/domain';
+import { PROVIDERS, TELEMETRY_METRICS } from '@switchyard/domain';
+import { capabilitiesFor } from '@switchyard/providers';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
 const METADATA_KEYS = [
@@ -87,6 +88,10 @@ describe('GET /v1/catalog', () => {
       expectStrings(f, ['name', 'label', 'kind', 'valueKey', 'availability']);
     }
     expect(fields.filter((f) => f.availability === 'core').map((f) => f.name)).toEqual(['location', 'odometer']);
+    // Support per provider, as each provider's capabilities say.
+    const providers = Object.fromEntries(fields.map((f) => [f.name, f.providers]));
+    for (const p of PROVIDERS) for (const m of TELEMETRY_METRICS) expect((providers[m] as Record<string, string>)[p]).toBe(capabilitiesFor(p).fields[`telemetry.${m}`]);
+    expect(providers.totalIdleTime).toMatchObject({ motive: 'unsupported', geotab: 'unsupported' });
   });
 
   it('trip history: stored, kilometers and milliseconds, pages of 100, 50 filter ids, 4 MiB responses (2.7)', () => {

@@ -26,6 +26,13 @@ describe('catalog (spec 2.12)', () => {
     expect(catalog.fields.filter((f) => f.availability === 'core').map((f) => f.name)).toEqual(['location', 'odometer']);
   });
 
+  it('states each field\'s support per provider when the capabilities are handed in (unsupported when a provider names none)', () => {
+    const fields = buildCatalog({ providerSupport: { samsara: { 'telemetry.odometer': 'conditional' }, geotab: { 'telemetry.odometer': 'supported' } } }).fields;
+    expect(fields.find((f) => f.name === 'odometer')?.providers).toEqual({ samsara: 'conditional', geotab: 'supported' });
+    expect(fields.find((f) => f.name === 'speed')?.providers).toEqual({ samsara: 'unsupported', geotab: 'unsupported' });
+    expect(catalog.fields[0]).not.toHaveProperty('providers');
+  });
+
   it('has the enrichment entry of spec 2.4', () => {
     expect(catalog.enrichment.products).toEqual(['identity', 'images', 'specifications', 'build']);
     for (const k of ['releaseStatus', 'collection', 'enablement', 'measurements', 'images'] as const) expect(typeof catalog.enrichment[k]).toBe('string');

@@ -52,7 +52,12 @@ export interface CatalogField {
   readonly valueKey: string;
   /** core: always reported (status may be missing). extended_opt_in: needs the extended telemetry opt-in. */
   readonly availability: 'core' | 'extended_opt_in';
+  /** Per provider, its capability `telemetry.<name>` (supported, conditional, unsupported); present when the caller supplies the capabilities. */
+  readonly providers?: Readonly<Record<string, string>>;
 }
+
+/** Each provider's capability fields (libs/providers `capabilitiesFor(p).fields`), handed in by the gateway (contracts does not import adapters). */
+export type ProviderFieldSupport = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 export interface Catalog {
   readonly apiVersion: string;
@@ -148,12 +153,13 @@ const FIELD_TEXT: Record<TelemetryMetric, Pick<CatalogField, 'label' | 'unit' | 
   engineState: { label: 'Engine state (on, off, idle)', kind: 'state', valueKey: 'state' },
 };
 
-export function catalogFields(): CatalogField[] {
+export function catalogFields(support?: ProviderFieldSupport): CatalogField[] {
   return TELEMETRY_METRICS.map((name) => ({
     name,
     ...FIELD_TEXT[name],
     freshnessSeconds: TELEMETRY_FRESHNESS_S[name],
     availability: (CORE_TELEMETRY_METRICS as readonly string[]).includes(name) ? 'core' : 'extended_opt_in',
+    ...(support ? { providers: Object.fromEntries(Object.entries(support).map(([provider, fields]) => [provider, fields[`telemetry.${name}`] ?? 'unsupported'])) } : {}),
   }));
 }
 
@@ -179,6 +185,8 @@ export function unreleasedAreas(endpoints: Readonly<Record<string, CatalogEndpoi
 
 export interface CatalogOptions {
   readonly reviewedAt?: string;
+  /** The providers' capability fields: each telemetry field then says its support per provider. */
+  readonly providerSupport?: ProviderFieldSupport;
 }
 
 export function buildCatalog(opts: CatalogOptions = {}): Catalog {
@@ -187,7 +195,7 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
     catalogVersion: CATALOG_VERSION,
     releaseStatus: 'preview',
     reviewedAt: opts.reviewedAt ?? CATALOG_REVIEWED_AT,
-    fields: catalogFields(),
+    fields: catalogFields(opts.providerSupport),
     endpoints: CATALOG_ENDPOINTS,
     roadmap: {
       ...unreleasedAreas(),

@@ -2,13 +2,15 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { buildCatalog } from '@switchyard/contracts';
+import { PROVIDERS } from '@switchyard/domain';
+import { capabilitiesFor } from '@switchyard/providers';
 import { ConsumerKeyOnly } from '../auth/auth.guards.js';
 import { CatalogDto } from '../dto/catalog.dto.js';
 
 @ApiTags('catalog')
 @Controller('v1/catalog')
 export class CatalogController {
-  private readonly catalog = buildCatalog();
+  private readonly catalog = buildCatalog({ providerSupport: Object.fromEntries(PROVIDERS.map((p) => [p, capabilitiesFor(p).fields])) });
 
   @Get()
   @ConsumerKeyOnly()

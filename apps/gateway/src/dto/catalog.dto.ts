@@ -18,6 +18,14 @@ const areaRelease: ApiPropertyOptions = {
     'What this deployment serves of the area: `preview` — every operation of the area is served, under the preview contract; `partial` — some are (each entry of `endpoints` says which); `not_released` — none yet: its routes answer 404 and `roadmap` lists them.',
 };
 
+/** A telemetry field's support per provider (the provider's capability `telemetry.<name>`). */
+const providerSupport: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'string', enum: ['supported', 'conditional', 'unsupported'] },
+  selfRequired: false,
+  description: 'Support per provider (its capability `telemetry.<name>`): `conditional` depends on the vehicle or account; `unsupported` is never reported by that provider (the metric is then absent from its Telemetry).',
+} satisfies ApiPropertyOptions;
+
 export class CatalogFieldDto {
   @ApiProperty({ required: false }) name?: string;
   @ApiProperty({ required: false }) label?: string;
@@ -25,7 +33,14 @@ export class CatalogFieldDto {
   @ApiProperty({ required: false }) kind?: string;
   @ApiProperty({ required: false, type: 'integer' }) freshnessSeconds?: number;
   @ApiProperty({ required: false }) valueKey?: string;
-  @ApiProperty({ required: false }) availability?: string;
+  @ApiProperty({
+    required: false,
+    enum: ['core', 'extended_opt_in'],
+    description: '`core`: always in Telemetry (status may be `missing`). `extended_opt_in`: in Telemetry only with the connection\'s `extendedTelemetry` opt-in (and, for `engineHours`, the selected signal) and when the provider supports it.',
+  })
+  availability?: string;
+  @ApiProperty(providerSupport)
+  providers?: Record<string, string>;
 }
 
 export class CatalogEnrichmentDto {
