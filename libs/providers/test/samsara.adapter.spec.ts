@@ -150,6 +150,21 @@ describe('Samsara adapter paging', () => {
     expect(seen.filter((s) => s.url.pathname === '/v1/fleet/trips').map((s) => s.url.searchParams.get('vehicleId'))).toEqual(['7']);
   });
 
+  // Mutation tried: sending the stream request without `ids` when none were given (the fallback
+  // removed) gets the scripted 404 → provider_config_invalid and fails this test.
+  it('a trips call without vehicle ids lists the fleet first and asks /trips/stream with every id (ids is required)', async () => {
+    routes.set('/fleet/vehicles', paged(() => [{ id: '9', name: 'nine' }, { id: '7', name: 'seven' }], 1));
+    routes.set('/trips/stream', (url) =>
+      url.searchParams.get('ids')
+        ? { body: { data: [{ asset: { id: '7' }, completionStatus: 'completed', tripStartTime: '2024-09-01T06:00:00Z', tripEndTime: '2024-09-01T07:00:00Z' }], pagination: { endCursor: '', hasNextPage: false } } }
+        : { status: 404, body: { message: 'ids is required', requestId: 'r2' } },
+    );
+    routes.set('/v1/fleet/trips', () => ({ body: { trips: [] } }));
+    const page = await adapter().trips({ from: '2024-09-01T00:00:00Z', to: '2024-09-02T00:00:00Z' });
+    expect(page.items.map((t) => t.vehicleSourceId)).toEqual(['7']);
+    expect(seen.filter((s) => s.url.pathname === '/trips/stream').map((s) => s.url.searchParams.get('ids'))).toEqual(['7,9']);
+  });
+
   // Mutation tried: dropping the legacy skips (`page.skipped.forEach(skip)` removed) fails this test.
   it('a malformed legacy trip costs only its stream trip the enrichment and is reported; every one malformed is a response change', async () => {
     routes.set('/trips/stream', () => ({

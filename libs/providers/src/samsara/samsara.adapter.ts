@@ -121,6 +121,22 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
     return index;
   }
 
+  /**
+   * Every vehicle id of the organisation, sorted (the trips fallback above). Sorted so that the id
+   * lanes, and so a trips cursor, stay the same between pages while the fleet does not change; a
+   * vehicle added or removed between two pages may shift the lanes (collections always pass ids).
+   */
+  async function fleetVehicleIds(): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof client.page<typeof samsaraVehicleSchema>>> = await client.page('/fleet/vehicles', samsaraVehicleSchema, { limit: SAMSARA_MAX_PAGE_SIZE }, after);
+      ids.push(...page.data.map((v) => v.id));
+      after = page.after;
+    } while (after !== null);
+    return [...new Set(ids)].sort();
+  }
+
   return {
     provider: 'samsara',
     capabilities: SAMSARA_CAPABILITIES,
@@ -142,12 +158,16 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
     groups: (cursor) =>
       lanePage(cursor, [null], () => ({ path: '/tags', query: { limit: SAMSARA_MAX_PAGE_SIZE } }), samsaraTagSchema, (items, _l, ctx) => items.map((t) => mapTag(t, ctx))),
 
-    trips: (query: TimeWindow & { vehicleSourceIds?: readonly string[]; cursor?: string | null }) => {
+    trips: async (query: TimeWindow & { vehicleSourceIds?: readonly string[]; cursor?: string | null }) => {
       const fromMs = Date.parse(query.from);
       const toMs = Date.parse(query.to);
+      // Samsara's reference marks `ids` required on /trips/stream and an organisation was seen to
+      // answer 404 without it (docs/providers.md S2): without vehicle ids, ask for every vehicle's.
+      const ids = query.vehicleSourceIds?.length ? query.vehicleSourceIds : await fleetVehicleIds();
+      if (ids.length === 0) return { items: [], next: null };
       return lanePage(
         query.cursor,
-        idLanes(query.vehicleSourceIds),
+        idLanes(ids),
         (ids) => ({
           path: '/trips/stream',
           query: { startTime: query.from, endTime: query.to, queryBy: 'tripStartTime', completionStatus: 'completed', ids },
