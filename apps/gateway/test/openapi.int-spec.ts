@@ -278,7 +278,8 @@ describe('served by the gateway', () => {
    * status its kind of route can answer: the transport ones every route can (400 `malformed_request`,
    * 408, 431, 500, 503), 401 (every /v1 route is authenticated), 403 on the sync routes (APP auth),
    * 404 where a path names a resource, 400 `invalid_path` where the path holds an entity id, 413/415
-   * where a body is read and 400 `invalid_body` where a POST takes none; every 400 with the
+   * where a body is read and 400 `invalid_body` where a POST takes none (which must then be a
+   * NO_BODY_ROUTE, so a non-JSON or oversized body is that 400 too); every 400 with the
    * Switchyard-Error-Detail header. Mutation: drop `documentRequestErrors` from document.ts and
    * this fails (408/431/413/415 and the header go missing).
    */
@@ -288,7 +289,7 @@ describe('served by the gateway', () => {
     const problems: string[] = [];
     const routes = table!.routes().filter((r) => r.url.startsWith('/v1/') && r.method !== 'HEAD');
     expect(routes.length).toBeGreaterThanOrEqual(operations.length);
-    for (const { method, url } of routes) {
+    for (const { method, url, config } of routes) {
       const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
       const label = `${method} ${path}`;
       const op = doc.paths[path]?.[method.toLowerCase()] as (Operation & { requestBody?: unknown; responses: Record<string, { headers?: Record<string, unknown> }> }) | undefined;
@@ -300,6 +301,8 @@ describe('served by the gateway', () => {
       if (path.startsWith('/v1/syncs')) statuses.push('403');
       if (/\{[A-Za-z]+\}/.test(path)) statuses.push('404');
       if (op.requestBody !== undefined) statuses.push('413', '415');
+      // A POST documented without a body must be a no-body route, whose 413/415 become its 400 invalid_body.
+      if (method === 'POST' && op.requestBody === undefined && (config as { body?: unknown } | undefined)?.body !== 'none') problems.push(`${label}: takes no body but is not @RouteConfig(NO_BODY_ROUTE)`);
       for (const status of statuses) if (!op.responses[status]) problems.push(`${label}: ${status} not documented`);
       const bad = op.responses['400'];
       const codes = ['invalid_query', 'malformed_request'];

@@ -8,6 +8,7 @@
  * `invalid_body`.
  */
 import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { isUuid } from '@switchyard/domain';
 import { connectSessionV1, disconnectV1, sessionStatusV1, type ConnectSessionV1, type DisconnectV1, type SessionStatusV1 } from '@switchyard/messaging';
@@ -16,6 +17,7 @@ import { ConsumerAuth } from '../auth/auth.guards.js';
 import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { NO_BODY_ROUTE } from '../http/error.filter.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { CONNECT_SESSION_RATE, ConnectSessionService } from '../services/connect-session.service.js';
 
@@ -33,6 +35,8 @@ export class ConnectSessionsController {
   constructor(private readonly sessions: ConnectSessionService) {}
 
   @Post('connect-sessions')
+  // Any body, JSON or not, within the size limit or over it, is 400 invalid_body (decision 0016).
+  @RouteConfig(NO_BODY_ROUTE)
   @HttpCode(200)
   @ConsumerAuth('manage')
   @ApiOperation({
@@ -46,7 +50,7 @@ export class ConnectSessionsController {
     ].join(' '),
   })
   @ApiZodResponse(200, connectSessionV1)
-  @err(400, 'A body was sent; this route takes none (`invalid_body`).')
+  @err(400, 'A body was sent; this route takes none (`invalid_body`): any body, whatever its media type or size, answered while the body is read, before authentication, when it is not JSON or over the size limit.')
   @err(409, 'The connection is not paused (`pause_connection_before_connect`), or a Geotab connection has no operator-approved database and server binding (`geotab_account_setup_required`).')
   @err(429, 'Session rate limit of this consumer key on this connection (`rate_limited`); retry after `Retry-After` seconds.', {
     'Retry-After': { description: 'Seconds until a new session may be created.', schema: { type: 'integer' } },

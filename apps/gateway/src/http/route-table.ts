@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify';
 interface Entry {
   pattern: RegExp;
   methods: Set<string>;
+  /** Per method, the route's Fastify config (e.g. NO_BODY_ROUTE). */
+  configs: Map<string, unknown>;
 }
 
 /** `/v1/connections/:id` → /^\/v1\/connections\/[^/]+$/; `*` (static assets) matches the rest. */
@@ -39,19 +41,20 @@ export class RouteTable {
   install(fastify: FastifyInstance): this {
     installed.set(fastify, this);
     fastify.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) this.add(method, route.url);
+      for (const method of [route.method].flat()) this.add(method, route.url, route.config);
     });
     return this;
   }
 
-  /** Every registered method and route pattern (`/v1/syncs/:id`), in registration order. */
-  routes(): { method: string; url: string }[] {
-    return [...this.entries].flatMap(([url, entry]) => [...entry.methods].map((method) => ({ method, url })));
+  /** Every registered method and route pattern (`/v1/syncs/:id`) with its config, in registration order. */
+  routes(): { method: string; url: string; config: unknown }[] {
+    return [...this.entries].flatMap(([url, entry]) => [...entry.methods].map((method) => ({ method, url, config: entry.configs.get(method) })));
   }
 
-  add(method: string, url: string): void {
-    const entry = this.entries.get(url) ?? { pattern: compile(url), methods: new Set<string>() };
+  add(method: string, url: string, config?: unknown): void {
+    const entry = this.entries.get(url) ?? { pattern: compile(url), methods: new Set<string>(), configs: new Map<string, unknown>() };
     entry.methods.add(method.toUpperCase());
+    if (config !== undefined) entry.configs.set(method.toUpperCase(), config);
     this.entries.set(url, entry);
   }
 
