@@ -4,10 +4,9 @@ import { ContextKitModule } from '@switchyard/service-kit';
 import { FaultsObservedHandler } from './handlers/faults-observed.handler.js';
 import { IngestTelemetryHandler } from './handlers/ingest-telemetry.handler.js';
 import { TelemetryReadHandler } from './handlers/telemetry-read.handler.js';
-import { VehicleVisibilityHandler } from './handlers/vehicle-visibility.handler.js';
 
 @Module({
-  imports: [ContextKitModule.forContext({ connectionConfig: true })],
-  controllers: [IngestTelemetryHandler, TelemetryReadHandler, VehicleVisibilityHandler, FaultsObservedHandler],
+  imports: [ContextKitModule.forContext({ connectionConfig: true, vehicleVisibility: true })],
+  controllers: [IngestTelemetryHandler, TelemetryReadHandler, FaultsObservedHandler],
 })
 export class TelemetryIngestModule {}

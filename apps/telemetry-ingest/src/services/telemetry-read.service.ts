@@ -48,8 +48,8 @@ import {
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
-import { ConnectionConfigStore } from '@switchyard/service-kit';
-import { TelemetryReadRepository, type ReadingRow, type VisibilitySet } from '../db/repositories/telemetry-read.repository.js';
+import { ConnectionConfigStore, VehicleVisibilityStore, type VisibilitySet } from '@switchyard/service-kit';
+import { TelemetryReadRepository, type ReadingRow } from '../db/repositories/telemetry-read.repository.js';
 
 type Reading = Pick<ReadingRow, 'observed_at' | 'fetched_at' | 'source' | 'value' | 'units'>;
 type MetricStatus = TelemetryV1['location'];
@@ -103,6 +103,7 @@ export class TelemetryReadService {
   constructor(
     orm: Orm,
     private readonly repository = new TelemetryReadRepository(),
+    private readonly visibility = new VehicleVisibilityStore(),
     private readonly now: () => number = Date.now,
   ) {
     this.configs = new ConnectionConfigStore(orm);
@@ -110,7 +111,7 @@ export class TelemetryReadService {
 
   /** The vehicle's latest rows once it is known and visible; `not_found` otherwise. */
   private async visibleRows(em: Em, connectionId: string, vehicleId: string): Promise<{ config: ConnectionConfigV1; rows: ReadingRow[] }> {
-    const [config, set, rows] = await Promise.all([this.configs.get(connectionId), this.repository.visibility(em, connectionId), this.repository.latest(em, connectionId, vehicleId)]);
+    const [config, set, rows] = await Promise.all([this.configs.get(connectionId), this.visibility.get(em, connectionId), this.repository.latest(em, connectionId, vehicleId)]);
     if (!config) throw notFound();
     const sourceId = rows[0]?.vehicle_source_id ?? approvedSourceId(config, vehicleId);
     if (sourceId === undefined || !isVisible({ vehicleId, sourceId }, config, set)) throw notFound();
@@ -136,7 +137,7 @@ export class TelemetryReadService {
   async locations(em: Em, request: ListLocationsRequestV1): Promise<ListLocationsReplyV1> {
     const { connectionId, limit, maxBytes } = request;
     const horizon = request.horizon ?? (await this.repository.horizon(em));
-    const [config, set] = await Promise.all([this.configs.get(connectionId), this.repository.visibility(em, connectionId)]);
+    const [config, set] = await Promise.all([this.configs.get(connectionId), this.visibility.get(em, connectionId)]);
     if (!config) return { locations: [], horizon, hasMore: false };
     const now = this.now();
     const locations: FleetLocationV1[] = [];

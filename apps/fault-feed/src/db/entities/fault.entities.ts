@@ -63,18 +63,6 @@ export const FaultSequenceEntity = defineEntity({
   properties: { connectionId: p.uuid().primary(), lastSequence: p.bigint() },
 });
 
-/** Migration 0003: the directory's newest hidden-vehicle set per connection. */
-export const VehicleVisibilityEntity = defineEntity({
-  name: 'VehicleVisibility',
-  tableName: 'vehicle_visibility',
-  properties: {
-    connectionId: p.uuid().primary(),
-    sequence: p.bigint(),
-    configRevision: p.integer().nullable(),
-    hidden: p.json(),
-    receivedAt: p.datetime().defaultRaw('now()'),
-  },
-});
 
 /** Migration 0003: the highest sequence pruned from the feed per connection. */
 export const FaultRetentionEntity = defineEntity({
@@ -83,4 +71,4 @@ export const FaultRetentionEntity = defineEntity({
   properties: { connectionId: p.uuid().primary(), prunedThrough: p.bigint(), prunedAt: p.datetime() },
 });
 
-export const FAULT_ENTITIES = [FaultOccurrenceEntity, FaultTransitionEntity, FaultWatchEntity, FaultSequenceEntity, VehicleVisibilityEntity, FaultRetentionEntity];
+export const FAULT_ENTITIES = [FaultOccurrenceEntity, FaultTransitionEntity, FaultWatchEntity, FaultSequenceEntity, FaultRetentionEntity];

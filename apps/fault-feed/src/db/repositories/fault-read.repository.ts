@@ -110,17 +110,4 @@ export class FaultReadRepository {
     return Number(row?.pruned ?? 0);
   }
 
-  /** Keeps the visibility set with the highest sequence (older or repeated ones change nothing); true when applied. */
-  async applyVisibility(em: Em, set: { connectionId: string; sequence: string; configRevision: number | null; hidden: unknown[] }): Promise<boolean> {
-    const t = tableNamer(em)('vehicle_visibility');
-    const rows = await query<{ connection_id: string }>(
-      em,
-      `insert into ${t} (connection_id, sequence, config_revision, hidden) values (?::uuid, ?::bigint, ?, ?::jsonb)
-       on conflict (connection_id) do update set sequence = excluded.sequence, config_revision = excluded.config_revision, hidden = excluded.hidden, received_at = now()
-       where ${t}.sequence < excluded.sequence
-       returning connection_id`,
-      [set.connectionId, set.sequence, set.configRevision, JSON.stringify(set.hidden)],
-    );
-    return rows.length > 0;
-  }
 }

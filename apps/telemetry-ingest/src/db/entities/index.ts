@@ -1,6 +1,6 @@
 import type { EntityDefinition } from '@switchyard/persistence';
-import { ConnectionConfigEntity, INGEST_LEDGER_ENTITIES } from '@switchyard/service-kit';
-import { LatestReadingEntity, ObservationEntity, VehicleFaultObservationEntity, VehicleVisibilityEntity } from './telemetry.entities.js';
+import { ConnectionConfigEntity, INGEST_LEDGER_ENTITIES, VehicleVisibilityEntity } from '@switchyard/service-kit';
+import { LatestReadingEntity, ObservationEntity, VehicleFaultObservationEntity } from './telemetry.entities.js';
 
 /** Entities of the `telemetry` schema: the connection-config projection, observations, latest readings, the ingest ledger and the read projections (visibility, fault observation). */
 export const telemetryIngestEntities: EntityDefinition[] = [

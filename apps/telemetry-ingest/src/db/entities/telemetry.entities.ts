@@ -37,18 +37,6 @@ export const LatestReadingEntity = defineEntity({
   properties: { ...reading(), observedAt: p.datetime(), source: p.text(), updatedAt: p.datetime() },
 });
 
-/** Migration 0003: the newest hidden-vehicle set of each connection (directory's visibility events). */
-export const VehicleVisibilityEntity = defineEntity({
-  name: 'VehicleVisibility',
-  tableName: 'vehicle_visibility',
-  properties: {
-    connectionId: p.uuid().primary(),
-    sequence: p.bigint(),
-    configRevision: p.integer().nullable(),
-    hidden: p.json(),
-    receivedAt: p.datetime().defaultRaw('now()'),
-  },
-});
 
 /** Migration 0003: when faults of a vehicle were last observed (projection of fault-feed's events.faults.observed). */
 export const VehicleFaultObservationEntity = defineEntity({

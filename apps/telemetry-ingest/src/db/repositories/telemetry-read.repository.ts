@@ -7,8 +7,8 @@
  *   order — a range of the observations' primary key — keeping to the rows whose inserting
  *   transaction is visible in the walk's horizon (`created_xid`, migration 0003);
  * - `horizon`: the snapshot a walk's first page takes;
- * - the hidden-vehicle projection (`vehicle_visibility`) and the fault-observation projection
- *   (`vehicle_fault_observation`, fed by fault-feed's `events.faults.observed`).
+ * - the fault-observation projection (`vehicle_fault_observation`, fed by fault-feed's
+ *   `events.faults.observed`). The hidden-vehicle projection is service-kit's VehicleVisibilityStore.
  * Timestamps come back as RFC 3339 text (isoSql, milliseconds); a history position keeps
  * microseconds so the keyset never skips or repeats a reading stored with finer precision.
  */
@@ -52,11 +52,6 @@ export interface HistoryPageQuery {
   horizon: string;
   after?: { observedAt: string; source: string };
   limit: number;
-}
-
-export interface VisibilitySet {
-  sequence: string;
-  hidden: { vehicleId: string; sourceId: string; visibility: string }[];
 }
 
 const positionSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -113,30 +108,6 @@ export class TelemetryReadRepository {
        from ${tableNamer(em)('observations')} where ${where.join(' and ')} order by observed_at, source limit ?`,
       params,
     );
-  }
-
-  /** The newest hidden-vehicle set of the connection; undefined before its first event. */
-  async visibility(em: Em, connectionId: string): Promise<VisibilitySet | undefined> {
-    const [row] = await query<{ sequence: string; hidden: VisibilitySet['hidden'] }>(
-      em,
-      `select sequence::text as sequence, hidden from ${tableNamer(em)('vehicle_visibility')} where connection_id = ?::uuid`,
-      [connectionId],
-    );
-    return row;
-  }
-
-  /** Keeps the set with the highest sequence (older or repeated ones change nothing); true when applied. */
-  async applyVisibility(em: Em, set: { connectionId: string; sequence: string; configRevision: number | null; hidden: VisibilitySet['hidden'] }): Promise<boolean> {
-    const t = tableNamer(em)('vehicle_visibility');
-    const rows = await query<{ connection_id: string }>(
-      em,
-      `insert into ${t} (connection_id, sequence, config_revision, hidden) values (?::uuid, ?::bigint, ?, ?::jsonb)
-       on conflict (connection_id) do update set sequence = excluded.sequence, config_revision = excluded.config_revision, hidden = excluded.hidden, received_at = now()
-       where ${t}.sequence < excluded.sequence
-       returning connection_id`,
-      [set.connectionId, set.sequence, set.configRevision, JSON.stringify(set.hidden)],
-    );
-    return rows.length > 0;
   }
 
   /** Moves each vehicle's fault observation time forward only (redelivered or reordered events change nothing); returns the rows moved. */
