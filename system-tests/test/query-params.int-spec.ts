@@ -93,3 +93,69 @@ describe('query parameters a route does not declare', () => {
     expect(missing).toEqual([]);
   });
 });
+
+/**
+ * One reading of every input (issue 18 items 3, 8, 9; decision 0016): the same date-time text is
+ * read alike in the trips window and the sync body, ids are read case-insensitively, comma lists
+ * follow one rule, and every refusal names its parameter in Switchyard-Error-Detail.
+ */
+describe('one reading of every input', () => {
+  const detail = (res: { headers: Headers }) => res.headers.get('switchyard-error-detail');
+  const trips = () => `/v1/connections/${connectionId}/trips`;
+
+  it('trips?from takes lowercase t/z like startFrom does, and any offset', async () => {
+    for (const from of ['2026-11-01t00:00:00z', '2026-11-01T02:00:00%2B02:00']) {
+      const res = await gw.call('GET', `${trips()}?from=${from}`, { headers: key });
+      expect({ from, status: res.status }).toEqual({ from, status: 200 });
+    }
+  });
+
+  it.each(['0000-01-01T00:00:00Z', '0001-01-01T00:30:00%2B01:00', '9999-12-31T23:59:59.999-01:00'])('trips?from=%s, outside the years PostgreSQL holds, is 400 naming from (a 500 before)', async (from) => {
+    const res = await gw.call('GET', `${trips()}?from=${from}`, { headers: key });
+    expect({ status: res.status, body: res.body, detail: detail(res) }).toEqual({ status: 400, body: { error: 'invalid_query' }, detail: 'in=query, name="from", reason=out_of_range' });
+  });
+
+  it('an unencoded + in a date is refused with a reason that says so', async () => {
+    const res = await gw.call('GET', `${trips()}?to=2026-11-24T00:00:00+02:00`, { headers: key });
+    expect({ status: res.status, detail: detail(res) }).toEqual({ status: 400, detail: 'in=query, name="to", reason=unencoded_plus' });
+  });
+
+  it('a startFrom outside the range is 400 invalid_body naming startFrom', async () => {
+    const res = await gw.call('POST', '/v1/syncs', { headers: { ...app.headers, 'content-type': 'application/json' }, body: JSON.stringify({ startFrom: '0000-01-01T00:00:00Z' }) });
+    expect({ status: res.status, body: res.body, detail: detail(res) }).toEqual({ status: 400, body: { error: 'invalid_body' }, detail: 'in=body, name="startFrom", reason=out_of_range' });
+  });
+
+  it('51 copies of one id exceed the 50-id limit: limits count the items as sent', async () => {
+    const id = vehicleId({ connectionId, provider: 'samsara', sourceId: 'v' });
+    const fifty = await gw.call('GET', `${trips()}?vehicleIds=${Array.from({ length: 50 }, () => id).join(',')}`, { headers: key });
+    expect(fifty.status).toBe(200);
+    const res = await gw.call('GET', `${trips()}?vehicleIds=${Array.from({ length: 51 }, () => id).join(',')}`, { headers: key });
+    expect({ status: res.status, detail: detail(res) }).toEqual({ status: 400, detail: 'in=query, name="vehicleIds", reason=too_many' });
+  });
+
+  it('a repeated expand value counts once on every route, the sync list included', async () => {
+    expect((await gw.call('GET', `${trips()}?expand=vehicle,vehicle`, { headers: key })).status).toBe(200);
+    expect((await gw.call('GET', '/v1/syncs?expand=issues,issues', { headers: app.headers })).status).toBe(200);
+    const empty = await gw.call('GET', '/v1/syncs?expand=issues,', { headers: app.headers });
+    expect({ status: empty.status, detail: detail(empty) }).toEqual({ status: 400, detail: 'in=query, name="expand", reason=empty_item' });
+  });
+
+  it('a lowercase Crockford body names the same resource as the uppercase one, in paths and in lists', async () => {
+    const id = vehicleId({ connectionId, provider: 'samsara', sourceId: 'not-stored' });
+    const lower = `vcl_${id.slice(4).toLowerCase()}`;
+    const upper = await gw.call('GET', `/v1/connections/${connectionId}/vehicles/${id}/metadata`, { headers: key });
+    const same = await gw.call('GET', `/v1/connections/${connectionId}/vehicles/${lower}/metadata`, { headers: key });
+    expect({ status: same.status, body: same.body }).toEqual({ status: upper.status, body: upper.body });
+    expect((await gw.call('GET', `${trips()}?vehicleIds=${lower}`, { headers: key })).status).toBe(200);
+    const sync = await gw.call('GET', `/v1/syncs/sync_${syncId.slice(5).toLowerCase()}`, { headers: app.headers });
+    expect({ status: sync.status, id: (sync.body as { id?: string }).id }).toEqual({ status: 200, id: syncId });
+    // The prefix is not Crockford: it is read exactly.
+    const prefix = await gw.call('GET', `/v1/connections/${connectionId}/vehicles/VCL_${id.slice(4)}/metadata`, { headers: key });
+    expect({ status: prefix.status, detail: detail(prefix) }).toEqual({ status: 400, detail: 'in=path, name="vehicleId", reason=malformed' });
+  });
+
+  it('an undeclared parameter is named (when it is a plain identifier)', async () => {
+    const res = await gw.call('GET', '/v1/catalog?typo=1', { headers: key });
+    expect({ status: res.status, detail: detail(res) }).toEqual({ status: 400, detail: 'in=query, name="typo", reason=unknown' });
+  });
+});
