@@ -110,3 +110,31 @@ describe('runner with a hop side', () => {
     assert.match(result.invalidReasons.join('\n'), /bodies differ/);
   });
 });
+
+describe('telemetry seed', () => {
+  it('builds observations the telemetry consumer accepts: a location and an odometer per vehicle, the history series inside the window', async () => {
+    const { telemetryBatchV1 } = await import('@switchyard/messaging');
+    const { telemetryRecords } = await import('../lib/telemetry-seed.mjs');
+    const nowMs = Date.parse('2026-11-26T12:00:00.000Z');
+    const window = { startTime: '2026-11-26T10:00:00.000Z', endTime: '2026-11-26T11:00:00.000Z' };
+    const records = telemetryRecords({ sourceIds: vehicleSourceIds(3), historySourceId: 'v0002', historyPoints: 5, nowMs, window });
+    assert.equal(records.length, 3 * 2 + 5);
+    const history = records.slice(6);
+    assert.ok(history.every((r) => r.observedAt >= window.startTime && r.observedAt < window.endTime && r.vehicleSourceId === 'v0002'));
+    const connectionId = '00000000-0000-4000-8000-000000000001';
+    const batch = {
+      batchId: ingestBatchId({ connectionId, kind: 'observations', unitId: '1', fencingToken: '1', pageKey: 'p', part: 0 }),
+      connectionId,
+      provider: 'samsara',
+      syncId: 'sync_01JD0000000000000000000000',
+      unitId: '1',
+      fencingToken: '1',
+      kind: 'observations',
+      records,
+      fetchedAt: new Date(nowMs).toISOString(),
+      providerCursor: null,
+      final: true,
+    };
+    assert.equal(telemetryBatchV1.safeParse(batch).success, true);
+  });
+});
