@@ -28,6 +28,7 @@ import {
   historyPositionV1,
   historyV1,
   isWireDateTime,
+  nextCursorLink,
   readHorizonV1,
   RPCS,
   telemetryV1,
@@ -135,7 +136,7 @@ export class TelemetryController {
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
     const reply = await this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...(position ? { horizon: position.h, after: position.p } : {}) });
     const next = reply.hasMore && reply.next !== undefined ? this.locationCursors.encode(principal, {}, { h: reply.horizon, p: reply.next }) : undefined;
-    return { locations: reply.locations, nextCursor: next ?? null, retrieval: 'stored' };
+    return { locations: reply.locations, ...nextCursorLink(next), retrieval: 'stored' };
   }
 
   @Get('vehicles/:vehicleId/history')
