@@ -14,6 +14,7 @@ import { GroupsController } from './controllers/groups.controller.js';
 import { TripsController } from './controllers/trips.controller.js';
 import { VehiclesController } from './controllers/vehicles.controller.js';
 import { TelemetryController } from './controllers/telemetry.controller.js';
+import { UsageController } from './controllers/usage.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
@@ -24,7 +25,7 @@ import { ConnectSessionService } from './services/connect-session.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, UsageController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
   exports: [ContextClient, AuthService],
 })

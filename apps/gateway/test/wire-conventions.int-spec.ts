@@ -26,13 +26,14 @@ const doc = loadOpenApi() as unknown as {
 
 /**
  * Page shapes whose cursor member the spec fixes otherwise: Vehicles (2.6), Faults (2.9) and
- * FleetLocations (2.10) have a required `nextCursor`, null on the last page; FaultEvents (2.9) and
+ * FleetLocations and FleetUtilization (2.10) have a required `nextCursor`, null on the last page; FaultEvents (2.9) and
  * History (2.10) a required, non-null `nextCursor` beside a required `hasMore`.
  */
 const SPEC_FIXED: Record<string, { nullable: boolean; hasMore: boolean }> = {
   Vehicles: { nullable: true, hasMore: false },
   Faults: { nullable: true, hasMore: false },
   FleetLocations: { nullable: true, hasMore: false },
+  FleetUtilization: { nullable: true, hasMore: false },
   FaultEvents: { nullable: false, hasMore: true },
   History: { nullable: false, hasMore: true },
 };

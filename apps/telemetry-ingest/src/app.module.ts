@@ -1,12 +1,13 @@
-/** The telemetry-ingest module graph: the shared context kit, the ingest handler, the stored reads and the visibility and fault-observation projections. */
+/** The telemetry-ingest module graph: the shared context kit, the ingest handler, the stored reads, the usage reports and the visibility and fault-observation projections. */
 import { Module } from '@nestjs/common';
 import { ContextKitModule } from '@switchyard/service-kit';
 import { FaultsObservedHandler } from './handlers/faults-observed.handler.js';
 import { IngestTelemetryHandler } from './handlers/ingest-telemetry.handler.js';
 import { TelemetryReadHandler } from './handlers/telemetry-read.handler.js';
+import { UsageReportsHandler } from './handlers/usage-reports.handler.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: true, vehicleVisibility: true })],
-  controllers: [IngestTelemetryHandler, TelemetryReadHandler, FaultsObservedHandler],
+  controllers: [IngestTelemetryHandler, TelemetryReadHandler, UsageReportsHandler, FaultsObservedHandler],
 })
 export class TelemetryIngestModule {}

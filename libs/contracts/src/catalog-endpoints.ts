@@ -100,11 +100,11 @@ const rows: readonly Row[] = [
   ['GET', `${C}/faults`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${V}/history`, 'history', KEY, 'stored', SERVED],
-  ['GET', `${V}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/distance`, 'usageReports', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/engine-hours`, 'usageReports', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/idling`, 'usageReports', KEY, 'stored', NOT_YET],
-  ['GET', `${C}/utilization`, 'usageReports', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/utilization`, 'usageReports', KEY, 'stored', SERVED],
+  ['GET', `${V}/distance`, 'usageReports', KEY, 'stored', SERVED],
+  ['GET', `${V}/engine-hours`, 'usageReports', KEY, 'stored', SERVED],
+  ['GET', `${V}/idling`, 'usageReports', KEY, 'stored', SERVED],
+  ['GET', `${C}/utilization`, 'usageReports', KEY, 'stored', SERVED],
 ];
 
 export const CATALOG_ENDPOINTS: Readonly<Record<string, CatalogEndpoint>> = Object.fromEntries(

@@ -8,4 +8,5 @@ export * from './driver.js';
 export * from './catalog-endpoints.js';
 export * from './catalog.js';
 export * from './telemetry-reads.js';
+export * from './usage-reports.js';
 export * from './fault-reads.js';

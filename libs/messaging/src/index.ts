@@ -44,6 +44,7 @@ export * from './vehicle-visibility.js';
 export * from './schemas/directory-read-groups.v1.js';
 export * from './schemas/directory-read-drivers.v1.js';
 export * from './schemas/telemetry-read.v1.js';
+export * from './schemas/usage-report.v1.js';
 export * from './schemas/fault-read.v1.js';
 export * from './schemas/fault-observation.v1.js';
 export * from './fault-transition-events.js';

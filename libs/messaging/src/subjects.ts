@@ -29,6 +29,7 @@ import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provid
 import { receiptV1 } from './schemas/receipt.v1.js';
 import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
 import { historyReplyV1, historyRequestV1, latestTelemetryReplyV1, latestTelemetryRequestV1, listLocationsReplyV1, listLocationsRequestV1 } from './schemas/telemetry-read.v1.js';
+import { usageCounterReplyV1, usageCounterRequestV1, usageFleetReplyV1, usageFleetRequestV1, usageUtilizationReplyV1, usageUtilizationRequestV1 } from './schemas/usage-report.v1.js';
 import { refreshVehicleReplyV1, refreshVehicleRequestV1 } from './schemas/vehicle-refresh.v1.js';
 import { vehicleVisibilityChangedV1 } from './schemas/vehicle-visibility.v1.js';
 
@@ -143,6 +144,12 @@ export const RPCS = {
     latest: rpc('telemetry.read.latest', latestTelemetryRequestV1, latestTelemetryReplyV1),
     locations: rpc('telemetry.read.locations', listLocationsRequestV1, listLocationsReplyV1),
     history: rpc('telemetry.read.history', historyRequestV1, historyReplyV1),
+    /** Usage reports (spec 2.10 Counter/Utilization, 4.4; schemas/usage-report.v1.ts; docs/metrics.md). */
+    usage: {
+      counter: rpc('telemetry.read.usage.counter', usageCounterRequestV1, usageCounterReplyV1),
+      utilization: rpc('telemetry.read.usage.utilization', usageUtilizationRequestV1, usageUtilizationReplyV1),
+      fleet: rpc('telemetry.read.usage.fleet', usageFleetRequestV1, usageFleetReplyV1),
+    },
   },
 } as const;
 
