@@ -28,7 +28,8 @@ import { createConnection, createSyncApp, type SyncApp } from './syncs-fixture.j
 interface Parameter {
   name: string;
   in: string;
-  schema?: { format?: string };
+  required?: boolean;
+  schema?: { format?: string; enum?: string[] };
 }
 interface Operation {
   parameters?: Parameter[];
@@ -167,6 +168,19 @@ function oddPathValues(name: string, valid: string): string[] {
   ];
 }
 
+/**
+ * Well-formed values of the required query parameters: a date-time window of one day (the end
+ * parameter after the start one), the first value of an enum, else `1`.
+ */
+function baseline(parameters: Parameter[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const p of parameters.filter((q) => q.required)) {
+    if (p.schema?.format === 'date-time') values[p.name] = /end|to$/i.test(p.name) ? '2026-11-02T00:00:00Z' : '2026-11-01T00:00:00Z';
+    else values[p.name] = p.schema?.enum?.[0] ?? '1';
+  }
+  return values;
+}
+
 interface Sent {
   label: string;
   method: string;
@@ -266,15 +280,20 @@ describe('generated odd input on every operation of the document', () => {
   it('odd query values in every parameter (and in undeclared ones): no 5xx, only contract-shaped, documented answers', async () => {
     for (const { method, template, op, label } of operations) {
       const path = pathOf(template);
-      const names = [...(op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name), 'undeclared'];
+      const declared = (op.parameters ?? []).filter((p) => p.in === 'query');
+      const names = [...declared.map((p) => p.name), 'undeclared'];
+      const base = baseline(declared);
+      // The other required parameters stay well-formed, so the odd one is what the route reads.
+      const query = (name: string, value: string) => Object.entries({ ...base, [name]: value }).map(([n, v]) => `${n}=${v}`).join('&');
+      const others = (name: string) => Object.entries(base).filter(([n]) => n !== name).map(([n, v]) => `${n}=${v}&`).join('');
       for (const name of names) {
         for (const value of ODD_QUERY_VALUES) {
-          await send(`${label} ?${name}=${value.slice(0, 40)}`, method, template, `${path}?${name}=${value}`, { headers: headersFor(op, template) });
+          await send(`${label} ?${name}=${value.slice(0, 40)}`, method, template, `${path}?${query(name, value)}`, { headers: headersFor(op, template) });
         }
-        await send(`${label} ?${name} repeated`, method, template, `${path}?${name}=1&${name}=2`, { headers: headersFor(op, template) });
-        await send(`${label} ?${name}[]`, method, template, `${path}?${name}[]=1`, { headers: headersFor(op, template) });
+        await send(`${label} ?${name} repeated`, method, template, `${path}?${others(name)}${name}=1&${name}=2`, { headers: headersFor(op, template) });
+        await send(`${label} ?${name}[]`, method, template, `${path}?${others(name)}${name}[]=1`, { headers: headersFor(op, template) });
         // A huge cursor (or any value) over the 16 KiB header limit: 431 in the contract shape.
-        await send(`${label} ?${name}=20 KiB`, method, template, `${path}?${name}=${'c'.repeat(20_000)}`, { headers: headersFor(op, template) });
+        await send(`${label} ?${name}=20 KiB`, method, template, `${path}?${query(name, 'c'.repeat(20_000))}`, { headers: headersFor(op, template) });
       }
       // Both ends of a window at the limits at once.
       if (names.includes('from') && names.includes('to')) {
