@@ -46,7 +46,7 @@ export type CounterStatus = (typeof COUNTER_STATUSES)[number];
 export const USAGE_LIMITATIONS = {
   counter_decreased: 'a cumulative counter went backwards between two observations (reset, rollover or device swap); that interval is excluded',
   implausible_increase: 'a cumulative counter rose faster than the elapsed time allows; that interval is excluded',
-  unobserved_gaps: `observations more than ${MAX_OBSERVATION_GAP_SECONDS} s apart: the time between them is unobserved, not zero usage`,
+  unobserved_gaps: `part of the window lies in no valid or excluded interval (observations more than ${MAX_OBSERVATION_GAP_SECONDS} s apart, or none yet at the window's edge): that time is unobserved, not zero usage`,
   engine_runtime_from_engine_state: 'no engine-hours counter was observed: engine runtime comes from engine-state intervals (on and idle count as running)',
   other_sources_ignored: 'the metric was reported by more than one source: only the source with the most valid observed time is counted (`sources`)',
 } as const;
@@ -75,6 +75,8 @@ export interface SegmentSeries {
   source: string;
   segments: Segment[];
   sampleTimesMs: number[];
+  /** The provider source of each observation of `sampleTimesMs`. */
+  sampleSources: string[];
 }
 
 export interface UsageWindow {
@@ -141,7 +143,7 @@ export function counterSeries(kind: CounterKind, metric: string, samples: readon
   return [...bySource.entries()].map(([source, list]) => {
     const series = ordered(list);
     const segments = pairs(series).map(([a, b]) => counterSegment(kind, a, b));
-    return { source: `${metric}/${source}`, segments, sampleTimesMs: series.map((s) => s.observedAtMs) };
+    return { source: `${metric}/${source}`, segments, sampleTimesMs: series.map((s) => s.observedAtMs), sampleSources: series.map((s) => s.source) };
   });
 }
 
@@ -159,28 +161,23 @@ export function engineStateSeries(samples: readonly StateSample[], window: Usage
     return { kind: 'valid', startMs, endMs, amount: a.state === 'off' ? 0 : (endMs - startMs) / 1000 };
   });
   const sources = [...new Set(series.map((s) => s.source))].sort();
-  return [{ source: sources.map((s) => `engineState/${s}`).join(','), segments, sampleTimesMs: series.map((s) => s.observedAtMs) }];
+  return [{ source: sources.map((s) => `engineState/${s}`).join(','), segments, sampleTimesMs: series.map((s) => s.observedAtMs), sampleSources: series.map((s) => s.source) }];
 }
 
-/** The same segments with each valid amount replaced by the segment's length minus it (engine not running). */
-export function complementSeries(series: SegmentSeries[]): SegmentSeries[] {
-  return series.map((s) => ({
-    ...s,
-    segments: s.segments.map((g) => (g.kind === 'valid' ? { ...g, amount: Math.max(0, (g.endMs - g.startMs) / 1000 - g.amount) } : g)),
-  }));
-}
-
-interface Tally {
+export interface Tally {
   coverageMs: number;
   amount: number;
   excluded: number;
-  gaps: number;
+  /** Time inside the range covered by excluded intervals. */
+  excludedMs: number;
   reasons: Set<UsageLimitation>;
 }
 
+export const emptyTally = (): Tally => ({ coverageMs: 0, amount: 0, excluded: 0, excludedMs: 0, reasons: new Set() });
+
 /** Sums the segments over [startMs, endMs): each segment's amount pro rata of its part inside. */
-function tally(segments: readonly Segment[], startMs: number, endMs: number): Tally {
-  const t: Tally = { coverageMs: 0, amount: 0, excluded: 0, gaps: 0, reasons: new Set() };
+export function tally(segments: readonly Segment[], startMs: number, endMs: number): Tally {
+  const t = emptyTally();
   for (const g of segments) {
     const overlap = Math.min(g.endMs, endMs) - Math.max(g.startMs, startMs);
     if (overlap <= 0) continue;
@@ -189,14 +186,39 @@ function tally(segments: readonly Segment[], startMs: number, endMs: number): Ta
       t.amount += (g.amount * overlap) / (g.endMs - g.startMs);
     } else if (g.kind === 'excluded') {
       t.excluded++;
+      t.excludedMs += overlap;
       t.reasons.add(g.reason);
-    } else {
-      t.gaps++;
-      t.reasons.add('unobserved_gaps');
     }
   }
   return t;
 }
+
+/**
+ * What a figure needs of one candidate series, however it is stored: its tally and its
+ * observation count over a time range. `rawView` reads segments built from observations; a rollup
+ * (usage rollups of telemetry-ingest) answers the same from pre-summed slots.
+ */
+export interface SeriesView {
+  source: string;
+  tally(startMs: number, endMs: number): Tally;
+  samples(startMs: number, endMs: number): number;
+}
+
+export const rawView = (series: SegmentSeries): SeriesView => ({
+  source: series.source,
+  tally: (a, b) => tally(series.segments, a, b),
+  samples: (a, b) => series.sampleTimesMs.filter((x) => x >= a && x < b).length,
+});
+
+/** The same view with each valid amount replaced by its observed time minus it (engine not running); pro rata is linear, so this is the segment-wise complement. */
+export const complementView = (view: SeriesView): SeriesView => ({
+  source: view.source,
+  tally: (a, b) => {
+    const t = view.tally(a, b);
+    return { ...t, amount: Math.max(0, t.coverageMs / 1000 - t.amount) };
+  },
+  samples: (a, b) => view.samples(a, b),
+});
 
 /**
  * The Counter of a window from its candidate series: the series with the most valid observed time in
@@ -206,16 +228,27 @@ function tally(segments: readonly Segment[], startMs: number, endMs: number): Ta
  * `partial` when the valid observed time is less than the window; else `complete`.
  */
 export function counterFigure(unit: CounterUnit, candidates: readonly SegmentSeries[], window: UsageWindow, edges?: readonly number[]): CounterFigure {
+  return counterFigureOf(
+    unit,
+    candidates.filter((c) => c.sampleTimesMs.length > 0).map(rawView),
+    window,
+    edges,
+  );
+}
+
+/** counterFigure over views: every view given has at least one observation within the maximum gap of the window. */
+export function counterFigureOf(unit: CounterUnit, candidates: readonly SeriesView[], window: UsageWindow, edges?: readonly number[]): CounterFigure {
   const windowMs = window.endMs - window.startMs;
   const scored = candidates
-    .filter((c) => c.sampleTimesMs.length > 0)
-    .map((c) => ({ c, t: tally(c.segments, window.startMs, window.endMs), samples: c.sampleTimesMs.filter((x) => x >= window.startMs && x < window.endMs).length }))
+    .map((c) => ({ c, t: c.tally(window.startMs, window.endMs), samples: c.samples(window.startMs, window.endMs) }))
     .sort((a, b) => b.t.coverageMs - a.t.coverageMs || b.samples - a.samples || (a.c.source < b.c.source ? -1 : 1));
   const best = scored[0];
   if (!best) return { status: 'missing', value: null, unit, coverageSeconds: 0, coveragePercent: 0, sampleCount: 0, excludedIntervals: 0, sources: [], limitations: [], ...(edges ? { intervals: emptyIntervals(edges) } : {}) };
   const { t } = best;
   const status: CounterStatus = t.coverageMs === 0 ? 'insufficient_data' : t.coverageMs < windowMs ? 'partial' : 'complete';
   const limitations = [...t.reasons];
+  // Unobserved: part of the window lies in no valid and no excluded interval (a gap, or before the first / after the last observation).
+  if (t.coverageMs + t.excludedMs < windowMs) limitations.push('unobserved_gaps');
   if (scored.length > 1) limitations.push('other_sources_ignored');
   const figure: CounterFigure = {
     status,
@@ -230,7 +263,7 @@ export function counterFigure(unit: CounterUnit, candidates: readonly SegmentSer
   };
   if (edges) {
     figure.intervals = pairs(edges).map(([startMs, endMs]) => {
-      const b = tally(best.c.segments, startMs, endMs);
+      const b = best.c.tally(startMs, endMs);
       return { startMs, endMs, amount: b.coverageMs === 0 ? null : round3(b.amount) };
     });
   }
@@ -285,14 +318,31 @@ export interface UtilizationFigures {
 /** Utilization (definition engine_runtime_over_observed_time_v1): runtime and not-running over the same observed engine intervals. */
 export function utilizationFigures(o: UsageObservations, w: UsageWindow, edges?: readonly number[]): UtilizationFigures {
   const { series, fromState } = engineRuntimeSeries(o, w);
-  const engineRuntime = counterFigure('seconds', series, w, edges);
-  const engineNotRunning = counterFigure('seconds', complementSeries(series), w, edges);
-  if (fromState && engineRuntime.status !== 'missing') {
+  const live = (list: SegmentSeries[]) => list.filter((c) => c.sampleTimesMs.length > 0).map(rawView);
+  return utilizationOf(
+    { engine: live(series), engineFromState: fromState, odometer: live(counterSeries('distance', 'odometer', o.odometer, w)), idle: live(counterSeries('idleSeconds', 'totalIdleTime', o.totalIdleTime, w)) },
+    w,
+    edges,
+  );
+}
+
+/** The candidate series of a utilization, however stored (each with an observation within reach of the window). */
+export interface UtilizationViews {
+  engine: SeriesView[];
+  engineFromState: boolean;
+  odometer: SeriesView[];
+  idle: SeriesView[];
+}
+
+export function utilizationOf(v: UtilizationViews, w: UsageWindow, edges?: readonly number[]): UtilizationFigures {
+  const engineRuntime = counterFigureOf('seconds', v.engine, w, edges);
+  const engineNotRunning = counterFigureOf('seconds', v.engine.map(complementView), w, edges);
+  if (v.engineFromState && engineRuntime.status !== 'missing') {
     engineRuntime.limitations = sortLimitations([...engineRuntime.limitations, 'engine_runtime_from_engine_state']);
     engineNotRunning.limitations = engineRuntime.limitations;
   }
-  const distance = distanceFigure(o, w, edges);
-  const idleTime = idleFigure(o, w, edges);
+  const distance = counterFigureOf('meters', v.odometer, w, edges);
+  const idleTime = counterFigureOf('seconds', v.idle, w, edges);
   const running = engineRuntime.value;
   const observed = engineRuntime.coverageSeconds;
   const engineOnPercentOfObservedTime = running === null || observed === 0 ? null : round3(Math.min(100, (running / observed) * 100));
