@@ -54,6 +54,8 @@ export interface TestGatewayOptions {
   bodyLimit?: number;
   responseByteLimit?: number;
   groupDirectoryLimits?: GatewaySettings['groupDirectoryLimits'];
+  /** Provider base URLs the connect page verifies credentials against (the suite's simulators). */
+  providerBaseUrls?: GatewaySettings['providerBaseUrls'];
   /** Started in order after the gateway, closed in reverse before it. */
   beside?: BesideService[];
 }
@@ -91,6 +93,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         rpcTimeoutMs: options.rpcTimeoutMs ?? 1000,
         ...(options.responseByteLimit ? { responseByteLimit: options.responseByteLimit } : {}),
         ...(options.groupDirectoryLimits ? { groupDirectoryLimits: options.groupDirectoryLimits } : {}),
+        ...(options.providerBaseUrls ? { providerBaseUrls: options.providerBaseUrls } : {}),
       },
     }),
   ).catch(async (error: unknown) => {
