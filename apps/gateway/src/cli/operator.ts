@@ -31,6 +31,14 @@ const USAGE = `usage: npm run operator -- <command> [options]
       [--include-statuses active,inactive] [--opt-ins groupInventory,vehicleMetadata,extendedTelemetry]
       [--approved-groups a,b] [--signals odometer,faults,engineHours,location]
   connection:show --connection <id>
+  connection:pause --connection <id>                    stop collection (needed before a connect session; docs/decisions/0018)
+  connection:resume --connection <id>                   collect again (refused while an enrollment waits for connection:activate)
+  connection:activate --connection <id> --signals odometer,faults,engineHours,location
+      install the reviewed signal-limited activation policy after a completed connect session (a subset
+      of the signals the customer approved) and start collecting
+  connection:geotab-binding --connection <id> --database <name> --server <base url>
+      approve the Geotab database and server a connect session may enroll (the gateway calls only its
+      configured GEOTAB_BASE_URL or an https://….geotab.com server)
   list                                                  credentials and grants, display prefixes only
   grants:republish                                      re-announce every application's grants to the orchestrator`;
 
@@ -56,6 +64,8 @@ const OPTIONS = {
   'opt-ins': { type: 'string' },
   'approved-groups': { type: 'string' },
   signals: { type: 'string' },
+  database: { type: 'string' },
+  server: { type: 'string' },
 } as const;
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -185,6 +195,22 @@ function plan(command: string, rest: string[], values: Values): Plan {
       const connection = a.id('connection');
       const patch = patchFrom(a);
       return ({ connections }) => connections().configure(connection, patch);
+    }
+    case 'connection:pause':
+    case 'connection:resume': {
+      const connection = a.id('connection');
+      const status = command === 'connection:pause' ? 'paused' : 'active';
+      return ({ connections }) => connections().configure(connection, { status });
+    }
+    case 'connection:activate': {
+      const connection = a.id('connection');
+      const signals = subset(SELECTED_SIGNALS, a.need('signals'), 'signals');
+      return ({ connections }) => connections().activate(connection, signals);
+    }
+    case 'connection:geotab-binding': {
+      const [connection, database, server] = [a.id('connection'), a.need('database'), a.need('server')];
+      if (!/^https?:\/\/[^\s/]+\/?$/.test(server)) fail(`--server must be a base URL such as https://my.geotab.com, got "${server}"`);
+      return ({ connections }) => connections().bindGeotab(connection, database, server.replace(/\/$/, ''));
     }
     case 'connection:show': {
       const connection = a.id('connection');

@@ -174,7 +174,7 @@ export class ConnectSessionService {
     const connectionId = page.connection.id;
     if (!(await this.repo().consume(sessionId, { method, signals, disclosureVersion: DISCLOSURE_VERSION }))) return { kind: 'dead', reason: 'used' };
     const provider = page.connection.provider;
-    const baseUrl = provider === 'geotab' ? page.binding?.server : this.settings.providerBaseUrls?.[provider];
+    const baseUrl = provider === 'geotab' ? this.geotabServer(page.binding?.server) : this.settings.providerBaseUrls?.[provider];
     const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never) : { ok: false as const, reason: 'provider_config_invalid' };
     if (!verified.ok) {
       await this.repo().fail(sessionId, verified.reason);
@@ -202,6 +202,23 @@ export class ConnectSessionService {
   }
 
   // ── helpers ──────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The Geotab server of the operator's binding, if the gateway may call it: the configured
+   * GEOTAB_BASE_URL, or an https server under geotab.com (MyGeotab databases live on many
+   * `myNNN.geotab.com` hosts). Anything else is never called.
+   */
+  private geotabServer(server: string | undefined): string | undefined {
+    if (!server) return undefined;
+    const configured = this.settings.providerBaseUrls?.geotab?.replace(/\/+$/, '');
+    if (server === configured) return server;
+    try {
+      const url = new URL(server);
+      return url.protocol === 'https:' && (url.hostname === 'geotab.com' || url.hostname.endsWith('.geotab.com')) && url.pathname === '/' && !url.username && !url.port ? url.origin : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 
   csrfFor(sessionId: string): string {
     return createHmac('sha256', this.csrfKey).update(sessionId).digest('base64url');
