@@ -96,7 +96,7 @@ const rows: readonly Row[] = [
   ['POST', `${C}/disconnect`, 'disconnect', KEY, 'control', SERVED],
   // 4.4 telemetry and faults (KEY)
   ['GET', `${V}/telemetry`, 'telemetry', KEY, 'stored', SERVED],
-  ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', NOT_YET],
+  ['POST', `${V}/refresh`, 'refresh', KEY, 'provider_on_demand', SERVED],
   ['GET', `${C}/faults`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${C}/fault-events`, 'faults', KEY, 'stored', SERVED],
   ['GET', `${V}/history`, 'history', KEY, 'stored', SERVED],

@@ -14,12 +14,21 @@
  *   it gets 404 like any connection route, spec 5 rule 4);
  * - locations pages by vehicle id (at most 100 per page), its cursor the read-cursor.ts token of the
  *   other stored lists (StoredReadPager's frame without `expand`, which this route does not have);
+ * - refresh (POST …/refresh, no body, the key's `read` grant): the stored read first (404 exactly
+ *   as the telemetry route), then the orchestrator's `sync.collection.refresh` — it claims the
+ *   asset's slot (once per 30 s across every process, state in PostgreSQL), asks the provider
+ *   through the collectors' adapter and budget and publishes the readings for storage — then the
+ *   stored read again with the fresh readings laid over it (they may not be committed yet). A
+ *   failed provider read is still 200: `refreshStatus: failed`, the stored readings of the metrics
+ *   it could not refresh marked `fallback: true` (stale by their age). Rate limited: 429
+ *   `rate_limited` with `Retry-After`;
  * - history: `metric` and a window of at most 31 days; its cursor carries the metric and window it
  *   was issued for, so a cursor passed with other ones is 400 `cursor_parameters_changed` (any
  *   other bad cursor is `invalid_cursor`). The last page also carries a cursor: it continues after
  *   the last reading served with a fresh snapshot (readings committed since, with a later time).
  */
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit } from '@switchyard/contracts';
 import { ID_PATTERNS, isEntityId, isTelemetryMetric, toWireDateTime } from '@switchyard/domain';
@@ -30,6 +39,7 @@ import {
   isWireDateTime,
   nextCursorLink,
   readHorizonV1,
+  REFRESH_INTERVAL_SECONDS,
   RPCS,
   telemetryV1,
   type FleetLocationsV1,
@@ -43,6 +53,8 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { HistoryQueryDto, ListLocationsQueryDto } from '../dto/telemetry.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { NO_BODY_ROUTE } from '../http/error.filter.js';
+import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
@@ -113,6 +125,47 @@ export class TelemetryController {
   async telemetry(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<TelemetryV1> {
     const principal = consumerPrincipalOf(req);
     return (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) })).telemetry;
+  }
+
+  @Post('vehicles/:vehicleId/refresh')
+  // Any body, JSON or not, within the size limit or over it, is 400 invalid_body (decision 0016).
+  @RouteConfig(NO_BODY_ROUTE)
+  @HttpCode(200)
+  @ConsumerAuth('read')
+  @ApiOperation({
+    operationId: 'refreshVehicleTelemetry',
+    summary: 'Ask the provider now for one vehicle\'s latest readings',
+    description: [
+      `No body. Contacts the provider for this vehicle now (sharing the account's request budget with collection) and answers Telemetry with \`refreshStatus\`: \`fetched\` (an odometer came back; its \`observedAt\` tells how fresh — a refresh cannot make the vehicle report a new sample), \`no_new_odometer\` (the provider answered without one), or \`failed\` (the provider read of odometer and location failed, or the connection is paused: still 200, with the stored readings, those the refresh could not renew marked \`fallback: true\` and \`stale\` by their age).`,
+      'A failure of an optional metric never degrades odometer or location: only that metric is marked `fallback`.',
+      'The readings fetched are stored like collected ones, so the next read and the history show them.',
+      `At most once per vehicle every ${REFRESH_INTERVAL_SECONDS} seconds, whichever key or process asks: then 429 \`rate_limited\` with \`Retry-After\`.`,
+      NOT_FOUND_VEHICLE,
+    ].join(' '),
+  })
+  @VEHICLE_ID_PARAM
+  @ApiZodResponse(200, telemetryV1)
+  @ApiResponse({
+    status: 400,
+    description: 'The vehicleId is not a vcl_ id (`invalid_path`); a body was sent, this route takes none (`invalid_body`): any body, whatever its media type or size; any query parameter (`invalid_query`).',
+    type: ErrorBodyDto,
+  })
+  @ApiResponse({
+    status: 429,
+    description: `This vehicle was refreshed less than ${REFRESH_INTERVAL_SECONDS} seconds ago (\`rate_limited\`); retry after \`Retry-After\` seconds.`,
+    type: ErrorBodyDto,
+    headers: { 'Retry-After': { description: 'Seconds until this vehicle may be refreshed again.', schema: { type: 'integer' } } },
+  })
+  async refresh(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<TelemetryV1> {
+    requireNoBody(req);
+    const principal = consumerPrincipalOf(req);
+    const target = { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) };
+    // Unknown and hidden vehicles are 404 before the provider (and the limit) is touched.
+    await this.contexts.request(RPCS.telemetry.latest, target);
+    const refreshed = await this.contexts.request(RPCS.collection.refresh, target);
+    if (refreshed.outcome === 'rate_limited') throw new ApiError('rate_limited', { 'Retry-After': String(refreshed.retryAfterSeconds) });
+    const { telemetry } = await this.contexts.request(RPCS.telemetry.latest, { ...target, refresh: { observations: refreshed.observations, failedMetrics: refreshed.failedMetrics } });
+    return { ...telemetry, refreshStatus: refreshed.outcome };
   }
 
   @Get('locations')

@@ -44,6 +44,7 @@ import {
   type LatestTelemetryRequestV1,
   type ListLocationsReplyV1,
   type ListLocationsRequestV1,
+  type ObservationV1,
   type TelemetryV1,
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
@@ -97,6 +98,29 @@ export function isVisible(vehicle: { vehicleId: string; sourceId: string }, conf
   return !set.hidden.some((h) => h.vehicleId === vehicle.vehicleId);
 }
 
+/**
+ * Puts a refresh's just-fetched readings of the vehicle over the stored ones where they are newer
+ * (the forward-only rule of latest_readings; a tie keeps the greater source, as it does) and says
+ * which metrics the refresh brought. Readings of another vehicle are ignored.
+ */
+function overlay(byMetric: Map<string, Reading>, observations: readonly ObservationV1[], sourceId: string | undefined): Set<TelemetryMetric> {
+  const fresh = new Set<TelemetryMetric>();
+  for (const o of observations) {
+    if (o.vehicleSourceId !== sourceId) continue;
+    fresh.add(o.metric);
+    const held = byMetric.get(o.metric);
+    const [t, h] = [Date.parse(o.observedAt), held ? Date.parse(held.observed_at) : -Infinity];
+    if (held && (t < h || (t === h && o.source <= held.source))) continue;
+    byMetric.set(o.metric, { observed_at: o.observedAt, fetched_at: o.fetchedAt, source: o.source, value: o.value, units: o.units ?? null });
+  }
+  return fresh;
+}
+
+/** A stored reading served because the refresh's provider call for its metric failed is marked `fallback: true`. */
+function withFallback(status: MetricStatus, fallback: boolean): MetricStatus {
+  return fallback && status.reading !== null ? { ...status, fallback: true } : status;
+}
+
 export class TelemetryReadService {
   private readonly configs: ConnectionConfigStore;
 
@@ -121,16 +145,13 @@ export class TelemetryReadService {
   async latest(em: Em, request: LatestTelemetryRequestV1): Promise<LatestTelemetryReplyV1> {
     const { connectionId, vehicleId } = request;
     const [{ config, rows }, faultsObservedAt] = await Promise.all([this.visibleRows(em, connectionId, vehicleId), this.repository.faultsObservedAt(em, connectionId, vehicleId)]);
-    const byMetric = new Map(rows.map((r) => [r.metric, r]));
+    const byMetric = new Map<string, Reading>(rows.map((r) => [r.metric, r]));
+    const fresh = request.refresh ? overlay(byMetric, request.refresh.observations, rows[0]?.vehicle_source_id ?? approvedSourceId(config, vehicleId)) : new Set<TelemetryMetric>();
+    const failed = new Set(request.refresh?.failedMetrics ?? []);
     const now = this.now();
-    const optional = Object.fromEntries(OPTIONAL_METRICS.filter((m) => covers(config, m)).map((m) => [m, metricStatus(m, byMetric.get(m), now)]));
-    const telemetry = {
-      vehicleId,
-      location: metricStatus('location', byMetric.get('location'), now),
-      odometer: metricStatus('odometer', byMetric.get('odometer'), now),
-      ...optional,
-      faultsObservedAt,
-    } as TelemetryV1;
+    const status = (m: TelemetryMetric): MetricStatus => withFallback(metricStatus(m, byMetric.get(m), now), failed.has(m) && !fresh.has(m));
+    const optional = Object.fromEntries(OPTIONAL_METRICS.filter((m) => covers(config, m)).map((m) => [m, status(m)]));
+    const telemetry = { vehicleId, location: status('location'), odometer: status('odometer'), ...optional, faultsObservedAt } as TelemetryV1;
     return { telemetry };
   }
 

@@ -19,6 +19,7 @@
 import { ENGINE_STATES, ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { isoDateTimeV1, readHorizonV1 } from './directory-read.v1.js';
+import { observationV1 } from './ingest-records.v1.js';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 
 const vehicleIdV1 = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
@@ -177,8 +178,19 @@ export type HistoryV1 = z.output<typeof historyV1>;
 
 // --- RPCs -------------------------------------------------------------------------------------
 
-/** telemetry.read.latest: the stored Telemetry of one vehicle (without refreshStatus). */
-export const latestTelemetryRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdV1 }).strict();
+/**
+ * telemetry.read.latest: the stored Telemetry of one vehicle (without refreshStatus). `refresh`
+ * (the refresh route only): readings a provider just returned for this vehicle, published for
+ * storage but perhaps not committed yet, served where newer than the stored ones; and the metrics
+ * whose provider call failed, whose stored readings are then marked `fallback: true`.
+ */
+export const latestTelemetryRequestV1 = z
+  .object({
+    connectionId: z.uuid(),
+    vehicleId: vehicleIdV1,
+    refresh: z.object({ observations: z.array(observationV1).max(200), failedMetrics: z.array(z.enum(TELEMETRY_METRICS)) }).strict().optional(),
+  })
+  .strict();
 export const latestTelemetryReplyV1 = z.object({ telemetry: telemetryV1 }).strict();
 export type LatestTelemetryRequestV1 = z.output<typeof latestTelemetryRequestV1>;
 export type LatestTelemetryReplyV1 = z.output<typeof latestTelemetryReplyV1>;

@@ -11,10 +11,11 @@
  * Outcomes: `rate_limited` (nothing asked; `retryAfterSeconds` until the slot frees), `fetched`
  * (an odometer came back), `no_new_odometer` (the provider answered without an odometer for the
  * vehicle), `failed` (the core read failed; `failureReason` is the provider error code). A failure
- * of the optional (extended) metrics never fails the refresh: they are named in `optionalFailure`.
+ * of the optional (extended) metrics never fails the refresh: they are named in `optionalFailure`;
+ * `failedMetrics` lists every metric whose provider call failed.
  * An unknown, unapproved or disconnected vehicle/connection is the RpcError `not_found`.
  */
-import { ID_PATTERNS } from '@switchyard/domain';
+import { ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { observationV1 } from './ingest-records.v1.js';
 
@@ -44,6 +45,8 @@ export const refreshVehicleReplyV1 = z.discriminatedUnion('outcome', [
       fetchedAt: z.iso.datetime({ offset: true }).nullable(),
       /** The vehicle's readings that came back (already published for storage). */
       observations: z.array(observationV1).max(200),
+      /** Metrics asked of the provider in a call that failed (their stored readings are served as fallbacks). */
+      failedMetrics: z.array(z.enum(TELEMETRY_METRICS)),
     })
     .strict(),
 ]);
