@@ -9,8 +9,8 @@
  * - the limit holds across gateway processes: the next refresh of that vehicle, from either
  *   gateway, is 429 `rate_limited` with Retry-After; another vehicle is not limited;
  * - a failing provider read is still 200: `failed`, the stored readings marked `fallback: true`;
- * - an unknown vehicle is 404 (and claims no slot), a body is 400 `invalid_body`, a key without a
- *   grant on the connection 404.
+ * - an unknown vehicle and one hidden by the connection's exclude list are 404 (and claim no
+ *   slot), a body is 400 `invalid_body`, a key without a grant on the connection 404.
  * Mutations tried: the slot's claim always granted (RefreshSlotRepository.claim returning
  * `{granted: true}`) fails "the limit holds across gateways"; the fallback marking removed
  * (`withFallback` returning the status as it is) fails "a failing provider read".
@@ -160,7 +160,7 @@ describe('POST …/vehicles/{vehicleId}/refresh', () => {
     }
   }, 60_000);
 
-  it('an unknown vehicle is 404 and claims no slot; a body is 400; a key without a grant on the connection 404', async () => {
+  it('an unknown or hidden vehicle is 404 and claims no slot; a body is 400; a key without a grant on the connection 404', async () => {
     const unknown = await validatedCall(stack.gatewayUrl, 'POST', `/v1/connections/${connection.connectionId}/vehicles/${vcl('no-such-vehicle')}/refresh`, headers);
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'not_found' });
@@ -172,6 +172,11 @@ describe('POST …/vehicles/{vehicleId}/refresh', () => {
     const stranger = await admin.createConsumerKey('no grant');
     const denied = await refresh(stack.gatewayUrl, ids[2]!, { authorization: `Bearer ${stranger.token}` });
     expect(denied.status).toBe(404);
+    expect(await stack.sql(`select 1 from $orchestrator.refresh_slot where vehicle_source_id = ?`, [ids[2]])).toEqual([]);
+    await connection.configure({ excludeVehicleIds: [ids[2]!] });
+    const hidden = await refresh(second.url!, ids[2]!);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ error: 'not_found' });
     expect(await stack.sql(`select 1 from $orchestrator.refresh_slot where vehicle_source_id = ?`, [ids[2]])).toEqual([]);
   }, 60_000);
 });
