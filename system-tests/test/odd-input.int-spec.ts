@@ -124,6 +124,21 @@ const ODD_DATES = [
   'now',
 ];
 
+/** Short windows at and past the limits of PostgreSQL and the wire form, for routes with two date-times. */
+const ODD_WINDOWS: [string, string][] = [
+  ['0000-01-01T00:00:00Z', '0000-01-01T01:00:00Z'],
+  ['0000-12-31T23:00:00Z', '0001-01-01T00:30:00Z'],
+  ['0001-01-01T00:00:00Z', '0001-01-01T01:00:00Z'],
+  ['0001-01-01T00:30:00+01:00', '0001-01-01T01:00:00Z'],
+  ['9999-12-31T23:00:00Z', '9999-12-31T23:59:59.999Z'],
+  ['9999-12-31T23:00:00Z', '9999-12-31T23:59:59.999-01:00'],
+  // The first and last day accepted (decision 0016: a day inside the four-digit years).
+  ['0001-01-02T00:00:00Z', '0001-01-02T01:00:00Z'],
+  ['9999-12-30T23:00:00Z', '9999-12-30T23:59:59.999Z'],
+  ['1969-12-31T23:00:00Z', '1970-01-01T01:00:00Z'],
+  ['2026-11-01t00:00:00z', '2026-11-01t01:00:00z'],
+];
+
 /** Raw (already URL-encoded or deliberately not) values for any query parameter. */
 const ODD_QUERY_VALUES = [
   ...ODD_DATES.map((d) => encodeURIComponent(d)),
@@ -295,9 +310,14 @@ describe('generated odd input on every operation of the document', () => {
         // A huge cursor (or any value) over the 16 KiB header limit: 431 in the contract shape.
         await send(`${label} ?${name}=20 KiB`, method, template, `${path}?${query(name, 'c'.repeat(20_000))}`, { headers: headersFor(op, template) });
       }
-      // Both ends of a window at the limits at once.
-      if (names.includes('from') && names.includes('to')) {
-        await send(`${label} window at the limits`, method, template, `${path}?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z`, { headers: headersFor(op, template) });
+      // Both ends of a window odd at once (a window cap would otherwise refuse first): short windows at and past the limits.
+      const dates = declared.filter((p) => p.schema?.format === 'date-time').map((p) => p.name);
+      if (dates.length === 2) {
+        const [start, end] = /end|to$/i.test(dates[0]!) ? [dates[1]!, dates[0]!] : [dates[0]!, dates[1]!];
+        for (const [a, b] of ODD_WINDOWS) {
+          const q = Object.entries({ ...base, [start]: a, [end]: b }).map(([n, v]) => `${n}=${encodeURIComponent(v)}`).join('&');
+          await send(`${label} ${start}=${a}&${end}=${b}`, method, template, `${path}?${q}`, { headers: headersFor(op, template) });
+        }
       }
     }
     expect(problems).toEqual([]);

@@ -30,7 +30,7 @@ export class CreateSyncDto {
     type: 'string',
     format: 'date-time',
     description:
-      'Start of the collection interval. Exclusive with lookbackDays. Before now it needs the history grant. RFC 3339 with `Z` or a numeric offset (either letter case), between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z.',
+      'Start of the collection interval. Exclusive with lookbackDays. Before now it needs the history grant. RFC 3339 with `Z` or a numeric offset (either letter case), between 0001-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z.',
   })
   @ValidateIf((o: CreateSyncDto) => o.startFrom !== undefined)
   @IsString()

@@ -20,7 +20,7 @@ export const ERROR_DETAIL_REASONS = {
   repeated: 'a query parameter given more than once (lists are one comma-separated parameter)',
   malformed: 'the value does not have the required form (type, pattern, date-time, id)',
   unencoded_plus: 'a date-time with a space where its offset sign belongs: a `+` in a query string must be sent as `%2B`',
-  out_of_range: 'a number or date-time outside the accepted range (date-times: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)',
+  out_of_range: 'a number or date-time outside the accepted range (date-times: 0001-01-02T00:00:00Z to 9999-12-30T23:59:59.999Z)',
   not_allowed: 'a value that is not one of the documented values',
   empty_item: 'an empty item in a comma-separated list',
   too_many: 'more items than the documented limit (counted as sent, repeats included)',

@@ -5,17 +5,22 @@
  * - a leap second (…:60) names no instant JavaScript can hold: refused as `malformed`;
  * - a space where the offset sign belongs is the `+` of an unencoded query string: refused with its
  *   own reason (`unencoded_plus`), so the caller learns to send `%2B`;
- * - the instant must lie in [0001-01-01T00:00:00.000Z, 9999-12-31T23:59:59.999Z]: the wire form
+ * - the instant must lie in [0001-01-02T00:00:00.000Z, 9999-12-30T23:59:59.999Z]: the wire form
  *   (`isoDateTimeV1`) has four-digit UTC years and PostgreSQL refuses year 0, so anything outside
- *   would fail on the bus or in SQL (a 500) instead of answering 400 (`out_of_range`).
+ *   would fail on the bus or in SQL (a 500) instead of answering 400 (`out_of_range`). The day of
+ *   margin at each end keeps what a context derives from a request date representable too: the
+ *   usage reports read observations 30 minutes around their window, and a window ending at
+ *   9999-12-31T23:59 made them ask for year 10000 (a 500 found by system-tests odd-input).
  * The accepted value is handed on in the canonical wire form (`toISOString`: UTC, uppercase,
  * milliseconds), so `2024-01-01t00:00:00+02:00` and `2023-12-31T22:00:00Z` are the same filter.
  */
 import { isRfc3339DateTime } from '@switchyard/domain';
 import type { ErrorDetailReason } from './error-detail.js';
 
-export const EARLIEST_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
-export const LATEST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+export const EARLIEST_INSTANT = '0001-01-02T00:00:00.000Z';
+export const LATEST_INSTANT = '9999-12-30T23:59:59.999Z';
+export const EARLIEST_INSTANT_MS = Date.parse(EARLIEST_INSTANT);
+export const LATEST_INSTANT_MS = Date.parse(LATEST_INSTANT);
 
 const UNENCODED_PLUS = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})? \d{2}:\d{2}$/;
 

@@ -21,7 +21,7 @@ const MALFORMED = 'A request that is not valid HTTP, e.g. a malformed header lin
 /** Text for the document's description: the request-reading rules a client cannot see in the schemas. */
 export const REQUEST_RULES_TEXT = [
   'Errors name what was wrong in the `Switchyard-Error-Detail` response header (e.g. `in=query, name="from", reason=unencoded_plus`); the body stays `{"error": …}`.',
-  'Date-times in requests are RFC 3339 with `Z` or a numeric offset, in either letter case, between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z; in a query string send `+` as `%2B`.',
+  'Date-times in requests are RFC 3339 with `Z` or a numeric offset, in either letter case, between 0001-01-02T00:00:00Z and 9999-12-30T23:59:59.999Z; in a query string send `+` as `%2B`.',
   'Ids are read case-insensitively after their prefix (Crockford base32): `vcl_0abc…` is `vcl_0ABC…`; responses use the uppercase form.',
   'Comma-separated lists (id filters, `expand`) refuse empty items; a repeated value counts once, but limits count the items as sent.',
   'One trailing slash is ignored (`/v1/syncs/` is `/v1/syncs`).',
