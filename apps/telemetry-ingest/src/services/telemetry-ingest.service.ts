@@ -2,12 +2,14 @@
  * Turns an observations batch into rows: mints the vehicle's stable `vcl_` id (the same id the
  * directory mints), keeps the normalized value object and extracts its number for reports.
  * Invariant: a record whose provider differs from the batch's is poison; a reading without a
- * number (location, engine state) has value_num NULL, never 0.
+ * number (location, engine state) has value_num NULL, never 0. The usage rollups of the vehicles
+ * the batch touches are rebuilt in the same transaction (UsageRollupRepository.refresh).
  */
 import { vehicleId } from '@switchyard/domain';
 import { PoisonMessage, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ObservationRepository, monthsOf, type ObservationRow } from '../db/repositories/observation.repository.js';
+import { UsageRollupRepository } from '../db/repositories/usage-rollup.repository.js';
 
 export function numericValue(o: ObservationV1): number | null {
   switch (o.metric) {
@@ -28,7 +30,10 @@ export function numericValue(o: ObservationV1): number | null {
 }
 
 export class TelemetryIngestService {
-  constructor(private readonly repository = new ObservationRepository()) {}
+  constructor(
+    private readonly repository = new ObservationRepository(),
+    private readonly rollups = new UsageRollupRepository(),
+  ) {}
 
   /** Before the batch's transaction: the partitions its readings need. */
   prepare(orm: Orm, batch: TelemetryBatchV1): Promise<void> {
@@ -55,6 +60,7 @@ export class TelemetryIngestService {
       };
     });
     await this.repository.write(em, rows);
+    await this.rollups.refresh(em, connectionId, rows);
     return batch.records.length;
   }
 }

@@ -11,23 +11,31 @@
  *   answers every counter `missing`;
  * - the fleet report covers every visible vehicle (approved or with readings) in vehicle id order,
  *   hidden ones never counted; each page reads the observations of its vehicles in one query;
- * - a report reads the observations with observed_at within maxObservationGapSeconds of the
- *   window (nothing further can change a figure), straight from `observations` (the raw
- *   computation, the oracle any rollup must equal).
+ * - a window with an aligned interior (rollupPlan: at least 30 minutes of whole 15-minute slots)
+ *   that starts after the rollups began is summed from the rollups (usage_slot, the excluded
+ *   intervals) plus the raw observations near its two edges; any other window reads the
+ *   observations within maxObservationGapSeconds of it (the raw computation, the oracle the
+ *   rollups must equal — usage-rollup.int-spec.ts).
  */
 import {
   bucketEdges,
-  distanceFigure,
-  engineRuntimeFigure,
-  idleFigure,
+  counterFigureOf,
+  counterSeries,
+  engineRuntimeFigureOf,
+  engineStateSeries,
   isTimeZone,
   MAX_OBSERVATION_GAP_SECONDS,
+  rawUsageViews,
+  rollupPlan,
+  rollupView,
   UTILIZATION_DEFINITION,
-  utilizationFigures,
+  utilizationOf,
   vehicleId as mintVehicleId,
   type CounterFigure,
+  type SeriesView,
   type UsageObservations,
   type UsageWindow,
+  type UtilizationViews,
 } from '@switchyard/domain';
 import {
   COUNTER_REPORT_DEFINITIONS,
@@ -44,6 +52,7 @@ import {
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { UsageObservationRepository, emptyUsageObservations } from '../db/repositories/usage-observation.repository.js';
+import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlot } from '../db/repositories/usage-rollup.repository.js';
 import { isVisible } from './telemetry-read.service.js';
 
 const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
@@ -80,8 +89,8 @@ export function counterOf(f: CounterFigure): CounterV1 {
   return { status: f.status, value: f.value, ...common };
 }
 
-export function utilizationOf(vehicleId: string, o: UsageObservations, window: UsageWindow, edges?: readonly number[]): UtilizationV1 {
-  const u = utilizationFigures(o, window, edges);
+export function utilizationReport(vehicleId: string, views: UtilizationViews, window: UsageWindow, edges?: readonly number[]): UtilizationV1 {
+  const u = utilizationOf(views, window, edges);
   return {
     vehicleId,
     window: { startTime: iso(window.startMs), endTime: iso(window.endMs) },
@@ -95,12 +104,56 @@ export function utilizationOf(vehicleId: string, o: UsageObservations, window: U
   };
 }
 
+const ALL_TIME = { startMs: -8.64e15, endMs: 8.64e15 };
+const COUNTERS = [
+  ['odometer', 'distance'],
+  ['engineHours', 'engineSeconds'],
+  ['totalIdleTime', 'idleSeconds'],
+] as const;
+
+function mergeObservations(a: UsageObservations | undefined, b: UsageObservations | undefined): UsageObservations {
+  const e = emptyUsageObservations();
+  return {
+    odometer: [...(a?.odometer ?? e.odometer), ...(b?.odometer ?? [])],
+    engineHours: [...(a?.engineHours ?? e.engineHours), ...(b?.engineHours ?? [])],
+    totalIdleTime: [...(a?.totalIdleTime ?? e.totalIdleTime), ...(b?.totalIdleTime ?? [])],
+    engineState: [...(a?.engineState ?? e.engineState), ...(b?.engineState ?? [])],
+  };
+}
+
+/**
+ * One vehicle's candidate views from its rollups: the slots of the window's aligned interior, the
+ * excluded intervals overlapping the window, and the raw observations near its two edges
+ * (rollupPlan) — the same candidates and figures as rawUsageViews over all raw observations.
+ */
+export function rollupUsageViews(slots: readonly StoredSlot[], excluded: readonly StoredInterval[], edgeObservations: UsageObservations, window: UsageWindow, inner: { innerStart: number; innerEnd: number }): UtilizationViews {
+  const inReach = (t: number) => t >= window.startMs - REACH_MS && t <= window.endMs + REACH_MS;
+  const partsOf = (metric: string, series: string) => ({
+    slots: slots.filter((x) => x.metric === metric && x.series === series),
+    intervals: excluded.filter((x) => x.metric === metric && x.series === series).map((x) => x.interval),
+    ...inner,
+  });
+  const counterViews = (metric: (typeof COUNTERS)[number][0], kind: (typeof COUNTERS)[number][1]): SeriesView[] => {
+    const edges = counterSeries(kind, metric, edgeObservations[metric], ALL_TIME);
+    const keys = new Set([...slots.filter((x) => x.metric === metric).map((x) => x.series), ...edgeObservations[metric].filter((o) => inReach(o.observedAtMs)).map((o) => o.source)]);
+    return [...keys].sort().map((key) => rollupView(`${metric}/${key}`, { ...partsOf(metric, key), edges: edges.find((e) => e.source === `${metric}/${key}`) }));
+  };
+  const [odometer, engineHours, idle] = COUNTERS.map(([metric, kind]) => counterViews(metric, kind)) as [SeriesView[], SeriesView[], SeriesView[]];
+  if (engineHours.length > 0) return { engine: engineHours, engineFromState: false, odometer, idle };
+  const edges = engineStateSeries(edgeObservations.engineState, ALL_TIME)[0];
+  const parts = partsOf('engineState', MERGED_SERIES);
+  const sources = new Set([...parts.slots.flatMap((x) => x.sources), ...(edges ? edges.sampleSources.filter((_, i) => inReach(edges.sampleTimesMs[i] ?? NaN)) : [])]);
+  const engine = sources.size === 0 ? [] : [rollupView([...sources].sort().map((x) => `engineState/${x}`).join(','), { ...parts, edges })];
+  return { engine, engineFromState: true, odometer, idle };
+}
+
 export class UsageReportService {
   private readonly configs: ConnectionConfigStore;
 
   constructor(
     orm: Orm,
     private readonly observations = new UsageObservationRepository(),
+    private readonly rollups = new UsageRollupRepository(),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
@@ -120,17 +173,50 @@ export class UsageReportService {
       .sort();
   }
 
-  private async visibleObservations(em: Em, connectionId: string, vehicleId: string, window: UsageWindow): Promise<UsageObservations> {
+  /**
+   * The candidate views of each vehicle over the window: from rollups when the window has an aligned
+   * interior and starts (less the maximum gap) after rollups began; from raw observations otherwise.
+   */
+  async viewsOf(em: Em, connectionId: string, vehicleIds: readonly string[], window: UsageWindow): Promise<Map<string, UtilizationViews>> {
+    const plan = rollupPlan(window);
+    if (!plan || window.startMs - REACH_MS < (await this.rollups.epoch(em))) {
+      const read = await this.observations.observations(em, connectionId, vehicleIds, iso(window.startMs - REACH_MS), iso(window.endMs + REACH_MS));
+      return new Map(vehicleIds.map((v) => [v, rawUsageViews(read.get(v) ?? emptyUsageObservations(), window)]));
+    }
+    const [[a0, a1], [b0, b1]] = plan.rawRanges as [[number, number], [number, number]];
+    const [slots, excluded, edgeA, edgeB] = await Promise.all([
+      this.rollups.slots(em, connectionId, vehicleIds, plan.innerStart, plan.innerEnd),
+      this.rollups.excluded(em, connectionId, vehicleIds, window.startMs, window.endMs),
+      this.observations.observations(em, connectionId, vehicleIds, iso(a0), iso(a1)),
+      this.observations.observations(em, connectionId, vehicleIds, iso(b0), iso(b1)),
+    ]);
+    return new Map(
+      vehicleIds.map((v) => [
+        v,
+        rollupUsageViews(
+          slots.filter((x) => x.vehicleId === v),
+          excluded.filter((x) => x.vehicleId === v),
+          mergeObservations(edgeA.get(v), edgeB.get(v)),
+          window,
+          plan,
+        ),
+      ]),
+    );
+  }
+
+  private async visibleViews(em: Em, connectionId: string, vehicleId: string, window: UsageWindow): Promise<UtilizationViews> {
     const visible = await this.visibleVehicles(em, connectionId);
     if (!visible.includes(vehicleId)) throw notFound();
-    const read = await this.observations.observations(em, connectionId, [vehicleId], iso(window.startMs - REACH_MS), iso(window.endMs + REACH_MS));
-    return read.get(vehicleId) ?? emptyUsageObservations();
+    const views = (await this.viewsOf(em, connectionId, [vehicleId], window)).get(vehicleId);
+    if (!views) throw new Error('no views for the requested vehicle');
+    return views;
   }
 
   async counter(em: Em, request: UsageCounterRequestV1): Promise<UsageCounterReplyV1> {
     const { window, edges } = windowOf(request);
-    const o = await this.visibleObservations(em, request.connectionId, request.vehicleId, window);
-    const figure = request.report === 'distance' ? distanceFigure(o, window, edges) : request.report === 'engineHours' ? engineRuntimeFigure(o, window, edges) : idleFigure(o, window, edges);
+    const v = await this.visibleViews(em, request.connectionId, request.vehicleId, window);
+    const figure =
+      request.report === 'distance' ? counterFigureOf('meters', v.odometer, window, edges) : request.report === 'engineHours' ? engineRuntimeFigureOf(v, window, edges) : counterFigureOf('seconds', v.idle, window, edges);
     return {
       report: {
         vehicleId: request.vehicleId,
@@ -144,8 +230,8 @@ export class UsageReportService {
 
   async utilization(em: Em, request: UsageUtilizationRequestV1): Promise<UsageUtilizationReplyV1> {
     const { window, edges } = windowOf(request);
-    const o = await this.visibleObservations(em, request.connectionId, request.vehicleId, window);
-    return { utilization: utilizationOf(request.vehicleId, o, window, edges) };
+    const views = await this.visibleViews(em, request.connectionId, request.vehicleId, window);
+    return { utilization: utilizationReport(request.vehicleId, views, window, edges) };
   }
 
   async fleet(em: Em, request: UsageFleetRequestV1): Promise<UsageFleetReplyV1> {
@@ -154,8 +240,8 @@ export class UsageReportService {
     const after = request.after;
     const rest = after === undefined ? visible : visible.filter((v) => v > after);
     const page = rest.slice(0, request.limit);
-    const read = await this.observations.observations(em, request.connectionId, page, iso(window.startMs - REACH_MS), iso(window.endMs + REACH_MS));
-    const vehicles = page.map((v) => utilizationOf(v, read.get(v) ?? emptyUsageObservations(), window, edges));
+    const views = await this.viewsOf(em, request.connectionId, page, window);
+    const vehicles = page.map((v) => utilizationReport(v, views.get(v) ?? rawUsageViews(emptyUsageObservations(), window), window, edges));
     const last = page.at(-1);
     return { vehicles, ...(rest.length > page.length && last !== undefined ? { next: last } : {}) };
   }

@@ -315,15 +315,23 @@ export interface UtilizationFigures {
   limitations: UsageLimitation[];
 }
 
-/** Utilization (definition engine_runtime_over_observed_time_v1): runtime and not-running over the same observed engine intervals. */
-export function utilizationFigures(o: UsageObservations, w: UsageWindow, edges?: readonly number[]): UtilizationFigures {
+/** The candidate views of a vehicle's usage from its raw observations (each with an observation within reach of the window). */
+export function rawUsageViews(o: UsageObservations, w: UsageWindow): UtilizationViews {
   const { series, fromState } = engineRuntimeSeries(o, w);
   const live = (list: SegmentSeries[]) => list.filter((c) => c.sampleTimesMs.length > 0).map(rawView);
-  return utilizationOf(
-    { engine: live(series), engineFromState: fromState, odometer: live(counterSeries('distance', 'odometer', o.odometer, w)), idle: live(counterSeries('idleSeconds', 'totalIdleTime', o.totalIdleTime, w)) },
-    w,
-    edges,
-  );
+  return { engine: live(series), engineFromState: fromState, odometer: live(counterSeries('distance', 'odometer', o.odometer, w)), idle: live(counterSeries('idleSeconds', 'totalIdleTime', o.totalIdleTime, w)) };
+}
+
+/** Utilization (definition engine_runtime_over_observed_time_v1): runtime and not-running over the same observed engine intervals. */
+export function utilizationFigures(o: UsageObservations, w: UsageWindow, edges?: readonly number[]): UtilizationFigures {
+  return utilizationOf(rawUsageViews(o, w), w, edges);
+}
+
+/** Engine runtime over views, naming the engine-state fallback. */
+export function engineRuntimeFigureOf(v: Pick<UtilizationViews, 'engine' | 'engineFromState'>, w: UsageWindow, edges?: readonly number[]): CounterFigure {
+  const figure = counterFigureOf('seconds', v.engine, w, edges);
+  if (v.engineFromState && figure.status !== 'missing') figure.limitations = sortLimitations([...figure.limitations, 'engine_runtime_from_engine_state']);
+  return figure;
 }
 
 /** The candidate series of a utilization, however stored (each with an observation within reach of the window). */
@@ -335,12 +343,9 @@ export interface UtilizationViews {
 }
 
 export function utilizationOf(v: UtilizationViews, w: UsageWindow, edges?: readonly number[]): UtilizationFigures {
-  const engineRuntime = counterFigureOf('seconds', v.engine, w, edges);
+  const engineRuntime = engineRuntimeFigureOf(v, w, edges);
   const engineNotRunning = counterFigureOf('seconds', v.engine.map(complementView), w, edges);
-  if (v.engineFromState && engineRuntime.status !== 'missing') {
-    engineRuntime.limitations = sortLimitations([...engineRuntime.limitations, 'engine_runtime_from_engine_state']);
-    engineNotRunning.limitations = engineRuntime.limitations;
-  }
+  engineNotRunning.limitations = engineRuntime.limitations;
   const distance = counterFigureOf('meters', v.odometer, w, edges);
   const idleTime = counterFigureOf('seconds', v.idle, w, edges);
   const running = engineRuntime.value;

@@ -49,3 +49,24 @@ export const VehicleFaultObservationEntity = defineEntity({
     updatedAt: p.datetime().defaultRaw('now()'),
   },
 });
+
+/** Migration 0004: usage rollups (written only with set-based SQL by UsageRollupRepository). */
+const usageKey = () => ({ connectionId: p.uuid().primary(), vehicleId: p.text().primary(), metric: p.text().primary(), series: p.text().primary() });
+
+export const UsageSlotEntity = defineEntity({
+  name: 'UsageSlot',
+  tableName: 'usage_slot',
+  properties: { ...usageKey(), slotStart: p.datetime().primary(), amount: p.double(), coverageMs: p.double(), samples: p.integer(), sources: p.json() },
+});
+
+export const UsageExcludedIntervalEntity = defineEntity({
+  name: 'UsageExcludedInterval',
+  tableName: 'usage_excluded_interval',
+  properties: { ...usageKey(), startAt: p.datetime().primary(), endAt: p.datetime(), reason: p.text() },
+});
+
+export const UsageRollupEpochEntity = defineEntity({
+  name: 'UsageRollupEpoch',
+  tableName: 'usage_rollup_epoch',
+  properties: { id: p.smallint().primary().autoincrement(false), startedAt: p.datetime() },
+});

@@ -1,0 +1,158 @@
+/**
+ * Keeps the usage rollups (migration 0004; formulas libs/domain/src/usage/rollups.ts) current and
+ * reads them.
+ * - `refresh`, on the batch's transaction after its observations are written: per vehicle the batch
+ *   touches (usage metrics only), the range of slots its observations can change — every slot within
+ *   maxObservationGapSeconds of them, since only intervals between consecutive observations at most
+ *   that far apart count — is rebuilt from the observations within the gap of that range (delete,
+ *   then insert). A re-delivered batch rebuilds the same rows; a late one rebuilds its own range.
+ *   Vehicles are rebuilt in id order under a transaction-scoped advisory lock per vehicle, taken
+ *   before the observations are read: of two batches touching one vehicle, the later rebuild reads
+ *   after the earlier committed, so the last rebuild of a range always sees every observation of it.
+ * - `slots`, `excluded`: what a report over the aligned interior of a window reads.
+ */
+import {
+  ceilSlot,
+  counterSeries,
+  engineStateSeries,
+  floorSlot,
+  MAX_OBSERVATION_GAP_SECONDS,
+  rollupRows,
+  SLOT_MS,
+  type IntervalRow,
+  type SegmentSeries,
+  type SlotRow,
+  type UsageObservations,
+} from '@switchyard/domain';
+import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { UsageObservationRepository, USAGE_METRICS } from './usage-observation.repository.js';
+
+const GAP_MS = MAX_OBSERVATION_GAP_SECONDS * 1000;
+// Advisory lock namespace for usage rollups ("SWUR"), second key hashtext(connection:vehicle).
+const ROLLUP_LOCK = 0x53575552;
+/** The series key of the merged engine states. */
+export const MERGED_SERIES = '*';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Each usage series of one vehicle's observations, keyed by metric and series. */
+export function usageSeries(o: UsageObservations, window: { startMs: number; endMs: number }): { metric: string; series: string; s: SegmentSeries }[] {
+  const counters = [
+    ['odometer', 'distance'],
+    ['engineHours', 'engineSeconds'],
+    ['totalIdleTime', 'idleSeconds'],
+  ] as const;
+  const out: { metric: string; series: string; s: SegmentSeries }[] = [];
+  for (const [metric, kind] of counters) for (const s of counterSeries(kind, metric, o[metric], window)) out.push({ metric, series: s.source.slice(metric.length + 1), s });
+  for (const s of engineStateSeries(o.engineState, window)) out.push({ metric: 'engineState', series: MERGED_SERIES, s });
+  return out;
+}
+
+export interface StoredSlot extends SlotRow {
+  vehicleId: string;
+  metric: string;
+  series: string;
+}
+
+export interface StoredInterval {
+  vehicleId: string;
+  metric: string;
+  series: string;
+  interval: IntervalRow;
+}
+
+export class UsageRollupRepository {
+  private epochMs: number | undefined;
+
+  constructor(private readonly observations = new UsageObservationRepository()) {}
+
+  /** Rebuilds the rollups the rows can change (see the header); `rows` as written to observations. */
+  async refresh(em: Em, connectionId: string, rows: readonly { vehicle_id: string; metric: string; observed_at: string }[]): Promise<void> {
+    const ranges = new Map<string, [number, number]>();
+    for (const r of rows) {
+      if (!(USAGE_METRICS as readonly string[]).includes(r.metric)) continue;
+      const t = Date.parse(r.observed_at);
+      const held = ranges.get(r.vehicle_id);
+      ranges.set(r.vehicle_id, held ? [Math.min(held[0], t), Math.max(held[1], t)] : [t, t]);
+    }
+    const t = tableNamer(em);
+    for (const vehicleId of [...ranges.keys()].sort()) {
+      const [min, max] = ranges.get(vehicleId) as [number, number];
+      const from = floorSlot(min - GAP_MS);
+      const to = ceilSlot(max + GAP_MS) + SLOT_MS;
+      await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [ROLLUP_LOCK, `${connectionId}:${vehicleId}`]);
+      const read = await this.observations.observations(em, connectionId, [vehicleId], iso(from - GAP_MS), iso(to + GAP_MS));
+      const o = read.get(vehicleId);
+      const slots: Record<string, unknown>[] = [];
+      const intervals: Record<string, unknown>[] = [];
+      for (const { metric, series, s } of o ? usageSeries(o, { startMs: from, endMs: to }) : []) {
+        const built = rollupRows(s, from, to);
+        for (const x of built.slots) slots.push({ metric, series, slot_start: iso(x.slotStartMs), amount: x.amount, coverage_ms: x.coverageMs, samples: x.samples, sources: x.sources });
+        for (const x of built.intervals) intervals.push({ metric, series, start_at: iso(x.startMs), end_at: iso(x.endMs), reason: x.reason });
+      }
+      await query(em, `delete from ${t('usage_slot')} where connection_id = ?::uuid and vehicle_id = ? and slot_start >= ?::timestamptz and slot_start < ?::timestamptz`, [connectionId, vehicleId, iso(from), iso(to)]);
+      await query(em, `delete from ${t('usage_excluded_interval')} where connection_id = ?::uuid and vehicle_id = ? and start_at < ?::timestamptz and end_at > ?::timestamptz`, [connectionId, vehicleId, iso(to), iso(from)]);
+      if (slots.length > 0) {
+        await query(
+          em,
+          `insert into ${t('usage_slot')} (connection_id, vehicle_id, metric, series, slot_start, amount, coverage_ms, samples, sources)
+           select ?::uuid, ?, x.metric, x.series, x.slot_start, x.amount, x.coverage_ms, x.samples, x.sources
+           from json_to_recordset(?::json) as x(metric text, series text, slot_start timestamptz, amount double precision, coverage_ms double precision, samples integer, sources jsonb)`,
+          [connectionId, vehicleId, JSON.stringify(slots)],
+        );
+      }
+      if (intervals.length > 0) {
+        // An excluded interval overlapping the range but starting before it was deleted above and is rebuilt here (its observations are within the gap of the range).
+        await query(
+          em,
+          `insert into ${t('usage_excluded_interval')} (connection_id, vehicle_id, metric, series, start_at, end_at, reason)
+           select ?::uuid, ?, x.metric, x.series, x.start_at, x.end_at, x.reason
+           from json_to_recordset(?::json) as x(metric text, series text, start_at timestamptz, end_at timestamptz, reason text)
+           on conflict (connection_id, vehicle_id, metric, series, start_at) do update set end_at = excluded.end_at, reason = excluded.reason`,
+          [connectionId, vehicleId, JSON.stringify(intervals)],
+        );
+      }
+    }
+  }
+
+  /** When rollups started: windows reaching before it are computed from raw observations. */
+  async epoch(em: Em): Promise<number> {
+    if (this.epochMs === undefined) {
+      const [row] = await query<{ started_at: string }>(em, `select ${isoSql('started_at')} as started_at from ${tableNamer(em)('usage_rollup_epoch')} where id = 1`);
+      if (!row) throw new Error('usage_rollup_epoch has no row (migration 0004)');
+      this.epochMs = Date.parse(row.started_at);
+    }
+    return this.epochMs;
+  }
+
+  /** The slots of some vehicles in [fromMs, toMs). */
+  async slots(em: Em, connectionId: string, vehicleIds: readonly string[], fromMs: number, toMs: number): Promise<StoredSlot[]> {
+    if (vehicleIds.length === 0) return [];
+    const rows = await query<{ vehicle_id: string; metric: string; series: string; at_ms: string; amount: number; coverage_ms: number; samples: number; sources: string[] }>(
+      em,
+      `select vehicle_id, metric, series, floor(extract(epoch from slot_start) * 1000)::bigint::text as at_ms, amount, coverage_ms, samples, sources
+       from ${tableNamer(em)('usage_slot')}
+       where connection_id = ?::uuid and vehicle_id = any(?::text[]) and slot_start >= ?::timestamptz and slot_start < ?::timestamptz`,
+      [connectionId, `{${vehicleIds.join(',')}}`, iso(fromMs), iso(toMs)],
+    );
+    return rows.map((r) => ({ vehicleId: r.vehicle_id, metric: r.metric, series: r.series, slotStartMs: Number(r.at_ms), amount: r.amount, coverageMs: r.coverage_ms, samples: r.samples, sources: r.sources }));
+  }
+
+  /** The excluded intervals of some vehicles overlapping [fromMs, toMs). */
+  async excluded(em: Em, connectionId: string, vehicleIds: readonly string[], fromMs: number, toMs: number): Promise<StoredInterval[]> {
+    if (vehicleIds.length === 0) return [];
+    const rows = await query<{ vehicle_id: string; metric: string; series: string; start_ms: string; end_ms: string; reason: string }>(
+      em,
+      `select vehicle_id, metric, series, floor(extract(epoch from start_at) * 1000)::bigint::text as start_ms, floor(extract(epoch from end_at) * 1000)::bigint::text as end_ms, reason
+       from ${tableNamer(em)('usage_excluded_interval')}
+       where connection_id = ?::uuid and vehicle_id = any(?::text[]) and start_at < ?::timestamptz and end_at > ?::timestamptz`,
+      [connectionId, `{${vehicleIds.join(',')}}`, iso(toMs), iso(fromMs)],
+    );
+    return rows.map((r) => ({
+      vehicleId: r.vehicle_id,
+      metric: r.metric,
+      series: r.series,
+      interval: { kind: 'excluded', startMs: Number(r.start_ms), endMs: Number(r.end_ms), reason: r.reason === 'implausible_increase' ? 'implausible_increase' : 'counter_decreased' },
+    }));
+  }
+}
