@@ -146,6 +146,10 @@ describe('fault reads over HTTP', () => {
       return found.length >= 5 ? found : undefined;
     }, { timeoutMs: 10_000, description: 'transitions on the subjects' });
     expect(mine.map((p) => [p.transitionId, p.sequence, p.kind, p.occurrenceId])).toEqual([...events, ...resumed.events].map((e) => [e.id, e.sequence, e.kind, e.occurrence_id]));
+    // The code's structure, in the stored occurrence and the subject payload.
+    expect(mine[0]!.structured).toEqual({ standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0 });
+    const [stored] = await faultSql<{ structured: unknown }>(`select structured from $faults.fault_occurrence where id = ?::uuid`, [events[0]!.occurrence_id]);
+    expect(stored!.structured).toEqual({ standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0 });
     // CloudEvents 1.0 binary mode: the attributes are NATS headers.
     expect(headersOf.get(events[2]!.id)).toMatchObject({
       'ce-specversion': '1.0',

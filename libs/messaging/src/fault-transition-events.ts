@@ -54,6 +54,14 @@ export const faultTransitionConsumerV1 = faultTransitionV1
       .nullable()
       .describe('Why it cleared, null for opens: `snapshot_absent`, `dismissed` or `inactivity_timeout` today; more may be added (additive).'),
     bootstrap: faultTransitionV1.shape.bootstrap.describe('True on the `opened` of a fault already active when the vehicle was first watched (its start is unknown).'),
+    structured: z
+      .object({ standard: z.string().min(1) })
+      .loose()
+      .nullable()
+      .optional()
+      .describe(
+        'The code\'s structure where the provider gives it, null when it has none: `{standard: "j1939", spn, fmi, sourceAddress}`, `{standard: "obdii", dtc, status}` (status confirmed, pending, permanent or null), `{standard: "geotab", diagnosticId, failureModeId, controllerId}`. More standards and members may be added (additive).',
+      ),
   })
   .loose()
   .describe('Fault transition v1. Consumers must ignore fields they do not know (additive changes keep v1).');

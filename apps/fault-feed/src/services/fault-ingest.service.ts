@@ -10,6 +10,7 @@ import { PoisonMessage, faultTransitionV1, type FaultBatchV1, type FaultTransiti
 import type { Em } from '@switchyard/persistence';
 import { randomUUID } from 'node:crypto';
 import { FaultRepository, type TransitionRow } from '../db/repositories/fault.repository.js';
+import { structuredCode } from './fault-codes.js';
 import { deriveFromRecords, deriveFromSnapshots } from './fault-derivation.js';
 
 export class FaultIngestService {
@@ -47,6 +48,7 @@ export class FaultIngestService {
           observedAt: new Date(d.observedAt).toISOString(),
           clearedBy: d.clearedBy,
           bootstrap: d.bootstrap,
+          structured: structuredCode(provider, d.occurrence.faultKey),
         });
         return { id, connection_id: connectionId, sequence: first + i, occurrence_id: d.occurrence.id, kind: d.kind, observed_at: d.observedAt, bootstrap: d.bootstrap, payload };
       });

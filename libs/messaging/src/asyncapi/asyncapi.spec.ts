@@ -69,9 +69,10 @@ describe('AsyncAPI document', () => {
   });
 
   it('accepts an additive v1 change on the consumer side (unknown field, new open-enum value), not a breaking one', () => {
-    const additive = { ...transition, kind: 'cleared', clearedBy: 'provider_reset', provider: 'newprovider', structured: { spn: 110 } };
+    const additive = { ...transition, kind: 'cleared', clearedBy: 'provider_reset', provider: 'newprovider', severity: 'high', structured: { standard: 'iso14229', did: 61840 } };
     expect(ajv.compile(message.payload)(additive)).toBe(true);
-    expect(faultTransitionConsumerV1.parse(additive)).toMatchObject({ clearedBy: 'provider_reset', structured: { spn: 110 } });
+    expect(faultTransitionConsumerV1.parse(additive)).toMatchObject({ clearedBy: 'provider_reset', severity: 'high', structured: { standard: 'iso14229', did: 61840 } });
+    expect(ajv.compile(message.payload)({ ...transition, structured: { standard: 'j1939', spn: 110, fmi: 0, sourceAddress: 0 } })).toBe(true);
     expect(faultTransitionConsumerV1.safeParse({ ...transition, kind: 'acknowledged' }).success).toBe(false);
     const { sequence: _dropped, ...withoutSequence } = transition;
     expect(faultTransitionConsumerV1.safeParse(withoutSequence).success).toBe(false);

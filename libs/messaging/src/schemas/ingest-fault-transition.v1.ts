@@ -10,6 +10,21 @@
 import { z } from 'zod';
 import { providerV1 } from './connection-config.v1.js';
 
+/**
+ * The structure of a fault code where the provider's identity of the fault gives it (fault-feed
+ * fault-codes.ts): J1939 SPN, FMI and source address (the transmitting ECU; null when the provider
+ * names none), OBD-II DTC and its list (confirmed, pending, permanent; null when not given), Geotab
+ * diagnostic, failure mode and controller ids. Null when the code has none of these structures
+ * (an OEM code, another network).
+ */
+export const structuredFaultCodeV1 = z.discriminatedUnion('standard', [
+  z.object({ standard: z.literal('j1939'), spn: z.number().int().min(0), fmi: z.number().int().min(0), sourceAddress: z.number().int().min(0).nullable() }).strict(),
+  z.object({ standard: z.literal('obdii'), dtc: z.string().min(1), status: z.enum(['confirmed', 'pending', 'permanent']).nullable() }).strict(),
+  z.object({ standard: z.literal('geotab'), diagnosticId: z.string().min(1), failureModeId: z.string().min(1).nullable(), controllerId: z.string().min(1).nullable() }).strict(),
+]);
+
+export type StructuredFaultCodeV1 = z.output<typeof structuredFaultCodeV1>;
+
 export const faultTransitionV1 = z
   .object({
     transitionId: z.uuid(),
@@ -30,6 +45,8 @@ export const faultTransitionV1 = z
     /** Why it cleared (null for opens). */
     clearedBy: z.enum(['snapshot_absent', 'dismissed', 'inactivity_timeout']).nullable(),
     bootstrap: z.boolean(),
+    /** Added in v1 (additive): the code's structure, null when it has none; absent from messages published before. */
+    structured: structuredFaultCodeV1.nullable().optional(),
   })
   .strict();
 

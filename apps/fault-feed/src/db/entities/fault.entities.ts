@@ -23,6 +23,7 @@ export const FaultOccurrenceEntity = defineEntity({
     clearedBy: p.text().nullable(),
     bootstrap: p.boolean(),
     openSequence: p.bigint().nullable(),
+    structured: p.json().nullable(),
   },
   indexes: [
     { name: 'fault_occurrence_open_idx', properties: ['connectionId', 'openSequence'], where: 'cleared_at is null' },

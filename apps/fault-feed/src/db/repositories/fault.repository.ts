@@ -5,7 +5,9 @@
  * Invariant: every write runs on the batch's transaction, after `lockConnection`, so two processes
  * never derive from the same stale state and sequences never interleave within a connection.
  */
+import type { Provider } from '@switchyard/domain';
 import { ormSchema, query, tableNamer, type Em } from '@switchyard/persistence';
+import { structuredCode } from '../../services/fault-codes.js';
 import type { FaultState, Occurrence } from '../../services/fault-derivation.js';
 import { occurrenceKey } from '../../services/fault-derivation.js';
 
@@ -83,7 +85,7 @@ export class FaultRepository {
     };
   }
 
-  async writeOccurrences(em: Em, connectionId: string, provider: string, vehicleIdOf: (sourceId: string) => string, occurrences: readonly Occurrence[]): Promise<void> {
+  async writeOccurrences(em: Em, connectionId: string, provider: Provider, vehicleIdOf: (sourceId: string) => string, occurrences: readonly Occurrence[]): Promise<void> {
     if (occurrences.length === 0) return;
     const t = tableNamer(em);
     const rows = occurrences.map((o) => ({
@@ -99,13 +101,14 @@ export class FaultRepository {
       cleared_at: o.clearedAt,
       cleared_by: o.clearedBy,
       bootstrap: o.bootstrap,
+      structured: structuredCode(provider, o.faultKey),
     }));
     await query(
       em,
-      `insert into ${t('fault_occurrence')} as t (id, connection_id, provider, model, vehicle_id, vehicle_source_id, fault_key, code, description, opened_at, last_observed_at, cleared_at, cleared_by, bootstrap)
-       select r.id, ?::uuid, ?, r.model, r.vehicle_id, r.vehicle_source_id, r.fault_key, r.code, r.description, r.opened_at, r.last_observed_at, r.cleared_at, r.cleared_by, r.bootstrap
+      `insert into ${t('fault_occurrence')} as t (id, connection_id, provider, model, vehicle_id, vehicle_source_id, fault_key, code, description, opened_at, last_observed_at, cleared_at, cleared_by, bootstrap, structured)
+       select r.id, ?::uuid, ?, r.model, r.vehicle_id, r.vehicle_source_id, r.fault_key, r.code, r.description, r.opened_at, r.last_observed_at, r.cleared_at, r.cleared_by, r.bootstrap, r.structured
          from json_to_recordset(?::json) as r(id uuid, model text, vehicle_id text, vehicle_source_id text, fault_key text, code text, description text,
-              opened_at timestamptz, last_observed_at timestamptz, cleared_at timestamptz, cleared_by text, bootstrap boolean)
+              opened_at timestamptz, last_observed_at timestamptz, cleared_at timestamptz, cleared_by text, bootstrap boolean, structured jsonb)
         order by r.id
        on conflict (id) do update set last_observed_at = excluded.last_observed_at, cleared_at = excluded.cleared_at, cleared_by = excluded.cleared_by`,
       [connectionId, provider, JSON.stringify(rows)],
