@@ -31,12 +31,11 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nes
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit } from '@switchyard/contracts';
-import { ID_PATTERNS, isEntityId, isTelemetryMetric, toWireDateTime } from '@switchyard/domain';
+import { ID_PATTERNS, isTelemetryMetric } from '@switchyard/domain';
 import {
   fleetLocationsV1,
   historyPositionV1,
   historyV1,
-  isWireDateTime,
   nextCursorLink,
   readHorizonV1,
   REFRESH_INTERVAL_SECONDS,
@@ -52,7 +51,9 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { HistoryQueryDto, ListLocationsQueryDto } from '../dto/telemetry.dto.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError, invalid } from '../http/api-error.js';
+import { pathId } from '../http/entity-ids.js';
+import { parseInstant } from '../http/instant.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
 import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
@@ -66,20 +67,21 @@ const HISTORY_ROUTE = 'GET /v1/connections/{id}/vehicles/{vehicleId}/history';
 const historyCursorV1 = z.object({ h: readHorizonV1.optional(), p: historyPositionV1.optional(), v: z.string(), m: z.string(), s: z.string(), e: z.string() }).strict();
 type HistoryCursor = z.output<typeof historyCursorV1>;
 
-function vehicleIdOf(raw: string): string {
-  if (!isEntityId('vehicle', raw)) throw new ApiError('invalid_path');
-  return raw;
-}
+const vehicleIdOf = (raw: string): string => pathId('vehicle', 'vehicleId', raw);
 
 /** The window of a history query, checked in the order the reason codes are documented. */
 function windowOf(startTime: string | undefined, endTime: string | undefined): { startTime: string; endTime: string } {
-  const instant = (v: string | undefined) => (v !== undefined && isWireDateTime(v) && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
-  const [start, end] = [instant(startTime), instant(endTime)];
-  if (start === undefined || end === undefined) throw new ApiError('invalid_query');
-  if (start >= end) throw new ApiError('reversed_window');
-  if (end - start > HISTORY_WINDOW_MAX_MS) throw new ApiError('window_too_long');
-  // Echoed (and bound into the cursor) in the wire form: UTC, milliseconds.
-  return { startTime: toWireDateTime(startTime as string), endTime: toWireDateTime(endTime as string) };
+  // The one request date-time parser (http/instant.ts, decision 0016); echoed (and bound into the cursor) in its canonical wire form.
+  const instant = (name: 'startTime' | 'endTime', raw: string | undefined) => {
+    if (raw === undefined) throw invalid('invalid_query', 'query', name, 'malformed');
+    const parsed = parseInstant(raw);
+    if (!parsed.ok) throw invalid('invalid_query', 'query', name, parsed.reason);
+    return parsed;
+  };
+  const [start, end] = [instant('startTime', startTime), instant('endTime', endTime)];
+  if (start.ms >= end.ms) throw new ApiError('reversed_window');
+  if (end.ms - start.ms > HISTORY_WINDOW_MAX_MS) throw new ApiError('window_too_long');
+  return { startTime: start.iso, endTime: end.iso };
 }
 
 const VEHICLE_ID_PARAM = ApiParam({
