@@ -33,13 +33,16 @@ const GEOTAB = { database: 'acme_fleet', userName: 'svc-acme@switchyard.example'
 let gw: TestGateway;
 let browser: Browser;
 const simulators: NodeProcess[] = [];
-let urls: { samsara: string; geotab: string };
+let urls: { samsara: string; geotab: string; motive: string };
+const motiveKey = `motive_key_${randomBytes(16).toString('hex')}`;
+/** The simulators' registered sandbox OAuth client (sandbox/src/common/oauth.routes.ts). */
+const CLIENT = { clientId: 'switchyard-sandbox', clientSecret: 'switchyard-sandbox-secret' };
 let manager: { token: string; id: string };
 
 const em = () => gw.service.runtime.orm.em.fork();
 const sql = <T>(text: (t: (name: string) => string) => string, params: unknown[] = []) => query<T>(em(), text(tableNamer(em())), params);
 
-async function pausedConnection(provider: 'samsara' | 'geotab'): Promise<string> {
+async function pausedConnection(provider: 'samsara' | 'geotab' | 'motive'): Promise<string> {
   const { connectionId } = await gw.connections.create({ customerId: `Acme ${provider} Logistics`, provider, environment: 'sandbox' });
   await gw.connections.configure(connectionId, { status: 'paused' });
   await gw.credentials.grantConsumer(manager.id, connectionId, ['read', 'manage']);
@@ -107,6 +110,9 @@ async function expectNoSecretInClear(secrets: readonly string[]): Promise<void> 
 
 async function fillAndSubmit(page: Page, signals: readonly string[], fields: Record<string, string>, accept = true): Promise<void> {
   for (const s of signals) await page.getByRole('checkbox', { name: new RegExp(`^${s}`, 'i') }).check();
+  // Samsara offers the API token and OAuth: choose the token (a single method has no choice to make).
+  const tokenMethod = page.getByRole('radio', { name: 'Enter an API token' });
+  if ('API token' in fields && (await tokenMethod.count()) > 0) await tokenMethod.check();
   for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
   if (accept) await page.getByRole('checkbox', { name: /I have read what will be shared/ }).check();
   await posted(page, () => page.getByRole('button', { name: 'Connect account' }).click());
@@ -125,8 +131,16 @@ beforeAll(async () => {
   simulators.push(samsara.process);
   const geotab = await spawnSimulator('geotab', { GEOTAB_DATABASE: GEOTAB.database, GEOTAB_USERNAME: GEOTAB.userName, GEOTAB_PASSWORD: geotabPassword, SIM_VEHICLES: '2', SIM_SEED: 'connect-page' });
   simulators.push(geotab.process);
-  urls = { samsara: samsara.url, geotab: geotab.url };
-  gw = await startTestGateway({ providerBaseUrls: { samsara: urls.samsara, geotab: urls.geotab } });
+  const motive = await spawnSimulator('motive', { MOTIVE_API_KEYS: motiveKey, SIM_VEHICLES: '2', SIM_SEED: 'connect-page' });
+  simulators.push(motive.process);
+  urls = { samsara: samsara.url, geotab: geotab.url, motive: motive.url };
+  gw = await startTestGateway({
+    providerBaseUrls: urls,
+    oauth: {
+      samsara: { ...CLIENT, authorizeUrl: `${urls.samsara}/oauth2/authorize`, tokenUrl: `${urls.samsara}/oauth2/token` },
+      motive: { ...CLIENT, authorizeUrl: `${urls.motive}/oauth/authorize`, tokenUrl: `${urls.motive}/oauth/token` },
+    },
+  });
   const key = await gw.credentials.createConsumerKey('connect page manager');
   manager = { token: key.token, id: key.id };
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -200,6 +214,61 @@ describe('enrollment to complete', () => {
       expect(await sessionStatus(connectionId, sessionId)).toMatchObject({ status: 'complete', enrollment_method: 'service_account', selected_signals: ['faults', 'engineHours'] });
       expect(await gw.connections.providerCredentials(connectionId)).toEqual({ database: GEOTAB.database, userName: GEOTAB.userName, password: geotabPassword });
       await expectNoSecretInClear([geotabPassword]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('OAuth (provider-hosted authorize and token endpoints of the simulators)', () => {
+  it.each([
+    ['samsara', 'Sign in with the provider (OAuth)', { apiToken: samsaraToken }],
+    ['motive', undefined, { accessToken: motiveKey }],
+  ] as const)('%s: approve at the provider → back to the gateway → complete with the token from the code exchange', async (provider, radio, stored) => {
+    const connectionId = await pausedConnection(provider);
+    const { sessionId, url } = await newSession(connectionId);
+    const { context, page, foreign } = await openPage({ width: 1280, height: 900, bypassCSP: true });
+    try {
+      await page.goto(url);
+      await expectAccessible(page);
+      await screenshot(page, `connect-${provider}-oauth-desktop`);
+      if (radio) await page.getByRole('radio', { name: radio }).check();
+      await page.getByRole('checkbox', { name: /^Odometer/ }).check();
+      await page.getByRole('checkbox', { name: /^Fault codes/ }).check();
+      await page.getByRole('checkbox', { name: /I have read/ }).check();
+      await page.getByRole('button', { name: provider === 'motive' ? 'Continue to Motive' : 'Connect account' }).click();
+      await page.waitForURL((u) => u.pathname.includes('/oauth'));
+      expect(page.url().startsWith(urls[provider])).toBe(true);
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.getByRole('heading', { name: 'Account connected' }).waitFor();
+      expect(page.url()).toContain('/connect/oauth/callback');
+      expect(await page.content()).not.toContain(Object.values(stored)[0]);
+      expect(await sessionStatus(connectionId, sessionId)).toMatchObject({ status: 'complete', enrollment_method: 'oauth', selected_signals: ['odometer', 'faults'] });
+      expect(await gw.connections.providerCredentials(connectionId)).toMatchObject(stored);
+      const [identity] = await sql<{ provider_identity: string }>((t) => `select provider_identity from ${t('connect_session')} where id = ?::uuid`, [sessionId]);
+      expect(identity!.provider_identity).toMatch(new RegExp(`^${provider}:oauth:[0-9a-f]{16}$`));
+      expect(foreign).toEqual([]);
+      await expectNoSecretInClear(Object.values(stored));
+      // The callback is single use too.
+      expect((await page.goto(page.url()))?.status()).toBe(410);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('declined at the provider: cancelled, nothing stored', async () => {
+    const connectionId = await pausedConnection('motive');
+    const { sessionId, url } = await newSession(connectionId);
+    const { context, page } = await openPage();
+    try {
+      await page.goto(url);
+      await page.getByRole('checkbox', { name: /^Location/ }).check();
+      await page.getByRole('checkbox', { name: /I have read/ }).check();
+      await page.getByRole('button', { name: 'Continue to Motive' }).click();
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.getByRole('heading', { name: 'Request declined' }).waitFor();
+      expect(await sessionStatus(connectionId, sessionId)).toMatchObject({ status: 'cancelled', completed_at: null });
+      expect(await gw.connections.providerCredentials(connectionId)).toBeUndefined();
     } finally {
       await context.close();
     }

@@ -72,5 +72,18 @@ export interface GatewaySettings {
   providerBaseUrls?: Partial<Record<'samsara' | 'motive' | 'geotab', string>>;
   /** Origin of the connect-session links (`PUBLIC_URL`); unset: the origin the API request came to. */
   publicUrl?: string;
+  /**
+   * Registered OAuth applications (spec 4.3 rule 4: provider-hosted OAuth needs one); a provider
+   * without one offers no OAuth on the connect page. From SAMSARA_/MOTIVE_OAUTH_CLIENT_ID and
+   * _CLIENT_SECRET, with _AUTHORIZE_URL / _TOKEN_URL defaulting to the providers' documented hosts.
+   */
+  oauth?: Partial<Record<'samsara' | 'motive', OAuthClient>>;
+}
+
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
 }
 export const GATEWAY_SETTINGS = Symbol('gateway.settings');

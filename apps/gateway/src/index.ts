@@ -51,6 +51,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
       ...gatewaySettings?.providerBaseUrls,
     },
     ...(gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL ? { publicUrl: gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL } : {}),
+    oauth: { ...oauthClientsFrom(sourceEnv), ...gatewaySettings?.oauth },
   };
   return {
     ...options,
@@ -67,6 +68,29 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
       installResponseEncoding(app.getHttpAdapter().getInstance());
     },
   };
+}
+
+/** OAuth applications from the environment (SAMSARA_/MOTIVE_OAUTH_*); a provider without a client id and secret has none. */
+function oauthClientsFrom(env: NodeJS.ProcessEnv): NonNullable<GatewaySettings['oauth']> {
+  const samsaraBase = (env.SAMSARA_BASE_URL || 'https://api.samsara.com').replace(/\/+$/, '');
+  const clients: NonNullable<GatewaySettings['oauth']> = {};
+  if (env.SAMSARA_OAUTH_CLIENT_ID && env.SAMSARA_OAUTH_CLIENT_SECRET) {
+    clients.samsara = {
+      clientId: env.SAMSARA_OAUTH_CLIENT_ID,
+      clientSecret: env.SAMSARA_OAUTH_CLIENT_SECRET,
+      authorizeUrl: env.SAMSARA_OAUTH_AUTHORIZE_URL || `${samsaraBase}/oauth2/authorize`,
+      tokenUrl: env.SAMSARA_OAUTH_TOKEN_URL || `${samsaraBase}/oauth2/token`,
+    };
+  }
+  if (env.MOTIVE_OAUTH_CLIENT_ID && env.MOTIVE_OAUTH_CLIENT_SECRET) {
+    clients.motive = {
+      clientId: env.MOTIVE_OAUTH_CLIENT_ID,
+      clientSecret: env.MOTIVE_OAUTH_CLIENT_SECRET,
+      authorizeUrl: env.MOTIVE_OAUTH_AUTHORIZE_URL || 'https://gomotive.com/oauth/authorize',
+      tokenUrl: env.MOTIVE_OAUTH_TOKEN_URL || 'https://keeptruckin.com/oauth/token',
+    };
+  }
+  return clients;
 }
 
 export { GATEWAY_MAIN_ENV, GATEWAY_METRICS_PORT } from './config.js';

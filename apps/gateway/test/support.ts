@@ -56,6 +56,8 @@ export interface TestGatewayOptions {
   groupDirectoryLimits?: GatewaySettings['groupDirectoryLimits'];
   /** Provider base URLs the connect page verifies credentials against (the suite's simulators). */
   providerBaseUrls?: GatewaySettings['providerBaseUrls'];
+  /** Registered OAuth applications (the simulators' sandbox client). */
+  oauth?: GatewaySettings['oauth'];
   /** Started in order after the gateway, closed in reverse before it. */
   beside?: BesideService[];
 }
@@ -94,6 +96,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         ...(options.responseByteLimit ? { responseByteLimit: options.responseByteLimit } : {}),
         ...(options.groupDirectoryLimits ? { groupDirectoryLimits: options.groupDirectoryLimits } : {}),
         ...(options.providerBaseUrls ? { providerBaseUrls: options.providerBaseUrls } : {}),
+        ...(options.oauth ? { oauth: options.oauth } : {}),
       },
     }),
   ).catch(async (error: unknown) => {

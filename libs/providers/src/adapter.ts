@@ -15,7 +15,8 @@ import type { Clock, RequestBudget } from './http/request-budget.js';
 
 export interface ProviderCredentials {
   samsara: { apiToken: string };
-  motive: { apiKey: string };
+  /** An API key (`X-Api-Key`), or an OAuth access token (`Authorization: Bearer`; motive.md §1). */
+  motive: { apiKey: string } | { accessToken: string };
   geotab: { database: string; userName: string; password: string };
 }
 

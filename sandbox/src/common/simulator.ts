@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccountFleet } from './account-fleet.js';
 import { handleControl, TrafficStats } from './control-api.js';
+import { createOAuthProvider } from './oauth.routes.js';
 import { applyFieldChange, truncateBody } from './field-change.js';
 import { ScenarioBook } from './scenario-book.js';
 import type { Scenario } from './scenario.types.js';
@@ -54,6 +55,8 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
   let releaseHung: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (releaseHung = resolve));
   const { clock } = options;
+  // Provider-hosted OAuth pages and token endpoint (Samsara, Motive): outside the API's account pipeline.
+  const oauth = createOAuthProvider(def.provider, () => [...accountInfo.keys()]);
 
   const accountFleet = (account: string): AccountFleet => {
     let view = fleets.get(account);
@@ -121,6 +124,10 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
       raw = await readBody(req);
     } catch {
       res.writeHead(413).end();
+      return;
+    }
+    if (oauth?.handles(new URL(req.url ?? '/', 'http://simulator').pathname)) {
+      oauth.serve(req, res, raw);
       return;
     }
     let body: unknown;

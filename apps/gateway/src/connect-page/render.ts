@@ -103,6 +103,12 @@ function methodFields(method: EnrollmentMethod, page: PageContext, problems: rea
 ${textField(problems, 'apiToken', 'API token', { type: 'password', autocomplete: 'off', hint: 'Create a read-only token in the Samsara dashboard under Settings → API Tokens.' })}
 </fieldset>`;
   }
+  if (method === 'oauth') {
+    const provider = PROVIDER_NAMES[page.connection.provider];
+    return `<fieldset><legend>Sign in with ${esc(provider)}</legend>
+<p class="hint">You will be sent to ${esc(provider)} to sign in and approve read access, then brought back here. Your ${esc(provider)} password is never entered on this page.</p>
+</fieldset>`;
+  }
   if (method === 'service_account') {
     return `<fieldset><legend>MyGeotab service account</legend>
 ${textField(problems, 'database', 'Database', { value: values.database ?? page.binding?.database ?? '', autocomplete: 'off' })}
@@ -114,7 +120,7 @@ ${textField(problems, 'server', 'Server', { value: values.server ?? page.binding
   return '';
 }
 
-const METHOD_LABELS: Record<EnrollmentMethod, string> = { api_token: 'API token', oauth: 'Sign in with the provider', service_account: 'Service account' };
+const METHOD_LABELS: Record<EnrollmentMethod, string> = { api_token: 'Enter an API token', oauth: 'Sign in with the provider (OAuth)', service_account: 'Service account' };
 
 export function renderForm(page: PageContext, problems: readonly FieldProblem[] = [], values: FormValues = { signals: [] }): string {
   const provider = PROVIDER_NAMES[page.connection.provider];
@@ -159,7 +165,7 @@ ${methods}
 ${fieldError(problems, 'accept')}
 <label class="check" for="accept"><input type="checkbox" id="accept" name="accept" value="yes"${describedBy(problems, 'accept')}><span>I have read what will be shared and I authorize it.</span></label>
 <div class="actions">
-<button type="submit" class="primary" name="action" value="connect">Connect account</button>
+<button type="submit" class="primary" name="action" value="connect">${page.methods.length === 1 && page.methods[0] === 'oauth' ? `Continue to ${esc(provider)}` : 'Connect account'}</button>
 <button type="submit" class="secondary" name="action" value="decline" formnovalidate>Decline</button>
 </div>
 </section>

@@ -13,16 +13,17 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { renderComplete, renderDead, renderFailed, renderForm } from '../connect-page/render.js';
-import { ConnectSessionService, type EnrollmentForm } from '../services/connect-session.service.js';
+import { ConnectSessionService, type EnrollmentForm, type SubmitOutcome } from '../services/connect-session.service.js';
 
-const PAGE_HEADERS = {
+/** The page's headers; `formTargets` are the OAuth authorize origins a form post may redirect to (CSP form-action covers redirects). */
+const pageHeaders = (formTargets: readonly string[]) => ({
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-};
+  'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTargets.map((o) => ` ${o}`).join('')}; frame-ancestors 'none'; base-uri 'none'`,
+});
 
 /** Longest form body the page accepts (its fields are short). */
 const FORM_LIMIT_BYTES = 16_384;
@@ -41,6 +42,8 @@ export class ConnectPageForms implements OnModuleInit {
     });
   }
 }
+
+const originOf = (req: FastifyRequest) => `${req.protocol}://${req.headers.host ?? 'localhost'}`;
 
 function formOf(body: unknown): EnrollmentForm & { action?: string } {
   const params = body instanceof URLSearchParams ? body : new URLSearchParams();
@@ -64,6 +67,15 @@ function formOf(body: unknown): EnrollmentForm & { action?: string } {
 export class ConnectPageController {
   constructor(private readonly sessions: ConnectSessionService) {}
 
+  /** The provider's redirect back after OAuth (register this URL with the provider's OAuth application). */
+  @Get('oauth/callback')
+  async oauthCallback(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const q = req.query as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const outcome = await this.sessions.oauthCallback({ code: str(q.code), state: str(q.state), error: str(q.error) }, originOf(req));
+    return this.answer(reply, outcome);
+  }
+
   @Get(':token')
   async show(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
     const state = await this.sessions.open(token);
@@ -74,8 +86,15 @@ export class ConnectPageController {
   @Post(':token')
   async submit(@Param('token') token: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = formOf(req.body);
-    const outcome = form.action === 'decline' ? await this.sessions.decline(token, form.csrf) : await this.sessions.submit(token, form);
+    const outcome = form.action === 'decline' ? await this.sessions.decline(token, form.csrf) : await this.sessions.submit(token, form, originOf(req));
+    return this.answer(reply, outcome);
+  }
+
+  private answer(reply: FastifyReply, outcome: SubmitOutcome): void {
     switch (outcome.kind) {
+      case 'redirect':
+        void reply.status(303).headers({ ...pageHeaders(this.sessions.oauthOrigins()), location: outcome.location }).send('');
+        return;
       case 'invalid':
         return this.send(reply, 422, renderForm(outcome.page, outcome.problems, outcome.values));
       case 'complete':
@@ -90,6 +109,6 @@ export class ConnectPageController {
   }
 
   private send(reply: FastifyReply, status: number, html: string): void {
-    void reply.status(status).headers(PAGE_HEADERS).send(html);
+    void reply.status(status).headers(pageHeaders(this.sessions.oauthOrigins())).send(html);
   }
 }

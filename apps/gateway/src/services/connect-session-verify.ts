@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Provider } from '@switchyard/domain';
-import { createGeotabAdapter, createSamsaraAdapter, ProviderError, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
+import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, ProviderError, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
 
 export type VerifyOutcome = { ok: true; identity: string } | { ok: false; reason: string };
 
@@ -17,19 +17,21 @@ const VERIFY_OPTIONS = { timeoutMs: 10_000, retry: { maxAttempts: 1 } };
 /** A stable, non-secret name of the account behind a token: its SHA-256 fingerprint. */
 const fingerprint = (secret: string) => createHash('sha256').update(secret).digest('hex').slice(0, 16);
 
-export async function verifyProviderCredentials<P extends Provider>(provider: P, baseUrl: string, credentials: ProviderCredentials[P]): Promise<VerifyOutcome> {
+export async function verifyProviderCredentials<P extends Provider>(provider: P, baseUrl: string, credentials: ProviderCredentials[P], oauth = false): Promise<VerifyOutcome> {
   let adapter: ProviderAdapter;
   let identity: string;
   if (provider === 'samsara') {
     const c = credentials as ProviderCredentials['samsara'];
     adapter = createSamsaraAdapter({ provider: 'samsara', baseUrl, credentials: c, ...VERIFY_OPTIONS });
-    identity = `samsara:token:${fingerprint(c.apiToken)}`;
+    identity = `samsara:${oauth ? 'oauth' : 'token'}:${fingerprint(c.apiToken)}`;
   } else if (provider === 'geotab') {
     const c = credentials as ProviderCredentials['geotab'];
     adapter = createGeotabAdapter({ provider: 'geotab', baseUrl, credentials: c, ...VERIFY_OPTIONS });
     identity = `geotab:${c.database}:${c.userName}`;
   } else {
-    return { ok: false, reason: 'provider_config_invalid' };
+    const c = credentials as ProviderCredentials['motive'];
+    adapter = createMotiveAdapter({ provider: 'motive', baseUrl, credentials: c, ...VERIFY_OPTIONS });
+    identity = `motive:${'apiKey' in c ? 'key' : 'oauth'}:${fingerprint('apiKey' in c ? c.apiKey : c.accessToken)}`;
   }
   try {
     await adapter.vehicles(null);

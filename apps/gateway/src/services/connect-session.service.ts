@@ -27,6 +27,7 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
 import { ConnectSessionRepository, type SessionRow } from '../db/repositories/connect-session.repository.js';
 import { ApiError } from '../http/api-error.js';
+import { authorizeUrl, exchangeCode } from './connect-session-oauth.js';
 import { verifyProviderCredentials } from './connect-session-verify.js';
 import { ConnectionsAdmin } from './connections-admin.service.js';
 import { AdminError } from './credentials-admin.service.js';
@@ -39,12 +40,18 @@ import { DISCLOSURE_VERSION } from '../connect-page/disclosure.js';
 /** Session rate limit per consumer key × connection (spec 7 "session rate limit"; the value is ours). */
 export const CONNECT_SESSION_RATE = { max: 5, windowSeconds: 600 } as const;
 
-/** Enrollment methods each provider offers on the page (spec 4.3 rules 3-4; OAuth is not built yet). */
-export const ENROLLMENT_METHODS_BY_PROVIDER: Record<Provider, readonly EnrollmentMethod[]> = {
-  samsara: ['api_token'],
-  motive: [],
-  geotab: ['service_account'],
-};
+/**
+ * Enrollment methods each provider offers on the page (spec 4.3 rules 3-4): Samsara's API token,
+ * OAuth for Samsara and Motive where an OAuth application is registered, Geotab's service account.
+ */
+export function enrollmentMethods(provider: Provider, settings: Pick<GatewaySettings, 'oauth'>): EnrollmentMethod[] {
+  if (provider === 'geotab') return ['service_account'];
+  const oauth: EnrollmentMethod[] = settings.oauth?.[provider] ? ['oauth'] : [];
+  return provider === 'samsara' ? ['api_token', ...oauth] : oauth;
+}
+
+/** The path of the OAuth redirect back to the gateway (register `<origin>/connect/oauth/callback` with the provider). */
+export const OAUTH_CALLBACK_PATH = '/connect/oauth/callback';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
@@ -84,7 +91,8 @@ export type SubmitOutcome =
   | { kind: 'complete'; session: SessionRow }
   | { kind: 'failed'; reason: string }
   | { kind: 'dead'; reason: DeadReason }
-  | { kind: 'forbidden' };
+  | { kind: 'forbidden' }
+  | { kind: 'redirect'; location: string };
 
 @Injectable()
 export class ConnectSessionService {
@@ -159,7 +167,7 @@ export class ConnectSessionService {
     return { kind: 'dead', reason: 'cancelled' };
   }
 
-  async submit(pageToken: string, form: EnrollmentForm): Promise<SubmitOutcome> {
+  async submit(pageToken: string, form: EnrollmentForm, origin = ''): Promise<SubmitOutcome> {
     const state = await this.load(pageToken);
     if (state.kind === 'dead') return { kind: 'dead', reason: state.reason };
     const page = state.page;
@@ -171,11 +179,69 @@ export class ConnectSessionService {
     }
     const { signals, method, credentials } = checked;
     const sessionId = page.session.id;
-    const connectionId = page.connection.id;
-    if (!(await this.repo().consume(sessionId, { method, signals, disclosureVersion: DISCLOSURE_VERSION }))) return { kind: 'dead', reason: 'used' };
     const provider = page.connection.provider;
-    const baseUrl = provider === 'geotab' ? this.geotabServer(page.binding?.server) : this.settings.providerBaseUrls?.[provider];
-    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never) : { ok: false as const, reason: 'provider_config_invalid' };
+    const client = provider === 'geotab' ? undefined : this.settings.oauth?.[provider];
+    if (method === 'oauth' && client && provider !== 'geotab') {
+      // The customer leaves for the provider; the selection waits with the state (single use, hashed).
+      const state = randomBytes(32).toString('base64url');
+      if (!(await this.repo().awaitOAuth(sessionId, sha256(state), { signals, disclosureVersion: DISCLOSURE_VERSION }))) return { kind: 'dead', reason: 'used' };
+      this.runtime.logger.info({ sessionId, connectionId: page.connection.id, method }, 'connect session: customer sent to the provider to authorize');
+      return { kind: 'redirect', location: authorizeUrl(provider, client, this.callbackUrl(origin), state) };
+    }
+    if (!(await this.repo().consume(sessionId, { method, signals, disclosureVersion: DISCLOSURE_VERSION }))) return { kind: 'dead', reason: 'used' };
+    return this.finish(sha256(pageToken), page.session, provider, method, signals, credentials);
+  }
+
+  /**
+   * The provider sent the customer back: `?code&state`, or `?error=access_denied&state` when they
+   * declined there (→ cancelled). The code is exchanged at the configured token URL, the token
+   * verified like any credential, then the enrollment completes exactly as a submitted form does.
+   */
+  async oauthCallback(params: { code?: string; state?: string; error?: string }, origin: string): Promise<SubmitOutcome> {
+    if (!params.state || !/^[A-Za-z0-9_-]{43}$/.test(params.state)) return { kind: 'dead', reason: 'unknown' };
+    const repo = this.repo();
+    const session = await repo.byOAuthState(sha256(params.state));
+    if (!session) return { kind: 'dead', reason: 'used' };
+    if (session.expired) return { kind: 'dead', reason: 'expired' };
+    const connection = await repo.connection(session.connection_id);
+    if (connection?.status !== 'paused' || connection.provider === 'geotab') return { kind: 'dead', reason: 'unavailable' };
+    const provider = connection.provider;
+    const client = this.settings.oauth?.[provider];
+    if (!client) return { kind: 'dead', reason: 'unavailable' };
+    if (params.error !== undefined || !params.code) {
+      if (!(await repo.cancel(session.id))) return { kind: 'dead', reason: 'used' };
+      this.runtime.logger.info({ sessionId: session.id, connectionId: connection.id }, 'connect session declined at the provider');
+      return { kind: 'dead', reason: 'cancelled' };
+    }
+    if (!(await repo.consume(session.id))) return { kind: 'dead', reason: 'used' };
+    const exchanged = await exchangeCode(provider, client, params.code, this.callbackUrl(origin));
+    if (!exchanged.ok) {
+      await this.repo().fail(session.id, exchanged.reason);
+      this.runtime.logger.info({ sessionId: session.id, connectionId: connection.id, method: 'oauth', reason: exchanged.reason }, 'connect session failed: the code exchange was refused');
+      return { kind: 'failed', reason: exchanged.reason };
+    }
+    const credentials: Record<string, string> =
+      provider === 'samsara' ? { apiToken: exchanged.accessToken } : { accessToken: exchanged.accessToken };
+    if (exchanged.refreshToken) credentials.refreshToken = exchanged.refreshToken;
+    const signals = (session.selected_signals ?? []) as SelectedSignal[];
+    return this.finish(undefined, session, provider, 'oauth', signals, credentials);
+  }
+
+  /** Verify with the provider, then complete in one transaction (or fail with a reason code). */
+  private async finish(
+    pageTokenHash: Buffer | undefined,
+    session: SessionRow,
+    provider: Provider,
+    method: EnrollmentMethod,
+    signals: SelectedSignal[],
+    credentials: Record<string, string>,
+  ): Promise<SubmitOutcome> {
+    const sessionId = session.id;
+    const connectionId = session.connection_id;
+    let baseUrl: string | undefined;
+    if (provider === 'geotab') baseUrl = this.geotabServer((await this.repo().geotabBinding(connectionId))?.server);
+    else baseUrl = this.settings.providerBaseUrls?.[provider];
+    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never, method === 'oauth') : { ok: false as const, reason: 'provider_config_invalid' };
     if (!verified.ok) {
       await this.repo().fail(sessionId, verified.reason);
       this.runtime.logger.info({ sessionId, connectionId, method, reason: verified.reason }, 'connect session failed: the provider refused the credentials');
@@ -196,9 +262,18 @@ export class ConnectSessionService {
       return { kind: 'failed', reason: error.reason };
     }
     this.runtime.logger.info({ sessionId, connectionId, method, signals }, 'connect session complete; collection waits for the activation policy');
-    const session = await this.repo().byPageToken(sha256(pageToken));
-    if (!session) throw new Error('completed connect session vanished');
-    return { kind: 'complete', session };
+    const done = pageTokenHash ? await this.repo().byPageToken(pageTokenHash) : await this.repo().byId(sessionId);
+    if (!done) throw new Error('completed connect session vanished');
+    return { kind: 'complete', session: done };
+  }
+
+  /** Origins of the configured OAuth authorize URLs (the page's CSP lets its form redirect there). */
+  oauthOrigins(): string[] {
+    return Object.values(this.settings.oauth ?? {}).map((c) => new URL(c.authorizeUrl).origin);
+  }
+
+  private callbackUrl(origin: string): string {
+    return `${(this.settings.publicUrl ?? origin).replace(/\/+$/, '')}${OAUTH_CALLBACK_PATH}`;
   }
 
   // ── helpers ──────────────────────────────────────────────────────────────────────────────────
@@ -242,7 +317,7 @@ export class ConnectSessionService {
     const connection = await repo.connection(session.connection_id);
     if (connection?.status !== 'paused') return { kind: 'dead', reason: 'unavailable', session };
     const binding = connection.provider === 'geotab' ? await repo.geotabBinding(connection.id) : undefined;
-    const methods = ENROLLMENT_METHODS_BY_PROVIDER[connection.provider];
+    const methods = enrollmentMethods(connection.provider, this.settings);
     if (methods.length === 0) return { kind: 'dead', reason: 'unavailable', session };
     return { kind: 'open', page: { session, connection, ...(binding ? { binding } : {}), methods, csrf: this.csrfFor(session.id) } };
   }
@@ -265,6 +340,8 @@ export class ConnectSessionService {
       return { problems, signals };
     }
     const text = (v: string | undefined) => (typeof v === 'string' ? v.trim() : '');
+    // OAuth: the credentials come from the provider after the redirect.
+    if (method === 'oauth') return { problems, signals, method, credentials: {} };
     if (method === 'api_token') {
       const apiToken = text(form.apiToken);
       if (apiToken === '') problems.push({ field: 'apiToken', message: 'Enter the API token from your Samsara dashboard (Settings → API Tokens).' });

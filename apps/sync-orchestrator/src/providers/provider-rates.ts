@@ -65,7 +65,10 @@ export const PROVIDER_TIERS: Readonly<Record<Provider, readonly EndpointTier[]>>
 /** What identifies the rate-limited account: the token for Samsara and Motive, database + user for Geotab. */
 function accountIdentity<P extends Provider>(provider: P, credentials: ProviderCredentials[P]): string {
   if (provider === 'samsara') return (credentials as ProviderCredentials['samsara']).apiToken;
-  if (provider === 'motive') return (credentials as ProviderCredentials['motive']).apiKey;
+  if (provider === 'motive') {
+    const motive = credentials as ProviderCredentials['motive'];
+    return 'apiKey' in motive ? motive.apiKey : motive.accessToken;
+  }
   const geotab = credentials as ProviderCredentials['geotab'];
   // Geotab counts per user and database; the password is not part of the identity (a rotated
   // password keeps the same budget).

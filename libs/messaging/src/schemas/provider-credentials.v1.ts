@@ -13,7 +13,8 @@ import { z } from 'zod';
 import { providerV1 } from './connection-config.v1.js';
 
 export const samsaraCredentialsV1 = z.object({ apiToken: z.string().min(1) });
-export const motiveCredentialsV1 = z.object({ apiKey: z.string().min(1) });
+/** An API key, or an OAuth access token from a connect session (the refresh token stays sealed beside it). */
+export const motiveCredentialsV1 = z.union([z.object({ apiKey: z.string().min(1) }), z.object({ accessToken: z.string().min(1) })]);
 export const geotabCredentialsV1 = z.object({ database: z.string().min(1), userName: z.string().min(1), password: z.string().min(1) });
 
 /** The credential schema of each provider (the gateway validates what it opened against it). */

@@ -50,7 +50,9 @@ export class MotiveClient {
   readonly v3Slots = new Semaphore(MOTIVE_V3_MAX_CONCURRENCY);
 
   constructor(options: AdapterOptions<'motive'>, fetchImpl?: typeof fetch) {
-    const apiKey = options.credentials.apiKey;
+    const credentials = options.credentials;
+    // An API key goes in X-Api-Key; an OAuth access token as a Bearer token (motive.md §1).
+    const auth: Record<string, string> = 'apiKey' in credentials ? { 'x-api-key': credentials.apiKey } : { authorization: `Bearer ${credentials.accessToken}` };
     this.http = new ProviderHttpClient({
       baseUrl: options.baseUrl,
       budget: options.budget,
@@ -59,7 +61,7 @@ export class MotiveClient {
       timeoutMs: options.timeoutMs,
       random: options.random,
       fetch: fetchImpl,
-      headers: () => ({ 'x-api-key': apiKey, 'x-metric-units': 'true' }),
+      headers: () => ({ ...auth, 'x-metric-units': 'true' }),
     });
   }
 

@@ -79,6 +79,11 @@ export class ConnectSessionRepository {
     return rows[0];
   }
 
+  async byId(id: string): Promise<SessionRow | undefined> {
+    const rows = await query<SessionRow>(this.em, `select ${COLUMNS} from ${this.t('connect_session')} where id = ?::uuid`, [id]);
+    return rows[0];
+  }
+
   async byOAuthState(hash: Buffer): Promise<SessionRow | undefined> {
     const rows = await query<SessionRow>(this.em, `select ${COLUMNS} from ${this.t('connect_session')} where oauth_state_hash = ?`, [hash]);
     return rows[0];
