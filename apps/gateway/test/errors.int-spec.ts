@@ -262,7 +262,7 @@ describe('query and path DTOs', () => {
 
   it.each([
     ['limit=500', 'in=query, name="limit", reason=out_of_range'],
-    ['limit=abc', 'in=query, name="limit", reason=out_of_range'],
+    ['limit=abc', 'in=query, name="limit", reason=malformed'],
     ['limit=5&limit=6', 'in=query, name="limit", reason=repeated'],
     ['limt=5', 'in=query, name="limt", reason=unknown'],
     // A name that is not a plain identifier is never echoed.

@@ -129,7 +129,7 @@ export class SyncsController {
   async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
     const principal = principalOf(req);
     const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
-    if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', 'out_of_range');
+    if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', /^[0-9]+$/.test(query.limit ?? '') ? 'out_of_range' : 'malformed');
     // Accepted (issues are always empty); read like every other expand, repeats counting once.
     parseExpand(query.expand, SYNC_EXPANDABLE);
     const status = query.status as SyncStatusV1 | undefined;

@@ -28,7 +28,7 @@ export function detailOf(errors: ValidationError[], where: ErrorDetail['in']): E
     ? 'unknown'
     : where === 'query' && Array.isArray(first?.value)
       ? 'repeated'
-      : constraints.some((c) => RANGE_CONSTRAINTS.has(c))
+      : constraints.length > 0 && constraints.every((c) => RANGE_CONSTRAINTS.has(c))
         ? 'out_of_range'
         : 'malformed';
   return { in: where, ...(first?.property ? { name: first.property } : {}), reason };
