@@ -9,3 +9,4 @@ export * from './vehicle-visibility.js';
 export * from './telemetry-metrics.js';
 export * from './records/index.js';
 export * from './usage/index.js';
+export * from './vin.js';

@@ -46,6 +46,7 @@ export * from './schemas/directory-read-drivers.v1.js';
 export * from './schemas/telemetry-read.v1.js';
 export * from './schemas/usage-report.v1.js';
 export * from './schemas/fault-read.v1.js';
+export * from './schemas/enrichment-read.v1.js';
 export * from './schemas/fault-observation.v1.js';
 export * from './fault-transition-events.js';
 export * from './schemas/connect-session.v1.js';

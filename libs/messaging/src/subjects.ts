@@ -16,6 +16,7 @@ import { applicationGrantV1 } from './schemas/application-grant.v1.js';
 import { connectionConfigV1 } from './schemas/connection-config.v1.js';
 import { connectionHealthV1 } from './schemas/connection-health.v1.js';
 import { deadLetterV1 } from './schemas/dead-letter.v1.js';
+import { getVehicleProfileRequestV1, vehicleProfileV1, vehicleVinChangedV1 } from './schemas/enrichment-read.v1.js';
 import { getDriverReplyV1, getDriverRequestV1, listDriversReplyV1, listDriversRequestV1 } from './schemas/directory-read-drivers.v1.js';
 import { getGroupReplyV1, getGroupRequestV1, groupInventoryReplyV1, groupInventoryRequestV1, listGroupDirectoryReplyV1, listGroupDirectoryRequestV1 } from './schemas/directory-read-groups.v1.js';
 import { getTripReplyV1, getTripRequestV1, listTripsReplyV1, listTripsRequestV1 } from './schemas/directory-read-trips.v1.js';
@@ -67,6 +68,8 @@ export const EVENTS = {
   connectionHealth: { subject: 'events.connection.health.*', stream: 'EVENTS', schema: connectionHealthV1, version: 1 },
   /** directory → telemetry-ingest, fault-feed: the hidden-vehicle set; `<connectionId>`. */
   vehicleVisibility: { subject: 'events.vehicle.visibility.*', stream: 'EVENTS', schema: vehicleVisibilityChangedV1, version: 1 },
+  /** directory → enrichment: a stored vehicle's VIN, first stored or changed (schemas/enrichment-read.v1.ts); `<connectionId>`. */
+  vehicleVin: { subject: 'events.vehicle.vin.*', stream: 'EVENTS', schema: vehicleVinChangedV1, version: 1 },
   /** fault-feed → telemetry-ingest: when faults of each vehicle of a batch were last observed; `<connectionId>`. */
   faultsObserved: { subject: 'events.faults.observed.*', stream: 'EVENTS', schema: faultsObservedV1, version: 1 },
   /** collectors → directory: vehicles, drivers, groups, trips; `<connectionId>`. */
@@ -151,6 +154,8 @@ export const RPCS = {
       fleet: rpc('telemetry.read.usage.fleet', usageFleetRequestV1, usageFleetReplyV1),
     },
   },
+  /** Vehicle enrichment reads, gateway → enrichment (spec 2.4, 4.2; schemas/enrichment-read.v1.ts). */
+  enrichment: { profile: rpc('enrichment.read.profile', getVehicleProfileRequestV1, vehicleProfileV1) },
 } as const;
 
 const durable = <N extends string, E extends EventDefinition>(name: N, event: E, ackWaitMs: number, maxDeliver: number, maxAckPending: number): ConsumerDefinition<E['schema']> & { durable: N; event: E } => ({
@@ -175,6 +180,7 @@ export const CONSUMERS = {
   directoryVehicleVisibility: durable('directory-vehicle-visibility', EVENTS.connectionConfigChanged, 30_000, 10, 16),
   telemetryFaultsObserved: durable('telemetry-ingest-faults-observed', EVENTS.faultsObserved, 30_000, 10, 16),
   vehicleVisibility: durable('{service}-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
+  enrichmentVehicleVin: durable('enrichment-vehicle-vin', EVENTS.vehicleVin, 30_000, 10, 16),
   directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
   telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),
   faultFeedIngest: durable('fault-feed-ingest', EVENTS.faultBatch, 60_000, 10, 16),
