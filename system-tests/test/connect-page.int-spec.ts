@@ -1,5 +1,5 @@
 /**
- * The connect page in a real browser (issue 13; decision 0018): Chromium (playwright-core, headless,
+ * The connect page in a real browser (issue 13; decision 0022): Chromium (playwright-core, headless,
  * --no-sandbox) walks each enrollment method of each provider to `complete` against the simulators
  * (spawned from `sandbox/dist`, reached by the provider adapters over real HTTP), and the failure
  * paths: wrong credentials, expired link, declined, reuse of a consumed link, no signal selected, a

@@ -1,5 +1,5 @@
 /**
- * The operator side of connect sessions (decision 0018) through the CLI: pause and resume, the
+ * The operator side of connect sessions (decision 0022) through the CLI: pause and resume, the
  * Geotab database/server binding, and the activation policy — collection stays disabled after a
  * completed enrollment until `connection:activate` installs a policy limited to (a subset of) the
  * signals the customer approved (spec 3 session rule 3).

@@ -1,5 +1,5 @@
 /**
- * Connect sessions and disconnect over HTTP (spec 2.8, 3, 4.3, 5, 7, 8; decisions 0013, 0018):
+ * Connect sessions and disconnect over HTTP (spec 2.8, 3, 4.3, 5, 7, 8; decisions 0013, 0022):
  * every status code and rule of the three API routes, each response validated against the OpenAPI
  * document, and the page's steps that need no provider (open, decline, forged CSRF, missing
  * signal, reuse, expiry). Completion against the simulators is in

@@ -31,7 +31,7 @@ const USAGE = `usage: npm run operator -- <command> [options]
       [--include-statuses active,inactive] [--opt-ins groupInventory,vehicleMetadata,extendedTelemetry]
       [--approved-groups a,b] [--signals odometer,faults,engineHours,location]
   connection:show --connection <id>
-  connection:pause --connection <id>                    stop collection (needed before a connect session; docs/decisions/0018)
+  connection:pause --connection <id>                    stop collection (needed before a connect session; docs/decisions/0022)
   connection:resume --connection <id>                   collect again (refused while an enrollment waits for connection:activate)
   connection:activate --connection <id> --signals odometer,faults,engineHours,location
       install the reviewed signal-limited activation policy after a completed connect session (a subset

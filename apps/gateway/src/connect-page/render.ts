@@ -1,5 +1,5 @@
 /**
- * The connect page's HTML, rendered on the server (decision 0018): one self-contained document per
+ * The connect page's HTML, rendered on the server (decision 0022): one self-contained document per
  * answer — inline CSS, no script, no external asset — so it works offline, on a phone, and with the
  * keyboard alone (native controls, labels on every field, visible focus, an error summary that links
  * to each field). Every interpolated value goes through `esc`. No rendering ever receives a

@@ -1,5 +1,5 @@
 /**
- * The hosted connect page (spec 4.3; decision 0018): `GET /connect/{token}` shows it (and moves the
+ * The hosted connect page (spec 4.3; decision 0022): `GET /connect/{token}` shows it (and moves the
  * session to `started`), `POST /connect/{token}` takes the form — connect or decline. Server-rendered
  * HTML (connect-page/render.ts); outside the /v1 API and its OpenAPI document, and outside its JSON
  * error shape: every answer here is a page a person reads.

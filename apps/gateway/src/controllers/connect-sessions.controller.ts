@@ -1,6 +1,6 @@
 /**
  * POST /v1/connections/{id}/connect-sessions, GET …/connect-sessions/{sessionId} and
- * POST /v1/connections/{id}/disconnect (spec 2.8, 3, 4.3, 5, 7, 8; decisions 0013, 0018).
+ * POST /v1/connections/{id}/disconnect (spec 2.8, 3, 4.3, 5, 7, 8; decisions 0013, 0022).
  * The guard answers 401/404 first: every route here needs the key's `manage` grant (spec 4.3 rule
  * 1, spec 5 rule 3) and a connection that is not disconnected (decision 0013), so a second
  * disconnect is 404 like every route of a disconnected connection.

@@ -1,5 +1,5 @@
 /**
- * The provider-hosted OAuth leg of the connect page (spec 4.3 rule 4; decision 0018): the authorize
+ * The provider-hosted OAuth leg of the connect page (spec 4.3 rule 4; decision 0022): the authorize
  * URL the customer is sent to, and the server-to-server code exchange, to the configured token URL
  * only. Samsara takes the client credentials as HTTP Basic; Motive as form fields (samsara.md and
  * motive.md §1). The answer's tokens are returned to the caller to verify and seal; nothing here

@@ -1,6 +1,6 @@
 /**
  * Verifying what a customer entered on the connect page against the provider before anything is
- * stored (spec 4.3; decision 0018): one cheap read through the provider adapter of libs/providers,
+ * stored (spec 4.3; decision 0022): one cheap read through the provider adapter of libs/providers,
  * over real HTTP to the configured base URL only (never to a host the customer typed), with one
  * attempt and a short timeout so the page answers while the customer waits.
  * Outcome: the provider identity to record, or the provider reason code (never a secret, never the

@@ -1,5 +1,5 @@
 /**
- * Connect sessions (spec 2.8, 3, 4.3; docs/decisions/0018-connect-sessions.md): the API side
+ * Connect sessions (spec 2.8, 3, 4.3; docs/decisions/0022-connect-sessions.md): the API side
  * (create, status, disconnect) and the hosted page's steps (open, submit, decline).
  *
  * Invariants:

@@ -6,7 +6,7 @@
  * A change of status to `disconnected` also bumps the connection's access epoch in the same
  * transaction, which refuses every cursor issued before it (docs/decisions/0013).
  * A connection whose connect session completed stays out of `active` until `activate` installs the
- * reviewed signal-limited activation policy (docs/decisions/0018).
+ * reviewed signal-limited activation policy (docs/decisions/0022).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';

@@ -1,5 +1,5 @@
 /**
- * Connect sessions (spec 2.8, 3, 4.3; docs/decisions/0018-connect-sessions.md):
+ * Connect sessions (spec 2.8, 3, 4.3; docs/decisions/0022-connect-sessions.md):
  * - `connect_session`: one row per link, owned by the consumer key that created it. The page token
  *   in the link's URL is stored only as its SHA-256; the lifecycle timestamps, the enrollment
  *   method, disclosure version and approved signals are recorded as the session moves; the rows also
