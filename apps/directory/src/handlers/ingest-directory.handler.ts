@@ -7,7 +7,9 @@
  * a 1,000-row batch takes a few ms measured); maxDeliver 10 then the DLQ. The lifecycle (start
  * after migrations, drain on shutdown, settlement) is the bus transport's.
  * A vehicles batch also recomputes the connection's hidden-vehicle set in its transaction
- * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. A drivers
+ * (vehicle-visibility.service.ts); the relay publishes a changed set after the commit. It also
+ * records the stored VIN of each of its vehicles (vehicle-vin.repository.ts): a new or changed VIN
+ * is published to enrichment on `events.vehicle.vin.*` after the commit (vehicle-vin-relay.service.ts). A drivers
  * or vehicles batch also takes its place in its pass, completing the driver directory or the
  * vehicle roster on its final page (roster-pass.service.ts, decisions 0014 and 0011). The first
  * batch into a table without planner statistics gives it some after the commit
@@ -21,7 +23,9 @@ import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
 import { RosterPassService } from '../services/roster-pass.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
+import { VehicleVinRelay } from '../services/vehicle-vin-relay.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
+import { VehicleVinRepository } from '../db/repositories/vehicle-vin.repository.js';
 import { VehicleVisibilityService } from '../services/vehicle-visibility.service.js';
 
 @Controller()
@@ -32,10 +36,14 @@ export class IngestDirectoryHandler {
   private readonly statistics: FirstStatistics;
   /** A committed batch changed a visibility set; racy across concurrent batches by design: a missed flush is the relay's 1 s poll. */
   private visibilityChanged = false;
+  private readonly vins = new VehicleVinRepository();
+  /** A committed vehicles batch brought a new or changed VIN (same racy flag as above: the VIN relay's poll is the net). */
+  private vinsChanged = false;
 
   constructor(
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly relay: VehicleVisibilityRelay,
+    private readonly vinRelay: VehicleVinRelay,
   ) {
     this.visibility = new VehicleVisibilityService(runtime.orm);
     this.statistics = new FirstStatistics(runtime.orm);
@@ -58,6 +66,7 @@ export class IngestDirectoryHandler {
     const records = await this.ingest.apply(em, batch);
     this.statistics.wrote(batch.kind);
     if (batch.kind === 'vehicles' && (await this.visibility.recompute(em, batch.connectionId))) this.visibilityChanged = true;
+    if (batch.kind === 'vehicles' && (await this.vins.record(em, this.ingest.vehicleIds(batch))) > 0) this.vinsChanged = true;
     return records;
   }
 
@@ -68,6 +77,10 @@ export class IngestDirectoryHandler {
    */
   private async afterCommit(): Promise<void> {
     await this.statistics.afterCommit().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'first statistics of a directory table failed; the next batch retries'));
+    if (this.vinsChanged) {
+      this.vinsChanged = false;
+      await this.vinRelay.flush().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'vehicle vin flush failed; the relay poll retries'));
+    }
     if (!this.visibilityChanged) return;
     this.visibilityChanged = false;
     await this.relay.flush().catch((error: unknown) => this.runtime.logger.warn({ err: error }, 'vehicle visibility flush failed; the relay poll retries'));

@@ -43,6 +43,11 @@ const TRIP: DirectoryTableSpec = {
 export class DirectoryIngestService {
   constructor(private readonly repository = new DirectoryUpsertRepository()) {}
 
+  /** The stable vehicle ids of a vehicles batch's records (what the VIN outbox records after the write). */
+  vehicleIds(batch: Extract<DirectoryBatchV1, { kind: 'vehicles' }>): string[] {
+    return batch.records.map((v) => vehicleId({ connectionId: batch.connectionId, provider: batch.provider, sourceId: v.sourceId }));
+  }
+
   /** Writes the batch's records; returns how many records the batch carried (all are accepted). */
   async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
     const { connectionId, provider, batchId } = batch;

@@ -145,6 +145,21 @@ export const VehicleVisibilityEntity = defineEntity({
   },
 });
 
+/** Migration 0017: the VIN of each stored vehicle as published to enrichment (and its outbox mark). */
+export const VehicleVinEntity = defineEntity({
+  name: 'VehicleVin',
+  tableName: 'vehicle_vin',
+  properties: {
+    vehicleId: p.text().primary(),
+    connectionId: p.uuid(),
+    vin: p.text().nullable(),
+    sequence: p.bigint(),
+    publishedSequence: p.bigint().defaultRaw('0'),
+    changedAt: p.datetime(),
+  },
+  indexes: [{ name: 'vehicle_vin_unpublished_idx', properties: ['vehicleId'], where: 'published_sequence < sequence' }],
+});
+
 /**
  * Migrations 0014 (drivers) and 0015 (vehicles): the roster pass tables of one dataset (decision
  * 0014) — the members an unfinished pass carried so far, the completed passes (`seq` in completion
@@ -188,4 +203,4 @@ function rosterPassEntities<const Name extends 'Driver' | 'Vehicle'>(name: Name,
 export const DRIVER_PASS_ENTITIES = rosterPassEntities('Driver', 'driver', 'driverId');
 export const VEHICLE_PASS_ENTITIES = rosterPassEntities('Vehicle', 'vehicle', 'vehicleId');
 
-export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity, ...DRIVER_PASS_ENTITIES, ...VEHICLE_PASS_ENTITIES];
+export const DIRECTORY_INGEST_ENTITIES = [VehicleEntity, DriverEntity, GroupEntity, TripEntity, DatasetHealthEntity, VehicleVisibilityEntity, VehicleVinEntity, ...DRIVER_PASS_ENTITIES, ...VEHICLE_PASS_ENTITIES];

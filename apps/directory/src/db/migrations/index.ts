@@ -7,6 +7,7 @@ import { Migration0011DatasetHealth } from './migration-0011-dataset-health.js';
 import { Migration0014DriverPasses } from './migration-0014-driver-passes.js';
 import { Migration0015VehiclePasses } from './migration-0015-vehicle-passes.js';
 import { Migration0016PassUnits } from './migration-0016-pass-units.js';
+import { Migration0017VehicleVinOutbox } from './migration-0017-vehicle-vin-outbox.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const directoryMigrations = [
@@ -19,4 +20,5 @@ export const directoryMigrations = [
   Migration0014DriverPasses,
   Migration0015VehiclePasses,
   Migration0016PassUnits,
+  Migration0017VehicleVinOutbox,
 ];
