@@ -18,7 +18,8 @@ import { createLogger, type Logger, type RunningService } from '@switchyard/serv
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
-import { credentialsPath, ensureSandbox, exampleVehicleId, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
+import { bindSandboxGeotab, credentialsPath, ensureSandbox, exampleVehicleId, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
+import { SANDBOX_OAUTH_CLIENT } from '@switchyard/sandbox';
 import { startSandboxSimulators } from './simulators.js';
 
 export interface LaunchOptions {
@@ -79,12 +80,22 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
       env,
       http: { port, host },
       metrics: metricsPort === 0 ? 'none' : { port: metricsPort, host },
-      gatewaySettings: { masterKey: keys.masterKey, cursorSecret: keys.cursorSecret },
+      gatewaySettings: {
+        masterKey: keys.masterKey,
+        cursorSecret: keys.cursorSecret,
+        // The connect page verifies credentials against the simulators and offers their OAuth (decision 0022).
+        providerBaseUrls: { ...(samsara ? { samsara: samsara.baseUrl } : {}), ...(motive ? { motive: motive.baseUrl } : {}), ...(geotab ? { geotab: geotab.baseUrl } : {}) },
+        oauth: {
+          ...(samsara ? { samsara: { ...SANDBOX_OAUTH_CLIENT, authorizeUrl: `${samsara.baseUrl}/oauth2/authorize`, tokenUrl: `${samsara.baseUrl}/oauth2/token` } } : {}),
+          ...(motive ? { motive: { ...SANDBOX_OAUTH_CLIENT, authorizeUrl: `${motive.baseUrl}/oauth/authorize`, tokenUrl: `${motive.baseUrl}/oauth/token` } } : {}),
+        },
+      },
     });
     started.push(gateway);
     const baseUrl = gateway.url ?? `http://127.0.0.1:${port}`;
     const { credentials, created } = await ensureSandbox(gateway.runtime.orm, dataDir, baseUrl, keys.masterKey, simulators.credentials);
     logger.info({ credentialsFile: credentialsPath(dataDir), created }, created ? 'sandbox seeded' : 'sandbox credentials reused');
+    await bindSandboxGeotab(gateway.runtime.orm, keys.masterKey, credentials);
     // Grant snapshots are idempotent (version-ordered): re-announcing them on every start heals a
     // data dir seeded before the orchestrator kept its grant projection, or before the projection
     // held the Connection-Tokens (decision 0008, "Grant recheck").

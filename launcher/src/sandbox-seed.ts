@@ -82,6 +82,18 @@ export async function ensureSandbox(
   return { credentials, created: true };
 }
 
+/**
+ * The operator's Geotab database/server binding for the sandbox Geotab connection (its simulator
+ * account), on every start (the simulator's port may change), so a connect session can be created
+ * for it once it is paused (spec 4.3 rule 3; decision 0022).
+ */
+export async function bindSandboxGeotab(orm: Orm, masterKey: string, c: SandboxCredentials): Promise<void> {
+  const geotab = c.simulators.geotab;
+  const connection = c.connections.find((conn) => conn.provider === 'geotab');
+  if (!geotab || !connection) return;
+  await new ConnectionsAdmin(orm, new SecretBox(masterKey)).bindGeotab(connection.id, geotab.database, geotab.baseUrl);
+}
+
 function write(file: string, credentials: SandboxCredentials) {
   writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
@@ -123,6 +135,20 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string, inter
     lines.push(`│   curl -s ${c.baseUrl}/v1/syncs -H 'Authorization: Bearer ${c.applicationSecret}' -H 'Connection-Token: ${first.connectionToken}'`);
   }
   lines.push(`│   curl -s ${c.baseUrl}/readyz`);
+  if (first) {
+    // Numbered, not bare curl lines: they change state (the e2e launcher scenario runs every bare one).
+    const auth = `-H 'Authorization: Bearer ${c.consumerKey}'`;
+    lines.push(
+      '│',
+      `│ Connect a fleet in a browser (the customer's authorization page; docs/decisions/0022-connect-sessions.md), ${first.provider}:`,
+      `│   1. npm run operator -- connection:pause --connection ${first.id}`,
+      `│   2. curl -s -X POST ${c.baseUrl}/v1/connections/${first.id}/connect-sessions ${auth}`,
+      '│      and open its "url" within ten minutes (sign in at the simulator, or paste its API token shown below)',
+      `│   3. curl -s ${c.baseUrl}/v1/connections/${first.id}/connect-sessions/<sessionId> ${auth}   # until "complete"`,
+      `│   4. npm run operator -- connection:activate --connection ${first.id} --signals <the approved ones, e.g. odometer,location>`,
+      `│   Disconnect: curl -s -X POST ${c.baseUrl}/v1/connections/${first.id}/disconnect ${auth}`,
+    );
+  }
   const { samsara, motive, geotab } = c.simulators;
   if (samsara || motive || geotab) lines.push('│', '│ The provider simulators, called as the real APIs are:');
   if (samsara) lines.push(`│   curl -s '${samsara.baseUrl}/fleet/vehicles?limit=3' -H 'Authorization: Bearer ${samsara.apiToken}'   # samsara`);

@@ -6,6 +6,7 @@ export { createFleet, resolveFleetOptions, DEFAULT_EPOCH_MS, fixedClock, acceler
 export { isValidVin, vinCheckDigit } from './fleet/vin.js';
 export { faultKey, type FaultCode } from './fleet/catalog.js';
 export { startSimulator } from './common/simulator.js';
+export { SANDBOX_OAUTH_CLIENT } from './common/oauth.routes.js';
 export { createAccountFleet, swappedSerial } from './common/account-fleet.js';
 export { applyDuplicateAndReorder, pageWithScenario, findScenario, type DuplicateAndReorder } from './common/duplicate-reorder.js';
 export { applyFieldChange, truncateBody } from './common/field-change.js';
