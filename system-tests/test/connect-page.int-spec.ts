@@ -187,6 +187,9 @@ describe('enrollment to complete', () => {
       const config = await gw.connections.get(connectionId);
       expect(config).toMatchObject({ status: 'paused', selectedSignals: ['odometer', 'location'] });
       expect(await gw.connections.providerCredentials(connectionId)).toEqual({ apiToken: samsaraToken });
+      // The completion announced the approved selection to the contexts (still paused) through the outbox.
+      const [event] = await sql<{ payload: { status: string; selectedSignals: string[] } }>((t) => `select payload from ${t('outbox')} where subject like ? order by id desc limit 1`, [`%${connectionId}`]);
+      expect(event!.payload).toMatchObject({ status: 'paused', selectedSignals: ['odometer', 'location'] });
       // Collection stays disabled until the activation policy is installed (spec 3 session rule 3).
       await expect(gw.connections.configure(connectionId, { status: 'active' })).rejects.toThrow(/activation_policy_required/);
       await expectNoSecretInClear([samsaraToken]);
