@@ -48,6 +48,13 @@ const connectionRoutes = (c: string): Record<string, string> => {
   };
 };
 
+/**
+ * Connection-scoped routes whose disconnected answer is checked in their own suites because they
+ * change state (a POST, or a GET of what such a POST created): the connect-session routes and
+ * disconnect — apps/gateway/test/connect-sessions.int-spec.ts, "a disconnected connection".
+ */
+const COVERED_ELSEWHERE = new Set(['POST /v1/connections/{id}/connect-sessions', 'GET /v1/connections/{id}/connect-sessions/{sessionId}', 'POST /v1/connections/{id}/disconnect']);
+
 const syncRoutes = (): [string, string][] => [
   ['POST', '/v1/syncs'],
   ['GET', '/v1/syncs'],
@@ -123,7 +130,8 @@ describe('a disconnected connection (local access disabled)', () => {
   it('covers every connection-scoped route of the OpenAPI document', () => {
     const documented = Object.entries(loadOpenApi().paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith('/v1/connections/{id}'))
-      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((route) => !COVERED_ELSEWHERE.has(route));
     expect(documented.sort()).toEqual(Object.keys(connectionRoutes(conn)).map((t) => `GET ${t}`).sort());
   });
 

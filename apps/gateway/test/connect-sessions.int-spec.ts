@@ -219,6 +219,28 @@ describe('POST /v1/connections/{id}/disconnect', () => {
     expect((await gw.call('GET', `/v1/connections/${id}`, { headers: bearer(manager.token) })).status).toBe(404);
   });
 
+  it('a disconnected connection: every connect-session route and disconnect answer exactly what a connection without a grant does (decision 0013)', async () => {
+    const id = await connection('samsara');
+    const ungranted = (await gw.connections.create({ customerId: 'cust-none', provider: 'samsara', environment: 'sandbox' })).connectionId;
+    const { sessionId } = (await create(id)).body as { sessionId: string };
+    expect((await gw.call('POST', `/v1/connections/${id}/disconnect`, { headers: bearer(manager.token) })).status).toBe(200);
+    const comparable = (res: { status: number; text: string; headers: Headers }) => ({
+      status: res.status,
+      text: res.text,
+      headers: [...res.headers.entries()].filter(([n]) => !['x-request-id', 'date'].includes(n)),
+    });
+    for (const [method, path] of [
+      ['POST', 'connect-sessions'],
+      ['GET', `connect-sessions/${sessionId}`],
+      ['POST', 'disconnect'],
+    ] as const) {
+      const res = await gw.call(method, `/v1/connections/${id}/${path}`, { headers: bearer(manager.token) });
+      const none = await gw.call(method, `/v1/connections/${ungranted}/${path}`, { headers: bearer(manager.token) });
+      expect({ method, path, ...comparable(res) }).toEqual({ method, path, ...comparable(none) });
+      expect([res.status, res.text]).toEqual([404, '{"error":"not_found"}']);
+    }
+  });
+
   it('accepts {} as no body; refuses any other body with 400; needs manage (404)', async () => {
     const id = await connection('samsara', 'active');
     const bad = await gw.call('POST', `/v1/connections/${id}/disconnect`, { headers: { ...bearer(manager.token), 'content-type': 'application/json' }, body: '{"reason":"x"}' });
