@@ -118,6 +118,17 @@ describe('POST /v1/connections/{id}/connect-sessions', () => {
   });
 });
 
+describe('the session rate limit under concurrency', () => {
+  it('twelve creates at once: exactly five sessions, seven 429 (the count and the insert are serialized by the connection row lock)', async () => {
+    const id = await connection('samsara');
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => create(id).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    const [row] = await sql<{ n: string }>((t) => `select count(*) as n from ${t('connect_session')} where connection_id = ?::uuid`, [id]);
+    expect(Number(row!.n)).toBe(5);
+  });
+});
+
 describe('GET /v1/connections/{id}/connect-sessions/{sessionId}', () => {
   it('another consumer, another connection, an unknown and a malformed id: 404', async () => {
     const id = await connection('samsara');
