@@ -19,6 +19,7 @@ import { CreateSyncDto, ListSyncsQueryDto, SYNC_EXPANDABLE, SyncControlDto } fro
 import { ApiError, invalid } from '../http/api-error.js';
 import { canonicalId } from '../http/entity-ids.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
+import { requireNoBody } from '../http/no-body.js';
 import { parseInstant } from '../http/instant.js';
 import { OptionalBody } from '../http/validation.pipe.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
@@ -50,10 +51,6 @@ const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({
  * Retry and cancel take no body (spec 4.1 rule 7): anything parsed — even `{}` or `null` — is
  * refused. Read from the request rather than with @Body(), so the document declares no body.
  */
-function requireNoBody(req: AuthenticatedRequest): void {
-  if ((req as { body?: unknown }).body !== undefined) throw new ApiError('invalid_body');
-}
-
 /** `startFrom`, read by the one request date-time parser (http/instant.ts), in canonical form. */
 function startFromOf(raw: string): string {
   const parsed = parseInstant(raw);
