@@ -2,7 +2,7 @@
 // CloudEvents JSON lines. NATS_URL (default nats://127.0.0.1:4222), FAULTS_STREAM (default FAULTS),
 // FAULTS_SUBJECTS (default fleet.faults.>). Stop with Ctrl-C; start again with the same --durable
 // to resume; --replay prints everything the stream holds from its start and exits.
-import { replayFaultTransitions, startFaultConsumer } from './fault-consumer.mjs';
+import { replayFaultTransitions, startFaultConsumer } from './fault-consumer.ts';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {

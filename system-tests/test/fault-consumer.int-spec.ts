@@ -9,17 +9,14 @@
  *   killed is redelivered and dropped by its checkpoint;
  * - it replays the whole stream from its start.
  * Mutation tried: removing the checkpoint comparison (`transition.sequence > last`) in
- * fault-consumer.mjs makes the redelivered transition arrive twice and the restart case fails.
+ * fault-consumer.js makes the redelivered transition arrive twice and the restart case fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, ingestBatchId, Namespace, STREAMS, subjectFor, type FaultBatchV1, type FaultSnapshotV1, type FaultTransitionConsumerV1 } from '@switchyard/messaging';
+import { Namespace, STREAMS, type FaultSnapshotV1, type FaultTransitionConsumerV1 } from '@switchyard/messaging';
 import { pollUntil, sleep } from '@switchyard/testing';
-import { MemoryCheckpoint, replayFaultTransitions, startFaultConsumer, type FaultCloudEvent } from '../../examples/fault-consumer/fault-consumer.mjs';
-import { execute } from './gateway-client.js';
-import { newUnit, readConnection, readKey } from './reads-fixture.js';
+import { MemoryCheckpoint, replayFaultTransitions, startFaultConsumer, type FaultCloudEvent } from '@switchyard/example-fault-consumer';
+import { drainFeed, faultConnection, ingestFaults as ingestBatch, type FaultEvent } from './faults-fixture.js';
 import { startTestGateway, type TestGateway } from './support.js';
-
-type FaultEvent = { id: string; sequence: number; occurrence_id: string; kind: string };
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 21, 9, minute)).toISOString();
 const snapshot = (vehicle: string, minute: number, keys: string[]): FaultSnapshotV1 => ({
@@ -39,48 +36,12 @@ describe('example fault consumer (examples/fault-consumer)', () => {
   beforeAll(async () => {
     gw = await startTestGateway({ directory: true, faultFeed: true });
     ns = new Namespace(gw.namespace);
-    connectionId = await readConnection(gw, {}, 'motive');
-    const schema = gw.faultFeed!.runtime.orm.em.config.get('schema');
-    await pollUntil(async () => (await execute(gw.faultFeed!, `select 1 from "${schema}".connection_config where connection_id = ?::uuid`, [connectionId])).length === 1, { timeoutMs: 15_000, description: 'config in fault-feed' });
-    headers = (await readKey(gw, [connectionId])).headers;
+    ({ connectionId, key: { headers } } = await faultConnection(gw, 'motive'));
   }, 60_000);
   afterAll(() => gw?.close());
 
-  const ingestFaults = async (records: FaultSnapshotV1[]) => {
-    const unitId = newUnit();
-    const batch = {
-      batchId: ingestBatchId({ connectionId, kind: 'fault_snapshots', unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
-      connectionId,
-      provider: 'motive',
-      syncId: 'sync_01JD0000000000000000000000',
-      unitId,
-      fencingToken: '1',
-      kind: 'fault_snapshots',
-      records,
-      fetchedAt: records[0]!.fetchedAt,
-      providerCursor: null,
-      final: true,
-    } as FaultBatchV1;
-    await gw.bus.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, connectionId), batch, { msgId: batch.batchId });
-    const schema = gw.faultFeed!.runtime.orm.em.config.get('schema');
-    await pollUntil(async () => (await execute<{ status: string }>(gw.faultFeed!, `select status from "${schema}".ingest_batch where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', {
-      timeoutMs: 20_000,
-      description: 'fault batch committed',
-    });
-  };
-
-  const httpFeed = async (): Promise<FaultEvent[]> => {
-    const events: FaultEvent[] = [];
-    let cursor: string | undefined;
-    for (;;) {
-      const res = await gw.call('GET', `/v1/connections/${connectionId}/fault-events?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { headers });
-      expect(res.status).toBe(200);
-      const page = res.body as { events: FaultEvent[]; nextCursor: string; hasMore: boolean };
-      events.push(...page.events);
-      cursor = page.nextCursor;
-      if (!page.hasMore) return events;
-    }
-  };
+  const ingestFaults = (records: FaultSnapshotV1[]) => ingestBatch(gw, connectionId, 'motive', records);
+  const httpFeed = async (): Promise<FaultEvent[]> => (await drainFeed(gw, connectionId, headers, undefined, 3)).events;
 
   const options = () => ({ servers: gw.natsUrl, stream: ns.stream(STREAMS.FAULTS.name), subjects: ns.subject(`fleet.faults.${connectionId}.>`) });
   const view = (t: FaultTransitionConsumerV1) => [t.transitionId, t.sequence, t.kind, t.occurrenceId];

@@ -8,16 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
-import { EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultSnapshotV1, type FaultTransitionV1, type Subscription } from '@switchyard/messaging';
+import type { FaultSnapshotV1 } from '@switchyard/messaging';
 import { pollUntil } from '@switchyard/testing';
-import { execute } from './gateway-client.js';
-import { configureReads, ingest, newUnit, readConnection, readKey, vehicleRecord } from './reads-fixture.js';
+import { drainFeed, faultConnection, faultSql, ingestFaults as ingestBatch, recordSubjects } from './faults-fixture.js';
+import { configureReads, ingest, readKey, vehicleRecord } from './reads-fixture.js';
 import { expectError, startTestGateway, type TestGateway } from './support.js';
 
 type Fault = { id: string; vehicle_id: string; fault_key: string; code: string; opened_at: string; bootstrap: boolean; description?: string | null };
-type FaultEvent = { id: string; sequence: number; connection_id: string; occurrence_id: string; vehicle_id: string; kind: 'opened' | 'cleared'; observed_at: string; bootstrap: boolean };
 type FaultsPage = { faults: Fault[]; nextCursor: string | null };
-type EventsPage = { events: FaultEvent[]; nextCursor: string; hasMore: boolean };
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 8, minute)).toISOString();
 const snapshot = (vehicle: string, minute: number, keys: string[]): FaultSnapshotV1 => ({
@@ -31,66 +29,20 @@ const snapshot = (vehicle: string, minute: number, keys: string[]): FaultSnapsho
 
 describe('fault reads over HTTP', () => {
   let gw: TestGateway;
-  let sub: Subscription;
-  const published: FaultTransitionV1[] = [];
-  const headersOf = new Map<string, Record<string, string | undefined>>();
+  let subjects: Awaited<ReturnType<typeof recordSubjects>>;
   beforeAll(async () => {
     gw = await startTestGateway({ directory: true, faultFeed: true });
-    sub = await gw.bus.consume({ durable: 'test-fault-subjects', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload, headers }) => {
-      published.push(payload);
-      headersOf.set(payload.transitionId, { ...headers });
-    });
+    subjects = await recordSubjects(gw, 'test-fault-subjects');
   }, 60_000);
   afterAll(async () => {
-    await sub?.drain();
+    await subjects?.sub.drain();
     await gw?.close();
   });
 
-  const faultSql = <T>(text: string, params: unknown[] = []) => execute<T>(gw.faultFeed!, text.replaceAll('$faults.', `"${gw.faultFeed!.runtime.orm.em.config.get('schema')}".`), params);
-
-  /** A connection projected by the directory and fault-feed, and a reader key. */
-  const connection = async () => {
-    const connectionId = await readConnection(gw);
-    await pollUntil(async () => (await faultSql<{ n: number }>(`select 1 as n from $faults.connection_config where connection_id = ?::uuid`, [connectionId])).length === 1, { timeoutMs: 15_000, description: 'config in fault-feed' });
-    return { connectionId, key: await readKey(gw, [connectionId]) };
-  };
-
-  const ingestFaults = async (connectionId: string, records: FaultSnapshotV1[]) => {
-    const unitId = newUnit();
-    const batch = {
-      batchId: ingestBatchId({ connectionId, kind: 'fault_snapshots', unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
-      connectionId,
-      provider: 'samsara',
-      syncId: 'sync_01JD0000000000000000000000',
-      unitId,
-      fencingToken: '1',
-      kind: 'fault_snapshots',
-      records,
-      fetchedAt: records[0]!.fetchedAt,
-      providerCursor: null,
-      final: true,
-    } as FaultBatchV1;
-    await gw.bus.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, connectionId), batch, { msgId: batch.batchId });
-    await pollUntil(async () => (await faultSql<{ status: string }>(`select status from $faults.ingest_batch where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', {
-      timeoutMs: 20_000,
-      description: `fault batch ${batch.batchId} committed`,
-    });
-  };
-
+  const connection = () => faultConnection(gw);
+  const ingestFaults = (connectionId: string, records: FaultSnapshotV1[]) => ingestBatch(gw, connectionId, 'samsara', records);
   const get = (path: string, headers: Record<string, string>) => gw.call('GET', path, { headers });
-
-  /** Every event after `cursor`, following nextCursor while hasMore; returns them and the last cursor. */
-  const drain = async (connectionId: string, headers: Record<string, string>, cursor?: string, limit = 2) => {
-    const events: FaultEvent[] = [];
-    for (;;) {
-      const res = await get(`/v1/connections/${connectionId}/fault-events?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, headers);
-      expect(res.status).toBe(200);
-      const page = res.body as EventsPage;
-      events.push(...page.events);
-      cursor = page.nextCursor;
-      if (!page.hasMore) return { events, cursor };
-    }
-  };
+  const drain = (connectionId: string, headers: Record<string, string>, cursor?: string, limit = 2) => drainFeed(gw, connectionId, headers, cursor, limit);
 
   it('lists the open faults, paged in the order they opened', async () => {
     const { connectionId, key } = await connection();
@@ -141,17 +93,14 @@ describe('fault reads over HTTP', () => {
     expect(resumed.events.map((e) => [e.sequence, e.kind])).toEqual([[5, 'cleared']]);
 
     // The subjects carried the same transitions, in the same order (ids equal: ce-id = event id).
-    const mine = await pollUntil(() => {
-      const found = published.filter((p) => p.connectionId === connectionId);
-      return found.length >= 5 ? found : undefined;
-    }, { timeoutMs: 10_000, description: 'transitions on the subjects' });
+    const mine = await subjects.of(connectionId, 5);
     expect(mine.map((p) => [p.transitionId, p.sequence, p.kind, p.occurrenceId])).toEqual([...events, ...resumed.events].map((e) => [e.id, e.sequence, e.kind, e.occurrence_id]));
     // The code's structure, in the stored occurrence and the subject payload.
     expect(mine[0]!.structured).toEqual({ standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0 });
-    const [stored] = await faultSql<{ structured: unknown }>(`select structured from $faults.fault_occurrence where id = ?::uuid`, [events[0]!.occurrence_id]);
+    const [stored] = await faultSql<{ structured: unknown }>(gw, `select structured from $faults.fault_occurrence where id = ?::uuid`, [events[0]!.occurrence_id]);
     expect(stored!.structured).toEqual({ standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0 });
     // CloudEvents 1.0 binary mode: the attributes are NATS headers.
-    expect(headersOf.get(events[2]!.id)).toMatchObject({
+    expect(subjects.headersOf.get(events[2]!.id)).toMatchObject({
       'ce-specversion': '1.0',
       'ce-id': events[2]!.id,
       'ce-source': `/switchyard/fault-feed/connections/${connectionId}`,
@@ -196,8 +145,8 @@ describe('fault reads over HTTP', () => {
     await ingestFaults(connectionId, [snapshot('v1', 1, [])]);
     await ingestFaults(connectionId, [snapshot('v1', 2, ['100'])]);
     // Sequences 1-2 left the retention window and were pruned (what the hourly pass writes; its SQL is tested in fault-feed's fault-reads spec).
-    await faultSql(`insert into $faults.fault_retention (connection_id, pruned_through, pruned_at) values (?::uuid, 2, now())`, [connectionId]);
-    await faultSql(`delete from $faults.fault_transition where connection_id = ?::uuid and sequence <= 2`, [connectionId]);
+    await faultSql(gw, `insert into $faults.fault_retention (connection_id, pruned_through, pruned_at) values (?::uuid, 2, now())`, [connectionId]);
+    await faultSql(gw, `delete from $faults.fault_transition where connection_id = ?::uuid and sequence <= 2`, [connectionId]);
     expectError(await get(`/v1/connections/${connectionId}/fault-events?cursor=${before}`, key.headers), 400, 'cursor_beyond_retention');
     const fresh = await drain(connectionId, key.headers);
     expect(fresh.events.map((e) => [e.sequence, e.kind])).toEqual([[3, 'opened']]);

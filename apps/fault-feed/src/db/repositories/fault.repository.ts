@@ -49,12 +49,14 @@ export class FaultRepository {
     await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [CONNECTION_LOCK, `${ormSchema(em)}:${connectionId}`]);
   }
 
+  /** The open occurrences in the order they opened, so the clears one snapshot derives are numbered in that order (deterministic). */
   async loadState(em: Em, connectionId: string, model: Occurrence['model'], keys: readonly { vehicle: string; key: string }[]): Promise<FaultState> {
     const t = tableNamer(em);
     const open = await query<OccurrenceRow>(
       em,
       `select id, vehicle_source_id, fault_key, code, description, model, ${isoCol('opened_at')}, ${isoCol('last_observed_at')}, bootstrap
-         from ${t('fault_occurrence')} where connection_id = ?::uuid and model = ? and cleared_at is null`,
+         from ${t('fault_occurrence')} where connection_id = ?::uuid and model = ? and cleared_at is null
+        order by opened_at, vehicle_source_id, fault_key`,
       [connectionId, model],
     );
     const watch = await query<{ scope: string; last_observed_at: string }>(

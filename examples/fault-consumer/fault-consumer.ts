@@ -4,7 +4,8 @@
 // connection (so a redelivery after a crash between your work and the ack is dropped, never
 // applied twice), and a replay of the whole stream from its start.
 //
-// Plain JavaScript on the official NATS client (@nats-io/transport-node, @nats-io/jetstream); the
+// TypeScript with erasable syntax only (Node 24 runs it as is), on the official NATS client
+// (@nats-io/transport-node, @nats-io/jetstream); the
 // payload is parsed with the tolerant v1 schema (`faultTransitionConsumerV1`: unknown fields are
 // kept and ignored, as the versioning rule asks). Outside this repository, copy that schema or
 // validate with the payload JSON Schema of asyncapi/asyncapi.json.
@@ -12,13 +13,48 @@
 // Your `checkpoint` should live where your work lives (the same database transaction that opens
 // or closes the service case), so "applied" and "checkpointed" never disagree. The default is in
 // memory: it survives a reconnect of this process, not a restart.
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, type JsMsg } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
-import { faultTransitionConsumerV1 } from '@switchyard/messaging';
+import { faultTransitionConsumerV1, type FaultTransitionConsumerV1 } from '@switchyard/messaging';
+
+export interface FaultCloudEvent {
+  specversion: string | undefined;
+  id: string | undefined;
+  source: string | undefined;
+  type: string | undefined;
+  time: string | undefined;
+  subject: string | undefined;
+  datacontenttype: string | undefined;
+  data: FaultTransitionConsumerV1;
+}
+
+/** Where the highest applied sequence per connection is kept. */
+export interface Checkpoint {
+  get(connectionId: string): number | Promise<number>;
+  set(connectionId: string, sequence: number): void | Promise<void>;
+}
+
+export type TransitionHandler = (transition: FaultTransitionConsumerV1, event: FaultCloudEvent) => unknown;
+
+export interface FaultConsumerOptions {
+  servers: string | string[];
+  durable: string;
+  stream?: string;
+  subjects?: string;
+  checkpoint?: Checkpoint;
+  handle: TransitionHandler;
+  onGap?: (connectionId: string, expected: number, got: number) => unknown;
+  ackWaitMs?: number;
+}
+
+export interface RunningFaultConsumer {
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
 
 /** The CloudEvents 1.0 view of one message (binary mode: the attributes are `ce-*` headers). */
-function cloudEventOf(msg, data) {
-  const h = (name) => msg.headers?.get(name) || undefined;
+function cloudEventOf(msg: JsMsg, data: FaultTransitionConsumerV1): FaultCloudEvent {
+  const h = (name: string) => msg.headers?.get(name) || undefined;
   return {
     specversion: h('ce-specversion'),
     id: h('ce-id'),
@@ -32,12 +68,12 @@ function cloudEventOf(msg, data) {
 }
 
 /** An in-memory checkpoint (replace it with a durable one). */
-export class MemoryCheckpoint {
-  #last = new Map();
-  get(connectionId) {
+export class MemoryCheckpoint implements Checkpoint {
+  #last = new Map<string, number>();
+  get(connectionId: string): number {
     return this.#last.get(connectionId) ?? 0;
   }
-  set(connectionId, sequence) {
+  set(connectionId: string, sequence: number): void {
     this.#last.set(connectionId, sequence);
   }
 }
@@ -50,7 +86,7 @@ export class MemoryCheckpoint {
  * connection's sequence jumps (events older than the stream's retention, or a consumer started
  * late): read GET /v1/connections/{id}/faults to resynchronize.
  */
-export async function startFaultConsumer({ servers, durable, stream = 'FAULTS', subjects = 'fleet.faults.>', checkpoint = new MemoryCheckpoint(), handle, onGap = () => {}, ackWaitMs = 30_000 }) {
+export async function startFaultConsumer({ servers, durable, stream = 'FAULTS', subjects = 'fleet.faults.>', checkpoint = new MemoryCheckpoint(), handle, onGap = () => undefined, ackWaitMs = 30_000 }: FaultConsumerOptions): Promise<RunningFaultConsumer> {
   const nc = await connect({ servers, name: `fault-consumer-${durable}` });
   const jsm = await jetstreamManager(nc);
   const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: subjects, max_ack_pending: 1, ack_wait: nanos(ackWaitMs) };
@@ -99,7 +135,7 @@ export async function startFaultConsumer({ servers, durable, stream = 'FAULTS', 
  * Replays every transition the stream still holds, from its start, in stream order, through an
  * ordered (ephemeral) consumer — no durable state is touched. Resolves when it has caught up.
  */
-export async function replayFaultTransitions({ servers, stream = 'FAULTS', subjects = 'fleet.faults.>', handle }) {
+export async function replayFaultTransitions({ servers, stream = 'FAULTS', subjects = 'fleet.faults.>', handle }: { servers: string | string[]; stream?: string; subjects?: string; handle: TransitionHandler }): Promise<number> {
   const nc = await connect({ servers, name: 'fault-consumer-replay' });
   try {
     const consumer = await jetstream(nc).consumers.get(stream, { filter_subjects: subjects, deliver_policy: DeliverPolicy.All });

@@ -1,0 +1,92 @@
+/**
+ * Helpers shared by the fault suites (faults, fault-consumer, fault-scenarios): a connection
+ * projected by the directory and fault-feed with a reader key, fault batches published into
+ * fault-feed's ingest consumer as the collectors publish them (waiting for their commit), the
+ * whole HTTP feed walked with its cursor, and a recorder of the `fleet.faults` subjects. Every
+ * HTTP response is validated against the OpenAPI document (gw.call).
+ */
+import { expect } from '@jest/globals';
+import type { Provider } from '@switchyard/domain';
+import { EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, type MessageHeaders, type Subscription } from '@switchyard/messaging';
+import { pollUntil } from '@switchyard/testing';
+import { execute } from './gateway-client.js';
+import { newUnit, readConnection, readKey } from './reads-fixture.js';
+import type { TestGateway } from './support.js';
+
+export type FaultEvent = { id: string; sequence: number; connection_id: string; occurrence_id: string; vehicle_id: string; kind: 'opened' | 'cleared'; observed_at: string; bootstrap: boolean };
+export type EventsPage = { events: FaultEvent[]; nextCursor: string; hasMore: boolean };
+
+/** SQL on fault-feed's schema: `$faults.` stands for it. */
+export function faultSql<T>(gw: TestGateway, text: string, params: unknown[] = []): Promise<T[]> {
+  const schema = gw.faultFeed!.runtime.orm.em.config.get('schema');
+  return execute<T>(gw.faultFeed!, text.replaceAll('$faults.', `"${schema}".`), params);
+}
+
+/** A connection of `provider` projected by the directory and fault-feed, and a reader key. */
+export async function faultConnection(gw: TestGateway, provider: Provider = 'samsara'): Promise<{ connectionId: string; key: { id: string; headers: Record<string, string> } }> {
+  const connectionId = await readConnection(gw, {}, provider);
+  await pollUntil(async () => (await faultSql(gw, `select 1 from $faults.connection_config where connection_id = ?::uuid`, [connectionId])).length === 1, { timeoutMs: 15_000, description: 'config in fault-feed' });
+  return { connectionId, key: await readKey(gw, [connectionId]) };
+}
+
+/** Publishes one fault batch (snapshots or records, one pass) and waits until fault-feed committed it; returns its batch id. */
+export async function ingestFaults(gw: TestGateway, connectionId: string, provider: Provider, records: FaultSnapshotV1[] | FaultRecordV1[], fetchedAt?: string): Promise<string> {
+  const unitId = newUnit();
+  const kind = records[0]?.model === 'explicit_records' || (records.length === 0 && provider === 'geotab') ? 'fault_records' : 'fault_snapshots';
+  const batch = {
+    batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
+    connectionId,
+    provider,
+    syncId: 'sync_01JD0000000000000000000000',
+    unitId,
+    fencingToken: '1',
+    kind,
+    records,
+    fetchedAt: fetchedAt ?? records[0]?.fetchedAt ?? new Date().toISOString(),
+    providerCursor: null,
+    final: true,
+  } as FaultBatchV1;
+  await publishFaultBatch(gw, batch);
+  return batch.batchId;
+}
+
+/** Publishes a built batch (a redelivery: the same batch again) and waits for its commit. */
+export async function publishFaultBatch(gw: TestGateway, batch: FaultBatchV1): Promise<void> {
+  await gw.bus.publish(EVENTS.faultBatch, subjectFor(EVENTS.faultBatch.subject, batch.connectionId), batch, { msgId: `${batch.batchId}:${Date.now()}` });
+  await pollUntil(async () => (await faultSql<{ status: string }>(gw, `select status from $faults.ingest_batch where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', {
+    timeoutMs: 20_000,
+    description: `fault batch ${batch.batchId} committed`,
+  });
+}
+
+/** Every event after `cursor`, following nextCursor while hasMore; the events and the last cursor. */
+export async function drainFeed(gw: TestGateway, connectionId: string, headers: Record<string, string>, cursor?: string, limit = 2): Promise<{ events: FaultEvent[]; cursor: string }> {
+  const events: FaultEvent[] = [];
+  for (;;) {
+    const res = await gw.call('GET', `/v1/connections/${connectionId}/fault-events?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { headers });
+    expect(res.status).toBe(200);
+    const page = res.body as EventsPage;
+    events.push(...page.events);
+    cursor = page.nextCursor;
+    if (!page.hasMore) return { events, cursor };
+  }
+}
+
+/** Records every `fleet.faults` message the durable `durable` receives (payload and headers). */
+export async function recordSubjects(gw: TestGateway, durable: string): Promise<{ published: FaultTransitionV1[]; headersOf: Map<string, MessageHeaders>; sub: Subscription; of(connectionId: string, count: number): Promise<FaultTransitionV1[]> }> {
+  const published: FaultTransitionV1[] = [];
+  const headersOf = new Map<string, MessageHeaders>();
+  const sub = await gw.bus.consume({ durable, event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload, headers }) => {
+    published.push(payload);
+    headersOf.set(payload.transitionId, { ...headers });
+  });
+  const of = (connectionId: string, count: number) =>
+    pollUntil(
+      () => {
+        const found = published.filter((p) => p.connectionId === connectionId);
+        return found.length >= count ? found : undefined;
+      },
+      { timeoutMs: 10_000, description: `${count} transitions of ${connectionId} on the subjects` },
+    );
+  return { published, headersOf, sub, of };
+}
