@@ -364,6 +364,20 @@ describe('failure paths', () => {
     }
   });
 
+  it('single use under concurrency: six submits of one form at once — one completes, the others are told the link was used', async () => {
+    const connectionId = await pausedConnection('samsara');
+    const { sessionId, url } = await newSession(connectionId);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(url)).text())?.[1] ?? '';
+    const body = new URLSearchParams({ csrf, method: 'api_token', apiToken: samsaraToken, accept: 'yes', action: 'connect' });
+    body.append('signals', 'odometer');
+    const submit = () => fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }).then(async (r) => ({ status: r.status, text: await r.text() }));
+    const answers = await Promise.all(Array.from({ length: 6 }, submit));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 410, 410, 410, 410, 410]);
+    expect(answers.find((a) => a.status === 200)?.text).toContain('Account connected');
+    expect(answers.find((a) => a.status === 410)?.text).toContain('Link already used');
+    expect(await sessionStatus(connectionId, sessionId)).toMatchObject({ status: 'complete' });
+  });
+
   it('a forged CSRF token is refused (403) and changes nothing', async () => {
     const connectionId = await pausedConnection('samsara');
     const { sessionId, url } = await newSession(connectionId);
