@@ -23,3 +23,5 @@ export function startTelemetryIngest(options: IngestContextStartOptions): Promis
 /** The history row mapping and COPY text encoding (the ingest benchmark COPYs the very rows the consumer writes). */
 export { numericValue } from './services/telemetry-ingest.service.js';
 export { copyLine } from './db/repositories/observation.repository.js';
+/** The usage rollups' rebuild (the usage benchmarks build the rollups of the observations they seed with it). */
+export { UsageRollupRepository } from './db/repositories/usage-rollup.repository.js';
