@@ -169,6 +169,8 @@ describe('enrollment to complete', () => {
       expect((await page.goto(url))?.status()).toBe(200);
       await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Connect your Samsara account');
       await expect(page.locator('body').innerText()).resolves.toContain('Acme samsara Logistics');
+      // Who asks: the name of the consumer key that created the link.
+      await expect(page.getByRole('region', { name: 'Who is asking' }).innerText()).resolves.toContain('connect page manager');
       // Driver data is never offered: exactly the four signals.
       await expect(page.locator('input[name="signals"]').evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value))).resolves.toEqual(['odometer', 'faults', 'engineHours', 'location']);
       await screenshot(page, 'connect-samsara-desktop');

@@ -145,7 +145,7 @@ export function renderForm(page: PageContext, problems: readonly FieldProblem[] 
 ${summary}
 <section class="card" aria-labelledby="who">
 <h2 id="who">Who is asking</h2>
-<p>An application using Switchyard asks to read data from the ${esc(provider)} account of <strong>${esc(page.connection.customer_id)}</strong>.</p>
+<p><strong>${esc(page.requester)}</strong>, an application using Switchyard, asks to read data from the ${esc(provider)} account of <strong>${esc(page.connection.customer_id)}</strong>.</p>
 <p class="muted">This link is for you alone and works once, until ${esc(page.session.expires_at.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC'))}.</p>
 </section>
 <form method="post" novalidate>

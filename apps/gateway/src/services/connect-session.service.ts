@@ -59,6 +59,8 @@ export interface PageContext {
   session: SessionRow;
   connection: { id: string; customer_id: string; provider: Provider; status: string };
   binding?: { database: string; server: string };
+  /** Who asks: the name of the consumer key that created the session. */
+  requester: string;
   methods: readonly EnrollmentMethod[];
   csrf: string;
 }
@@ -319,7 +321,8 @@ export class ConnectSessionService {
     const binding = connection.provider === 'geotab' ? await repo.geotabBinding(connection.id) : undefined;
     const methods = enrollmentMethods(connection.provider, this.settings);
     if (methods.length === 0) return { kind: 'dead', reason: 'unavailable', session };
-    return { kind: 'open', page: { session, connection, ...(binding ? { binding } : {}), methods, csrf: this.csrfFor(session.id) } };
+    const requester = (await repo.requesterName(session.consumer_key_id)) ?? 'An application';
+    return { kind: 'open', page: { session, connection, ...(binding ? { binding } : {}), requester, methods, csrf: this.csrfFor(session.id) } };
   }
 
   private validate(page: PageContext, form: EnrollmentForm): Checked {

@@ -150,6 +150,12 @@ export class ConnectSessionRepository {
     return rows.length === 1;
   }
 
+  /** The name the operator gave the consumer key that created the session: who asks, on the page. */
+  async requesterName(consumerKeyId: string): Promise<string | undefined> {
+    const rows = await query<{ name: string }>(this.em, `select name from ${this.t('consumer_key')} where id = ?::uuid`, [consumerKeyId]);
+    return rows[0]?.name;
+  }
+
   async geotabBinding(connectionId: string): Promise<{ database: string; server: string } | undefined> {
     const rows = await query<{ database: string; server: string }>(this.em, `select database, server from ${this.t('geotab_binding')} where connection_id = ?::uuid`, [connectionId]);
     return rows[0];
