@@ -5,15 +5,19 @@
  * swap) collected by internal runs into telemetry-ingest, read over HTTP through the gateway with
  * every response validated against the OpenAPI document.
  * - every served figure equals what a customer computes from the same vehicle's stored history
- *   (`GET …/history`, the docs/metrics.md formulas applied to it): per provider, per vehicle;
+ *   (`GET …/history`, the docs/metrics.md formulas applied to it): per provider, per vehicle — the
+ *   reports summed from the usage rollups built as the batches committed (the rollup epoch is set
+ *   before the simulated data: every stored observation was rolled up);
  * - the odometer reset is an excluded interval named `counter_decreased`, never negative distance;
  *   the device swap keeps the vehicle, its id and a continuous distance;
  * - a window without data is `missing` with `value: null` and a null percent, never 0;
  * - the worked example of docs/metrics.md, ingested as observations, is served with its figures;
  * - local-day intervals; the fleet report pages with nextCursor and never lists a hidden vehicle;
  *   the 400 reason codes of a bad window.
- * Mutation tried: the fleet page ignoring visibility (every known vehicle listed) fails "a hidden
- * vehicle"; the formulas' mutations are named in libs/domain/src/usage/counters.spec.ts.
+ * Mutations tried: the fleet page ignoring visibility (every known vehicle listed) fails "a hidden
+ * vehicle"; slot amounts counted twice in rollupView fails the per-provider comparisons and the worked
+ * example; the formulas' and rollups' other mutations are named in libs/domain/src/usage and
+ * apps/telemetry-ingest/test/usage-rollup.int-spec.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
@@ -151,6 +155,12 @@ beforeAll(async () => {
     fleets[s.provider] = { provider: s.provider, connection, ids, headers: { authorization: `Bearer ${key.token}` } };
   }
   for (const f of Object.values(fleets)) expect(await runInternal(f)).toMatchObject({ status: 'completed' });
+  // Every observation this stack stored was rolled up as its batch committed, so the rollups are complete from before the
+  // simulated data on (a backfill): reports of 30 minutes of whole slots or more are summed from them, and compared below
+  // with the customer's computation from the raw history.
+  await stack.sql(`update $telemetry.usage_rollup_epoch set started_at = '2020-01-01T00:00:00Z'`);
+  const [slots] = await stack.sql<{ n: number }>(`select count(*)::int as n from $telemetry.usage_slot`);
+  expect(slots?.n).toBeGreaterThan(0);
 }, 300_000);
 
 afterAll(async () => {
