@@ -26,7 +26,7 @@ export const ERROR_CODES = {
   unknown_metric: { status: 400, description: 'History: `metric` is missing or not one of the telemetry metrics of the catalog.' },
   reversed_window: { status: 400, description: 'History and usage reports: `startTime` is not before `endTime`.' },
   window_too_long: { status: 400, description: 'History and usage reports: the window spans more than the documented cap (history 31 days, usage reports 93 days).' },
-  invalid_time_zone: { status: 400, description: 'Usage reports: `timeZone` is not an IANA time zone name, or only one of `interval` and `timeZone` was given.' },
+  invalid_time_zone: { status: 400, description: 'Usage reports: `interval` was given without `timeZone`, or `timeZone` is not an IANA time zone name.' },
   too_many_intervals: { status: 400, description: 'Usage reports: `interval=hour` over a window longer than 31 days.' },
   cursor_parameters_changed: { status: 400, description: 'History: a well-formed cursor was passed with another metric or window than the walk it continues.' },
   empty_interval: { status: 400, description: 'The requested collection interval is empty (a startFrom not before the request time, or a trip-only sync whose window holds no time).' },
