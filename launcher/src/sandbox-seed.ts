@@ -141,7 +141,7 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string, inter
     lines.push(
       '│',
       `│ Connect a fleet in a browser (the customer's authorization page; docs/decisions/0022-connect-sessions.md), ${first.provider}:`,
-      `│   1. npm run operator -- connection:pause --connection ${first.id}`,
+      `│   1. npm run operator -- connection:pause --connection ${first.id}   (with this start's DATABASE_URL / SWITCHYARD_DATA_DIR if you set them)`,
       `│   2. curl -s -X POST ${c.baseUrl}/v1/connections/${first.id}/connect-sessions ${auth}`,
       '│      and open its "url" within ten minutes (sign in at the simulator, or paste its API token shown below)',
       `│   3. curl -s ${c.baseUrl}/v1/connections/${first.id}/connect-sessions/<sessionId> ${auth}   # until "complete"`,
