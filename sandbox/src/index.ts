@@ -19,3 +19,4 @@ export { startSimulators, simulatorAccounts, type StartSimulatorsOptions, type S
 export { samsaraSimulator, samsaraVehicleId, samsaraDriverId, samsaraHasEcu } from './samsara/index.js';
 export { motiveSimulator, MOTIVE_IDS } from './motive/index.js';
 export { geotabSimulator, geotabDeviceId, geotabUserId, geotabTrailerId, GEOTAB_TRAILER_COUNT } from './geotab/index.js';
+export { startVendorSimulator, vendorAnswer, type RunningVendorSimulator, type VendorSimState, type VendorSimulatorOptions } from './enrichment-vendor/vendor-simulator.js';

@@ -7,6 +7,7 @@
  * and bus connection in the gateway's NATS namespace, as the launcher runs them.
  */
 import { startDirectory } from '@switchyard/directory';
+import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
 import { startTestGateway as startGatewayOnly, type BesideService, type TestGateway as GatewayOnly, type TestGatewayOptions } from '@switchyard/gateway/testing';
 import type { RunningService } from '@switchyard/service-kit';
@@ -21,22 +22,27 @@ export interface TestGateway extends GatewayOnly {
   directory?: RunningService;
   /** The fault-feed started beside the gateway (`faultFeed: true`). */
   faultFeed?: RunningService;
+  /** The enrichment context started beside the gateway (`enrichment`). */
+  enrichment?: RunningService;
 }
 
 export interface StackOptions extends Omit<TestGatewayOptions, 'beside'> {
   syncOrchestrator?: boolean;
   directory?: boolean;
   faultFeed?: boolean;
+  /** A real enrichment context; its environment (ENRICHMENT_*) and the vendor simulator's URL. */
+  enrichment?: { env?: Record<string, string>; vendorBaseUrl?: string };
   collectors?: { providerBaseUrls: Record<string, string> };
 }
 
-export async function startTestGateway({ syncOrchestrator, directory, faultFeed, collectors, ...options }: StackOptions = {}): Promise<TestGateway> {
+export async function startTestGateway({ syncOrchestrator, directory, faultFeed, enrichment, collectors, ...options }: StackOptions = {}): Promise<TestGateway> {
   const beside: BesideService[] = [];
   // With `collectors`, the orchestrator also collects (polling fast, leases long enough for a slow CI run).
   const collect = collectors ? { collectors: true, providerBaseUrls: collectors.providerBaseUrls, env: { ...process.env, POLL_MS: '100', LEASE_MS: '10000' } } : {};
   if (syncOrchestrator) beside.push({ name: 'sync-orchestrator', start: (o) => startSyncOrchestrator({ ...o, ...collect }) });
   if (directory) beside.push({ name: 'directory', start: startDirectory });
   if (faultFeed) beside.push({ name: 'fault-feed', start: startFaultFeed });
+  if (enrichment) beside.push({ name: 'enrichment', start: (o) => startEnrichment({ ...o, env: { ...process.env, ...enrichment.env }, ...(enrichment.vendorBaseUrl ? { vendorBaseUrl: enrichment.vendorBaseUrl } : {}) }) });
   const gw = await startGatewayOnly({ ...options, beside });
-  return Object.assign(gw, { orchestrator: gw.beside['sync-orchestrator'], directory: gw.beside.directory, faultFeed: gw.beside['fault-feed'] });
+  return Object.assign(gw, { orchestrator: gw.beside['sync-orchestrator'], directory: gw.beside.directory, faultFeed: gw.beside['fault-feed'], enrichment: gw.beside.enrichment });
 }

@@ -1,5 +1,5 @@
-/** Runs the enrichment context alone (as deployed): health on HEALTH_PORT (default 3105). */
+/** Runs the enrichment context alone (as deployed): health on HEALTH_PORT (default 3105); the vendor and dataset variables of config.ts. */
 import { runMain } from '@switchyard/service-kit';
-import { enrichmentService } from './index.js';
+import { enrichmentEnvSchema, enrichmentService, startEnrichment } from './index.js';
 
-await runMain(enrichmentService, { portVariable: 'HEALTH_PORT', defaultPort: 3105 });
+await runMain(enrichmentService, { portVariable: 'HEALTH_PORT', defaultPort: 3105, start: startEnrichment, envSchema: enrichmentEnvSchema });

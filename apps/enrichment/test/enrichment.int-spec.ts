@@ -7,4 +7,4 @@ import { RPCS } from '@switchyard/messaging';
 import { runContextServiceSuite } from '@switchyard/testing/jest';
 import { enrichmentService, startEnrichment } from '../src/index.js';
 
-runContextServiceSuite({ definition: enrichmentService, start: startEnrichment, ping: RPCS.ping.enrichment, tables: [] });
+runContextServiceSuite({ definition: enrichmentService, start: startEnrichment, ping: RPCS.ping.enrichment, tables: ['enrichment_product', 'enrichment_vehicle', 'vehicle_visibility', 'vendor_budget', 'vendor_cache'] });

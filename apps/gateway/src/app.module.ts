@@ -15,6 +15,7 @@ import { TripsController } from './controllers/trips.controller.js';
 import { VehiclesController } from './controllers/vehicles.controller.js';
 import { TelemetryController } from './controllers/telemetry.controller.js';
 import { UsageController } from './controllers/usage.controller.js';
+import { EnrichmentController } from './controllers/enrichment.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
@@ -25,7 +26,7 @@ import { ConnectSessionService } from './services/connect-session.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
-  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, UsageController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
+  controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, UsageController, EnrichmentController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
   providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
   exports: [ContextClient, AuthService],
 })

@@ -60,7 +60,6 @@ const V = `${C}/vehicles/{vehicleId}`;
 const APP: EndpointAuth = 'application_secret_and_connection_token';
 const KEY: EndpointAuth = 'consumer_key';
 const SERVED = 'preview';
-const NOT_YET = 'not_released';
 
 type Row = readonly [CatalogEndpoint['method'], string, EndpointArea, EndpointAuth, EndpointRetrieval, EndpointReleaseStatus];
 
@@ -81,11 +80,11 @@ const rows: readonly Row[] = [
   ['GET', `${C}/vehicles`, 'vehicles', KEY, 'stored', SERVED],
   ['GET', V, 'vehicles', KEY, 'stored', SERVED],
   ['GET', `${V}/metadata`, 'vehicleMetadata', KEY, 'stored', SERVED],
-  ['GET', `${V}/profile`, 'enrichment', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/identity`, 'enrichment', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/images`, 'enrichment', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/specifications`, 'enrichment', KEY, 'stored', NOT_YET],
-  ['GET', `${V}/build`, 'enrichment', KEY, 'stored', NOT_YET],
+  ['GET', `${V}/profile`, 'enrichment', KEY, 'stored', SERVED],
+  ['GET', `${V}/identity`, 'enrichment', KEY, 'stored', SERVED],
+  ['GET', `${V}/images`, 'enrichment', KEY, 'stored', SERVED],
+  ['GET', `${V}/specifications`, 'enrichment', KEY, 'stored', SERVED],
+  ['GET', `${V}/build`, 'enrichment', KEY, 'stored', SERVED],
   ['GET', `${C}/locations`, 'locations', KEY, 'stored', SERVED],
   // 4.3 catalog and connection (KEY)
   ['GET', '/v1/catalog', 'catalog', KEY, 'static', SERVED],

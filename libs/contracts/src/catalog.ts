@@ -208,8 +208,8 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
     },
     enrichment: {
       releaseStatus: areaReleaseStatus('enrichment'),
-      collection: 'on_vin_change_cached',
-      enablement: 'per_connection_operator_gate',
+      collection: 'background_after_vehicle_sync_on_new_or_changed_vin_cached',
+      enablement: 'identity_offline_always_vendor_products_by_deployment_license',
       measurements: 'provider_text_not_normalized',
       images: 'vin_listing_urls',
       products: ENRICHMENT_PRODUCTS,

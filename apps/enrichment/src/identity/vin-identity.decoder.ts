@@ -36,6 +36,11 @@ const POSITION_SEVEN_TYPES = new Set(['Passenger Car', 'Multipurpose Passenger V
 
 const EMPTY = { year: null, make: null, model: null, manufacturer: null, trim: null, style: null, body: null, engine: null, drivetrain: null, transmission: null } as const;
 
+/** The identity data of a VIN refused before decoding: the verdict only, nothing decoded. */
+export function refusedIdentity(vin: string, checksum: boolean | null): VehicleIdentityV1 {
+  return { vin, ...EMPTY, vinValid: false, checksum, ambiguous: null, yearAmbiguous: null };
+}
+
 interface Attribute {
   value: string | null;
   ambiguous: boolean;
@@ -94,7 +99,7 @@ export class VinIdentityDecoder {
     const check = checkVin(rawVin);
     if (check.status === 'missing') return { status: 'missing_vin', data: null, errorCode: null };
     if (check.status === 'invalid') {
-      return { status: 'invalid_vin', data: { vin: check.vin, ...EMPTY, vinValid: false, checksum: check.checksum, ambiguous: null, yearAmbiguous: null }, errorCode: check.reason };
+      return { status: 'invalid_vin', data: refusedIdentity(check.vin, check.checksum), errorCode: check.reason };
     }
     const vin = check.vin;
     const first = await this.decoder.decode(vin);
