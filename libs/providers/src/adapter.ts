@@ -10,6 +10,7 @@
  */
 import type { DriverRecord, FaultRecord, FaultSnapshot, GroupRecord, Observation, Provider, TelemetryMetric, TripRecord, VehicleRecord } from '@switchyard/domain';
 import type { ProviderCapabilities } from './capabilities/index.js';
+import type { EgressPolicy } from './http/egress.js';
 import type { RetryPolicy } from './http/provider-http-client.js';
 import type { Clock, RequestBudget } from './http/request-budget.js';
 
@@ -31,6 +32,12 @@ export interface AdapterOptions<P extends Provider = Provider> {
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   random?: () => number;
+  /**
+   * Where requests may go: production callers pass `egressPolicyFor(provider, environment)`
+   * (allow-listed https provider hosts on public addresses); without one the adapter may reach any
+   * http(s) URL, which is for simulators and tests only.
+   */
+  egress?: EgressPolicy;
 }
 
 /** A record the adapter read but left out of `items`, with the reason (a malformed record, a trailer, …). */

@@ -243,7 +243,7 @@ export class ConnectSessionService {
     let baseUrl: string | undefined;
     if (provider === 'geotab') baseUrl = this.geotabServer((await this.repo().geotabBinding(connectionId))?.server);
     else baseUrl = this.settings.providerBaseUrls?.[provider];
-    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never, method === 'oauth') : { ok: false as const, reason: 'provider_config_invalid' };
+    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never, this.runtime.environment, method === 'oauth') : { ok: false as const, reason: 'provider_config_invalid' };
     if (!verified.ok) {
       await this.repo().fail(sessionId, verified.reason);
       this.runtime.logger.info({ sessionId, connectionId, method, reason: verified.reason }, 'connect session failed: the provider refused the credentials');

@@ -2,7 +2,9 @@
  * Builds the ProviderAdapter a collector uses for one connection: asks the gateway for the
  * connection's provider and credentials (`gateway.connection.provider-access`), then creates the
  * provider's adapter on the configured base URL (real provider, or a simulator in the sandbox),
- * with the account's shared PgRequestBudget and the configured timeout.
+ * with the account's shared PgRequestBudget, the configured timeout and the deployment's egress
+ * policy (outside `SWITCHYARD_ENV=sandbox`: allow-listed https provider hosts on public addresses,
+ * Geotab's named server included — libs/providers egress.ts).
  *
  * Caching: an adapter (and the credentials inside it) is reused for `ADAPTER_CACHE_TTL_MS`
  * (default 60 s) and only while the connection-config projection's revision is the one it was
@@ -17,7 +19,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment, Provider } from '@switchyard/domain';
 import { type ProviderAccessReplyV1, RPCS } from '@switchyard/messaging';
-import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
+import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, egressPolicyFor, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
 import { PgRequestBudget } from './pg-request-budget.js';
@@ -90,7 +92,12 @@ export class ProviderAdapterFactory {
   private async build(connectionId: string): Promise<ConnectionAdapter> {
     const access = await this.runtime.bus.request(RPCS.gateway.providerAccess, { connectionId }, { timeoutMs: this.settings.providerAccessTimeoutMs });
     const budget = this.budgetFor(access);
-    const common = { baseUrl: this.settings.providerBaseUrls[access.provider], budget, timeoutMs: this.settings.providerTimeoutMs };
+    const common = {
+      baseUrl: this.settings.providerBaseUrls[access.provider],
+      budget,
+      timeoutMs: this.settings.providerTimeoutMs,
+      egress: egressPolicyFor(access.provider, this.runtime.environment),
+    };
     const adapter =
       access.provider === 'samsara'
         ? createSamsaraAdapter({ ...common, provider: 'samsara', credentials: access.credentials })

@@ -4,7 +4,10 @@
  * Transport (request budget, timeouts, 429/5xx retries honouring Retry-After) is the shared
  * ProviderHttpClient; this file adds what is Geotab's own:
  * - Authenticate once and reuse the session; follow the returned `path` ("ThisServer" keeps the
- *   configured host, anything else becomes the host for every later call).
+ *   configured host, anything else becomes the host for every later call) — only when it is a bare
+ *   host name the egress policy allows (production: an allow-listed `*.geotab.com` over https on a
+ *   public address); otherwise the Authenticate fails with `provider_config_invalid` and the
+ *   session id is never sent anywhere (serverUrl).
  * - Errors arrive as HTTP 200 `{error: {data: {type}}}`. They are mapped by `data.type` (fallback
  *   `errors[0].name`), never by `code`.
  * - `InvalidUserException` on a session call drops the session and re-authenticates ONCE per call;
@@ -21,6 +24,7 @@
 import { z } from 'zod';
 import { ProviderError } from '../errors.js';
 import { PageRecords, parseProviderResponse, parseRecords, type ParsedRecords } from '../http/parse.js';
+import { assertEgressUrl, EgressRefusedError, SANDBOX_EGRESS, type EgressPolicy } from '../http/egress.js';
 import { DEFAULT_RETRY, ProviderHttpClient, type RetryPolicy } from '../http/provider-http-client.js';
 import { systemClock, unlimitedBudget, type Clock, type RequestBudget } from '../http/request-budget.js';
 import { parseRetryAfter } from '../http/retry-after.js';
@@ -42,6 +46,8 @@ export interface GeotabClientOptions {
   retry?: Partial<RetryPolicy>;
   random?: () => number;
   fetch?: typeof fetch;
+  /** Where requests may go, the named server included (egress.ts); without one, anywhere (simulators, tests). */
+  egress?: EgressPolicy;
 }
 
 /** Geotab's published cap: GetFeed returns at most 50,000 records per call (geotab.md §1.4). */
@@ -210,7 +216,15 @@ export class GeotabClient {
       throw error;
     }
     const result = parseProviderResponse(authenticateResultSchema, raw, 'geotab:Authenticate');
-    const session = { sessionId: result.credentials.sessionId, baseUrl: serverUrl(this.options.baseUrl, result.path) };
+    let baseUrl: string;
+    try {
+      baseUrl = serverUrl(this.options.baseUrl, result.path, this.options.egress);
+    } catch (error) {
+      // The session id is dropped here: it never travels to a server we refuse.
+      if (error instanceof EgressRefusedError) throw new ProviderError('provider_config_invalid', { path: 'geotab:Authenticate', message: error.message });
+      throw error;
+    }
+    const session = { sessionId: result.credentials.sessionId, baseUrl };
     this.session = session;
     return session;
   }
@@ -237,8 +251,8 @@ export class GeotabClient {
   private httpFor(baseUrl: string): ProviderHttpClient {
     let client = this.http.get(baseUrl);
     if (!client) {
-      const { budget, clock, timeoutMs, retry, random, fetch } = this.options;
-      client = new ProviderHttpClient({ baseUrl, budget: budget ?? unlimitedBudget, clock, timeoutMs, retry, random, fetch });
+      const { budget, clock, timeoutMs, retry, random, fetch, egress } = this.options;
+      client = new ProviderHttpClient({ baseUrl, budget: budget ?? unlimitedBudget, clock, timeoutMs, retry, random, fetch, egress });
       this.http.set(baseUrl, client);
     }
     return client;
@@ -285,10 +299,19 @@ function retryAfterFromData(error: GeotabErrorBody, now: number): number | undef
   return parseRetryAfter(String(value), now);
 }
 
-/** "ThisServer" keeps the configured base URL; a host name replaces the host, keeping the scheme. */
-export function serverUrl(configured: string, path: string): string {
+/**
+ * "ThisServer" keeps the configured base URL; a host name replaces the host, keeping the scheme.
+ * The named server must be a bare host name (in the sandbox also `host:port`, for simulators) —
+ * no user information, path, query or fragment — that the egress policy allows; otherwise
+ * EgressRefusedError.
+ */
+export function serverUrl(configured: string, path: string, egress: EgressPolicy = SANDBOX_EGRESS): string {
   if (path === 'ThisServer') return configured;
   const url = new URL(configured);
-  const host = path.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-  return `${url.protocol}//${host}`;
+  const host = path.replace(/^https?:\/\//i, '').replace(/\/$/, '');
+  const shape = egress.mode === 'production' ? /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/i : /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+  if (!shape.test(host)) throw new EgressRefusedError('the server Geotab named is not a host name');
+  const named = new URL(`${url.protocol}//${host}`);
+  assertEgressUrl(named, egress);
+  return named.origin;
 }

@@ -10,8 +10,15 @@
  * Final failures become ProviderError with the spec's reason code; a body that is not JSON where
  * JSON was promised is `provider_response_changed`. Credentials travel only in headers the adapter
  * passes and are never logged here.
+ *
+ * Where requests may go is the egress policy's (egress.ts: allow-listed https provider hosts on
+ * public addresses outside the sandbox; a refusal is a final `provider_config_invalid`). Redirects
+ * are followed only within the request's origin (at most 5; 303, and 301/302 after a POST, become
+ * a GET without body); a redirect to another origin is a final `provider_config_invalid` and is
+ * never requested, so no credential header reaches another host.
  */
 import { ProviderError, reasonForStatus } from '../errors.js';
+import { assertEgressUrl, EgressRefusedError, egressFetch, SANDBOX_EGRESS, type EgressPolicy, type ProviderFetch } from './egress.js';
 import { systemClock, unlimitedBudget, type Clock, type RequestBudget } from './request-budget.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -33,8 +40,15 @@ export interface HttpClientOptions {
   random?: () => number;
   /** Headers added to every request (auth). */
   headers?: () => Record<string, string> | Promise<Record<string, string>>;
-  fetch?: typeof fetch;
+  /** Where requests may go (egress.ts); without one, anywhere over http(s): simulators and tests. */
+  egress?: EgressPolicy;
+  /** Replaces the transport (then `egress` only checks URLs). */
+  fetch?: ProviderFetch;
 }
+
+/** Redirect statuses the client follows within the origin. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
 
 export interface ProviderRequest {
   method?: 'GET' | 'POST';
@@ -57,20 +71,27 @@ export class ProviderHttpClient {
   private readonly clock: Clock;
   private readonly budget: RequestBudget;
   private readonly random: () => number;
-  private readonly doFetch: typeof fetch;
+  private readonly doFetch: ProviderFetch;
+  private readonly egress: EgressPolicy;
 
   constructor(private readonly options: HttpClientOptions) {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.clock = options.clock ?? systemClock;
     this.budget = options.budget ?? unlimitedBudget;
     this.random = options.random ?? Math.random;
-    this.doFetch = options.fetch ?? fetch;
+    this.egress = options.egress ?? SANDBOX_EGRESS;
+    this.doFetch = options.fetch ?? egressFetch(this.egress);
   }
 
   /** Sends with retries; resolves only with a 2xx JSON response. */
   async request(req: ProviderRequest): Promise<ProviderResponse> {
     const url = this.url(req);
     const path = new URL(url).pathname;
+    try {
+      assertEgressUrl(new URL(url), this.egress);
+    } catch (error) {
+      throw refused(error, path);
+    }
     let lastError: ProviderError | undefined;
     for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
       await this.budget.acquire(req.signal, path);
@@ -111,20 +132,41 @@ export class ProviderHttpClient {
     let response: Response;
     let text: string;
     try {
-      response = await this.doFetch(url, {
-        method: req.method ?? 'GET',
-        headers: {
-          accept: 'application/json',
-          ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...(await this.options.headers?.()),
-          ...req.headers,
-        },
-        body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
-        signal,
-      });
+      let current = url;
+      let method: string = req.method ?? 'GET';
+      let body = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+      for (let hop = 0; ; hop++) {
+        response = await this.doFetch(current, {
+          method,
+          headers: {
+            accept: 'application/json',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...(await this.options.headers?.()),
+            ...req.headers,
+          },
+          body,
+          signal,
+          redirect: 'manual',
+        });
+        if (!REDIRECTS.has(response.status)) break;
+        await response.body?.cancel();
+        const location = response.headers.get('location');
+        const next = location ? new URL(location, current) : null;
+        // Another origin is never requested: the credential headers must not reach it.
+        if (!next || next.origin !== new URL(current).origin || hop >= MAX_REDIRECTS) {
+          const why = !next ? 'a redirect without Location' : hop >= MAX_REDIRECTS ? 'too many redirects' : 'a redirect to another origin';
+          return { kind: 'error', error: new ProviderError('provider_config_invalid', { status: response.status, path, message: `${why} refused` }), retryable: false };
+        }
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+        }
+        current = next.toString();
+      }
       text = await response.text();
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason as Error;
+      if (error instanceof EgressRefusedError) return { kind: 'error', error: refused(error, path), retryable: false };
       const timedOut = timeout.aborted;
       return { kind: 'error', error: new ProviderError('provider_unavailable', { path, message: timedOut ? 'timeout' : errorMessage(error) }), retryable: true };
     }
@@ -140,6 +182,12 @@ export class ProviderHttpClient {
       return { kind: 'error', error: new ProviderError('provider_response_changed', { status: response.status, path, message: 'body is not JSON' }), retryable: false };
     }
   }
+}
+
+/** An egress refusal as the final reason code (the message names why, never a credential). */
+function refused(error: unknown, path: string): ProviderError {
+  if (error instanceof EgressRefusedError) return new ProviderError('provider_config_invalid', { path, message: error.message });
+  return new ProviderError('provider_config_invalid', { path, message: `egress refused: ${errorMessage(error)}` });
 }
 
 function errorMessage(error: unknown): string {

@@ -61,6 +61,7 @@ export class MotiveClient {
       timeoutMs: options.timeoutMs,
       random: options.random,
       fetch: fetchImpl,
+      egress: options.egress,
       headers: () => ({ ...auth, 'x-metric-units': 'true' }),
     });
   }

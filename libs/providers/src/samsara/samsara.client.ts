@@ -59,6 +59,7 @@ export class SamsaraClient {
       timeoutMs: options.timeoutMs,
       clock: options.clock,
       random: options.random,
+      egress: options.egress,
       headers: () => ({ authorization: `Bearer ${token}` }),
     });
   }
