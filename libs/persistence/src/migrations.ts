@@ -72,7 +72,11 @@ export async function migrateUp(orm: Orm, options: MigrateUpOptions = {}): Promi
     const tried = await client.query('select pg_try_advisory_lock($1, hashtext($2)) as locked', [LOCK_NAMESPACE, schema]);
     if (tried.rows[0]?.['locked'] !== true) {
       log(`migrations: waiting for the lock on schema "${schema}" (another process is migrating it)`);
+      // Another process's migrations may take longer than one statement's deadline: wait them out
+      // without it on this pinned session (reset below to the connection's own setting).
+      await client.query('set statement_timeout = 0');
       await client.query('select pg_advisory_lock($1, hashtext($2))', [LOCK_NAMESPACE, schema]);
+      await client.query('reset statement_timeout');
     }
     try {
       await client.query(`create schema if not exists "${schema}"`);

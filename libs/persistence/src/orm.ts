@@ -10,6 +10,7 @@
 import type { AnyEntity, Constructor, EntityClass, EntitySchema } from '@mikro-orm/core';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './availability.js';
 
 /** App → its production schema. The one place these names are written down. */
 export const SERVICE_SCHEMAS = {
@@ -54,6 +55,8 @@ export interface CreateOrmOptions {
   logger?: (message: string) => void;
   /** Pool size. migrateUp() holds one connection for its advisory lock, so keep it ≥ 2. */
   poolMax?: number;
+  /** Connect, statement, lock and idle-in-transaction deadlines; DEFAULT_DATABASE_TIMEOUTS for what is left out. */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 // Postgres folds unquoted names to lower case and caps identifiers at 63 bytes; accepting only
@@ -88,6 +91,9 @@ export function buildOrmOptions(options: CreateOrmOptions) {
     // Colour codes would end up inside JSON log lines.
     colors: false,
     pool: { min: 0, max: poolMax },
+    // Every pooled connection carries its deadlines (docs/reliability.md): a database that stops
+    // answering fails a statement (→ 503) instead of holding a request or a message forever.
+    driverOptions: pgDeadlines({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }),
     // Every datetime column is timestamptz (MikroORM's default for `p.datetime()` and our
     // migrations' convention): values go in and come out as JS Dates (instants), and Dates
     // written to any `timestamp` column are stored as UTC, whatever TZ the process runs in.
@@ -106,6 +112,18 @@ export function buildOrmOptions(options: CreateOrmOptions) {
       ignoreSchema: ['public', ...all.filter((name) => name !== schema)],
     },
   } satisfies Parameters<typeof MikroORM.init<PostgreSqlDriver>>[0];
+}
+
+/** `pg` Pool/Client options for the deadlines: the connect one is the pool's, the others are session settings sent at connect. */
+function pgDeadlines(timeouts: DatabaseTimeouts) {
+  return {
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    // A peer that vanished without a FIN (network cut, frozen host) is noticed by TCP keepalive.
+    keepAlive: true,
+  };
 }
 
 /** Creates and connects the app's MikroORM instance. Close it with `orm.close()`. */

@@ -12,7 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ALL_STREAMS, type MessageBus } from '@switchyard/messaging';
-import { createOrm, migrateUp, SERVICE_SCHEMAS, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
+import { createOrm, migrateUp, SERVICE_SCHEMAS, type DatabaseTimeouts, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
 import type { Registry } from 'prom-client';
 import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
@@ -31,6 +31,8 @@ export interface ServiceDefinition {
 
 export interface StartOptions {
   databaseUrl: string;
+  /** Connect, statement and lock deadlines of the pool (main.ts: DB_*_TIMEOUT_MS); defaults otherwise. */
+  databaseTimeouts?: Partial<DatabaseTimeouts>;
   bus: MessageBus;
   environment: 'sandbox' | 'production';
   /** Overrides the default schema (tests use isolated names). */
@@ -80,6 +82,7 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     entities: def.entities,
     migrations: def.migrations,
     allServiceSchemas: options.allServiceSchemas,
+    ...(options.databaseTimeouts ? { timeouts: options.databaseTimeouts } : {}),
     logger: (message) => logger.debug({ orm: true }, message),
   });
   const runtime: ServiceRuntime = {

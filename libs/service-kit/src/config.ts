@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import type { JetStreamBusConfig } from '@switchyard/messaging';
+import { DEFAULT_DATABASE_TIMEOUTS } from '@switchyard/persistence';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -95,6 +96,10 @@ export const baseEnvSchema = z.object({
     .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SWITCHYARD_ENV: z.enum(['sandbox', 'production']).default('production'),
+  // PostgreSQL deadlines of every pooled connection (libs/persistence availability.ts; docs/reliability.md).
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_DATABASE_TIMEOUTS.lockMs),
 });
 
 export type BaseEnv = z.output<typeof baseEnvSchema>;

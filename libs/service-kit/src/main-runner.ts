@@ -93,6 +93,7 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
   const start = options.start ?? ((o: StartOptions) => startService(def, o));
   const running = await start({
     databaseUrl: env.DATABASE_URL ?? resolveDatabaseUrl(process.env),
+    databaseTimeouts: { connectMs: env.DB_CONNECT_TIMEOUT_MS, statementMs: env.DB_STATEMENT_TIMEOUT_MS, lockMs: env.DB_LOCK_TIMEOUT_MS },
     schema: env.DB_SCHEMA,
     bus,
     environment: env.SWITCHYARD_ENV,

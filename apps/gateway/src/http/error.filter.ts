@@ -3,7 +3,8 @@
  * status the contracts table assigns to that code. Framework errors (unknown route, body too large,
  * wrong media type, malformed JSON, malformed URL) are translated by their Fastify/Nest identity;
  * an unmatched request whose path exists with other methods is 405 with `Allow`; anything
- * unexpected is a 500 `internal_error` whose body says nothing internal — the request id is in the
+ * unexpected is a 500 `internal_error` whose body says nothing internal (a database that cannot be
+ * reached, or past its statement deadline, is 503 `service_unavailable` instead) — the request id is in the
  * `x-request-id` header and in the single log line written for it. Every 503 carries `Retry-After`.
  * A 4xx that knows what exactly was wrong says so in the `Switchyard-Error-Detail` header
  * (error-detail.ts) and in the request's access-log line (`errorOutcomeOf`), never in the body.
@@ -14,6 +15,7 @@
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
 import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
+import { isDatabaseUnavailable, isStatementTimeout } from '@switchyard/persistence';
 import type { Logger } from '@switchyard/service-kit';
 import { ApiError } from './api-error.js';
 import { ERROR_DETAIL_HEADER, formatErrorDetail, type ErrorDetail } from './error-detail.js';
@@ -91,6 +93,9 @@ export interface Classified {
 export function classify(error: unknown): Classified {
   if (error instanceof ApiError) return { code: error.code, headers: error.headers, unexpected: false, ...(error.detail ? { detail: error.detail } : {}) };
   if (error instanceof BusTimeoutError || error instanceof BusUnavailableError) return { code: 'service_unavailable', headers: {}, unexpected: false };
+  // PostgreSQL down, restarting, refusing connections, out of pool slots or past its statement
+  // deadline: a dependency outage, never the client's fault nor a bug (docs/reliability.md).
+  if (isDatabaseUnavailable(error) || isStatementTimeout(error)) return { code: 'service_unavailable', headers: {}, unexpected: false };
   if (error instanceof RpcError) {
     const code = codeFromRpc(error);
     return { code, headers: {}, unexpected: code === 'internal_error' };

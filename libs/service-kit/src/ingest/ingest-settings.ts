@@ -48,6 +48,13 @@ export async function startIngestContext(def: ServiceDefinition, { env = process
   const { ackWaitMs } = loadIngestSettings(env);
   return startService(def, {
     ...options,
-    transport: { ...options.transport, tuneConsumer: (consumer) => (consumer.event.stream === STREAMS.INGEST.name ? { ...consumer, ackWaitMs } : consumer) },
+    transport: {
+      ...options.transport,
+      // The caller's own tuning (tests: a small maxDeliver) first, then the ingest ack wait.
+      tuneConsumer: (declared) => {
+        const consumer = options.transport?.tuneConsumer?.(declared) ?? declared;
+        return consumer.event.stream === STREAMS.INGEST.name ? { ...consumer, ackWaitMs } : consumer;
+      },
+    },
   });
 }

@@ -15,6 +15,9 @@
  *   subscription (in-flight messages finish and settle) and is idempotent;
  * - correlation and trace: every handler runs in the correlation context of the message's headers,
  *   so its log lines and everything it publishes carry the originating request id and trace;
+ * - outages: a handler failing because PostgreSQL or the bus is unreachable is held and run again
+ *   (dependency-outage.ts) — no delivery spent, nothing dead-lettered — and an RPC handler failing
+ *   so answers `service_unavailable`;
  * - settlement, exactly as the bus defines it: a handler that returns acks; one that throws naks
  *   with backoff (`RetryLater` sets the delay); `PoisonMessage` dead-letters with its reason; a
  *   message is terminated only after its dead letter is stored. Errors reach the bus unchanged
@@ -39,6 +42,7 @@ import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { whenMigrated } from '../health.js';
 import type { ServiceRuntime } from '../runtime.js';
 import { BusContext } from './bus-context.js';
+import { holdThroughOutages, isInfrastructureFailure } from './dependency-outage.js';
 
 export interface BusTransportOptions {
   /** Patterns (as declared on the handler) this process leaves unbound, e.g. the receipt consumer of an API-only orchestrator. */
@@ -69,6 +73,8 @@ interface Bound {
 export class BusTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private consumersStarting: Promise<void> | undefined;
+  /** Set by close(): held deliveries stop waiting for their dependency and are given back. */
+  private closing = false;
 
   constructor(
     private readonly runtime: ServiceRuntime,
@@ -104,6 +110,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
 
   /** Drains every subscription: no new work, in-flight handlers finish and settle. Idempotent. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.consumersStarting;
     const subscriptions = this.subscriptions.splice(0);
     await Promise.all(subscriptions.map((s) => s.drain()));
@@ -128,6 +135,11 @@ export class BusTransport extends Server implements CustomTransportStrategy {
           return await this.invoke(handler, request, new BusContext([rpc.subject, headers, undefined]));
         } catch (error) {
           if (error instanceof RpcError) throw error;
+          // PostgreSQL (or the bus) unreachable: the requester answers 503 with Retry-After, not 500.
+          if (isInfrastructureFailure(error)) {
+            logger.warn({ err: error, subject: rpc.subject }, 'rpc handler: dependency unavailable');
+            throw new RpcError('service_unavailable', 'dependency unavailable');
+          }
           logger.error({ err: error, subject: rpc.subject }, 'rpc handler failed');
           throw new RpcError('internal_error');
         }
@@ -142,7 +154,17 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       for (const { handler, consumer } of consumers) {
         this.runtime.logger.debug({ durable: consumer.durable, subject: consumer.filterSubject ?? consumer.event.subject }, 'consuming');
         const subscription = await this.runtime.bus.consume(consumer, async (delivery) => {
-          await this.inContext(delivery.headers, () => this.invoke(handler, delivery.payload, new BusContext([delivery.subject, delivery.headers, delivery])));
+          await this.inContext(delivery.headers, () =>
+            // An outage of PostgreSQL or the bus holds the delivery (dependency-outage.ts): retried
+            // without spending the message's delivery budget; only a bad message is dead-lettered.
+            holdThroughOutages(() => this.invoke(handler, delivery.payload, new BusContext([delivery.subject, delivery.headers, delivery])), {
+              inProgress: () => delivery.inProgress(),
+              ackWaitMs: consumer.ackWaitMs,
+              stopping: () => this.runtime.state.shuttingDown || this.closing,
+              onHold: (error) => this.runtime.logger.warn({ err: error, durable: consumer.durable, msgId: delivery.msgId }, 'dependency unavailable: holding the message until it is back'),
+              onRecovered: (heldMs, tries) => this.runtime.logger.info({ durable: consumer.durable, msgId: delivery.msgId, heldMs, tries }, 'dependency back: held message handled'),
+            }),
+          );
         });
         this.subscriptions.push(subscription);
       }
