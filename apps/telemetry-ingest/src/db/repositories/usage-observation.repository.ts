@@ -44,17 +44,26 @@ const isEngineState = (s: string | null): s is EngineState => s !== null && (ENG
 
 export class UsageObservationRepository {
   /** Each vehicle's usage observations with observed_at in [fromIso, toIso]; a vehicle without any maps to empty lists. */
-  async observations(em: Em, connectionId: string, vehicleIds: readonly string[], fromIso: string, toIso: string): Promise<Map<string, UsageObservations>> {
-    const out = new Map(vehicleIds.map((v) => [v, emptyUsageObservations()]));
-    if (vehicleIds.length === 0) return out;
+  observations(em: Em, connectionId: string, vehicleIds: readonly string[], fromIso: string, toIso: string): Promise<Map<string, UsageObservations>> {
+    return this.observationsInRanges(
+      em,
+      connectionId,
+      vehicleIds.map((vehicleId) => ({ vehicleId, fromIso, toIso })),
+    );
+  }
+
+  /** Each vehicle's usage observations with observed_at in its own [fromIso, toIso] (one statement for all). */
+  async observationsInRanges(em: Em, connectionId: string, ranges: readonly { vehicleId: string; fromIso: string; toIso: string }[]): Promise<Map<string, UsageObservations>> {
+    const out = new Map(ranges.map((r) => [r.vehicleId, emptyUsageObservations()]));
+    if (ranges.length === 0) return out;
     const rows = await query<ObservationRow>(
       em,
-      `select vehicle_id, metric, floor(extract(epoch from observed_at) * 1000)::bigint::text as at_ms, source, value_num, value->>'state' as state
-       from ${tableNamer(em)('observations')}
-       where connection_id = ?::uuid and vehicle_id = any(?::text[]) and metric in (${USAGE_METRICS.map((m) => `'${m}'`).join(', ')})
-         and observed_at >= ?::timestamptz and observed_at <= ?::timestamptz`,
-      // A text[] literal: vehicle ids are `vcl_` + Crockford base32 (no quote, comma or brace).
-      [connectionId, `{${vehicleIds.join(',')}}`, fromIso, toIso],
+      `select o.vehicle_id, o.metric, floor(extract(epoch from o.observed_at) * 1000)::bigint::text as at_ms, o.source, o.value_num, o.value->>'state' as state
+       from json_to_recordset(?::json) as r(vehicle_id text, from_at timestamptz, to_at timestamptz)
+       join ${tableNamer(em)('observations')} o on o.connection_id = ?::uuid and o.vehicle_id = r.vehicle_id
+         and o.metric in (${USAGE_METRICS.map((m) => `'${m}'`).join(', ')})
+         and o.observed_at >= r.from_at and o.observed_at <= r.to_at`,
+      [JSON.stringify(ranges.map((r) => ({ vehicle_id: r.vehicleId, from_at: r.fromIso, to_at: r.toIso }))), connectionId],
     );
     for (const r of rows) {
       const lists = out.get(r.vehicle_id);

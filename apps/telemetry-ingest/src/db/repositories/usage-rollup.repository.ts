@@ -6,9 +6,10 @@
  *   maxObservationGapSeconds of them, since only intervals between consecutive observations at most
  *   that far apart count — is rebuilt from the observations within the gap of that range (delete,
  *   then insert). A re-delivered batch rebuilds the same rows; a late one rebuilds its own range.
- *   Vehicles are rebuilt in id order under a transaction-scoped advisory lock per vehicle, taken
- *   before the observations are read: of two batches touching one vehicle, the later rebuild reads
- *   after the earlier committed, so the last rebuild of a range always sees every observation of it.
+ *   Every vehicle of the batch is rebuilt at once (one lock statement, one read, two deletes, two
+ *   inserts) under a transaction-scoped advisory lock per vehicle, taken in vehicle-id order before
+ *   the observations are read: of two batches touching one vehicle, the later rebuild reads after
+ *   the earlier committed, so the last rebuild of a range always sees every observation of it.
  * - `slots`, `excluded`: what a report over the aligned interior of a window reads.
  */
 import {
@@ -66,52 +67,61 @@ export class UsageRollupRepository {
 
   constructor(private readonly observations = new UsageObservationRepository()) {}
 
-  /** Rebuilds the rollups the rows can change (see the header); `rows` as written to observations. */
+  /** Rebuilds the rollups the rows can change (see the header); `rows` as written to observations. Five statements per batch, whatever the number of vehicles. */
   async refresh(em: Em, connectionId: string, rows: readonly { vehicle_id: string; metric: string; observed_at: string }[]): Promise<void> {
-    const ranges = new Map<string, [number, number]>();
+    const touched = new Map<string, [number, number]>();
     for (const r of rows) {
       if (!(USAGE_METRICS as readonly string[]).includes(r.metric)) continue;
       const t = Date.parse(r.observed_at);
-      const held = ranges.get(r.vehicle_id);
-      ranges.set(r.vehicle_id, held ? [Math.min(held[0], t), Math.max(held[1], t)] : [t, t]);
+      const held = touched.get(r.vehicle_id);
+      touched.set(r.vehicle_id, held ? [Math.min(held[0], t), Math.max(held[1], t)] : [t, t]);
     }
+    if (touched.size === 0) return;
+    const ranges = [...touched.keys()].sort().map((vehicleId) => {
+      const [min, max] = touched.get(vehicleId) as [number, number];
+      return { vehicleId, from: floorSlot(min - GAP_MS), to: ceilSlot(max + GAP_MS) + SLOT_MS };
+    });
     const t = tableNamer(em);
-    for (const vehicleId of [...ranges.keys()].sort()) {
-      const [min, max] = ranges.get(vehicleId) as [number, number];
-      const from = floorSlot(min - GAP_MS);
-      const to = ceilSlot(max + GAP_MS) + SLOT_MS;
-      await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [ROLLUP_LOCK, `${connectionId}:${vehicleId}`]);
-      const read = await this.observations.observations(em, connectionId, [vehicleId], iso(from - GAP_MS), iso(to + GAP_MS));
+    // One lock per vehicle, taken in vehicle-id order (the array is sorted; a function scan keeps its order).
+    await query(em, `select pg_advisory_xact_lock(?, hashtext(? || ':' || v)) from unnest(?::text[]) as v`, [ROLLUP_LOCK, connectionId, `{${ranges.map((r) => r.vehicleId).join(',')}}`]);
+    const read = await this.observations.observationsInRanges(
+      em,
+      connectionId,
+      ranges.map((r) => ({ vehicleId: r.vehicleId, fromIso: iso(r.from - GAP_MS), toIso: iso(r.to + GAP_MS) })),
+    );
+    const slots: Record<string, unknown>[] = [];
+    const intervals: Record<string, unknown>[] = [];
+    for (const { vehicleId, from, to } of ranges) {
       const o = read.get(vehicleId);
-      const slots: Record<string, unknown>[] = [];
-      const intervals: Record<string, unknown>[] = [];
       for (const { metric, series, s } of o ? usageSeries(o, { startMs: from, endMs: to }) : []) {
         const built = rollupRows(s, from, to);
-        for (const x of built.slots) slots.push({ metric, series, slot_start: iso(x.slotStartMs), amount: x.amount, coverage_ms: x.coverageMs, samples: x.samples, sources: x.sources });
-        for (const x of built.intervals) intervals.push({ metric, series, start_at: iso(x.startMs), end_at: iso(x.endMs), reason: x.reason });
+        for (const x of built.slots) slots.push({ vehicle_id: vehicleId, metric, series, slot_start: iso(x.slotStartMs), amount: x.amount, coverage_ms: x.coverageMs, samples: x.samples, sources: x.sources });
+        for (const x of built.intervals) intervals.push({ vehicle_id: vehicleId, metric, series, start_at: iso(x.startMs), end_at: iso(x.endMs), reason: x.reason });
       }
-      await query(em, `delete from ${t('usage_slot')} where connection_id = ?::uuid and vehicle_id = ? and slot_start >= ?::timestamptz and slot_start < ?::timestamptz`, [connectionId, vehicleId, iso(from), iso(to)]);
-      await query(em, `delete from ${t('usage_excluded_interval')} where connection_id = ?::uuid and vehicle_id = ? and start_at < ?::timestamptz and end_at > ?::timestamptz`, [connectionId, vehicleId, iso(to), iso(from)]);
-      if (slots.length > 0) {
-        await query(
-          em,
-          `insert into ${t('usage_slot')} (connection_id, vehicle_id, metric, series, slot_start, amount, coverage_ms, samples, sources)
-           select ?::uuid, ?, x.metric, x.series, x.slot_start, x.amount, x.coverage_ms, x.samples, x.sources
-           from json_to_recordset(?::json) as x(metric text, series text, slot_start timestamptz, amount double precision, coverage_ms double precision, samples integer, sources jsonb)`,
-          [connectionId, vehicleId, JSON.stringify(slots)],
-        );
-      }
-      if (intervals.length > 0) {
-        // An excluded interval overlapping the range but starting before it was deleted above and is rebuilt here (its observations are within the gap of the range).
-        await query(
-          em,
-          `insert into ${t('usage_excluded_interval')} (connection_id, vehicle_id, metric, series, start_at, end_at, reason)
-           select ?::uuid, ?, x.metric, x.series, x.start_at, x.end_at, x.reason
-           from json_to_recordset(?::json) as x(metric text, series text, start_at timestamptz, end_at timestamptz, reason text)
-           on conflict (connection_id, vehicle_id, metric, series, start_at) do update set end_at = excluded.end_at, reason = excluded.reason`,
-          [connectionId, vehicleId, JSON.stringify(intervals)],
-        );
-      }
+    }
+    const rangeJson = JSON.stringify(ranges.map((r) => ({ vehicle_id: r.vehicleId, from_at: iso(r.from), to_at: iso(r.to) })));
+    const rangeSet = `json_to_recordset(?::json) as r(vehicle_id text, from_at timestamptz, to_at timestamptz)`;
+    await query(em, `delete from ${t('usage_slot')} s using ${rangeSet} where s.connection_id = ?::uuid and s.vehicle_id = r.vehicle_id and s.slot_start >= r.from_at and s.slot_start < r.to_at`, [rangeJson, connectionId]);
+    // An excluded interval overlapping a range but starting before it is deleted here and rebuilt below (its observations are within the gap of the range).
+    await query(em, `delete from ${t('usage_excluded_interval')} x using ${rangeSet} where x.connection_id = ?::uuid and x.vehicle_id = r.vehicle_id and x.start_at < r.to_at and x.end_at > r.from_at`, [rangeJson, connectionId]);
+    if (slots.length > 0) {
+      await query(
+        em,
+        `insert into ${t('usage_slot')} (connection_id, vehicle_id, metric, series, slot_start, amount, coverage_ms, samples, sources)
+         select ?::uuid, x.vehicle_id, x.metric, x.series, x.slot_start, x.amount, x.coverage_ms, x.samples, x.sources
+         from json_to_recordset(?::json) as x(vehicle_id text, metric text, series text, slot_start timestamptz, amount double precision, coverage_ms double precision, samples integer, sources jsonb)`,
+        [connectionId, JSON.stringify(slots)],
+      );
+    }
+    if (intervals.length > 0) {
+      await query(
+        em,
+        `insert into ${t('usage_excluded_interval')} (connection_id, vehicle_id, metric, series, start_at, end_at, reason)
+         select ?::uuid, x.vehicle_id, x.metric, x.series, x.start_at, x.end_at, x.reason
+         from json_to_recordset(?::json) as x(vehicle_id text, metric text, series text, start_at timestamptz, end_at timestamptz, reason text)
+         on conflict (connection_id, vehicle_id, metric, series, start_at) do update set end_at = excluded.end_at, reason = excluded.reason`,
+        [connectionId, JSON.stringify(intervals)],
+      );
     }
   }
 
