@@ -1,24 +1,40 @@
 /**
  * `gateway.connection.provider-access` over the real NATS server: a collector's bus connection (a
- * second client in the gateway's namespace) asks for a connection's credentials and gets them
- * opened from the seal; unknown connections, connections without credentials and credentials that
- * do not fit the provider are typed errors; a seal moved to another row does not open. Every
- * secret used here is random, so "the logs never contain it" is a real check.
+ * second client in the gateway's namespace) asks for a connection's credentials with a fresh
+ * X25519 key and opens the sealed reply; an eavesdropper subscribed to every subject learns none of
+ * them; unknown connections, connections without credentials and credentials that do not fit the
+ * provider are typed errors; a seal moved to another row does not open, nor does a reply with
+ * another request's key. Every secret used here is random, so "the logs never contain it" and "the
+ * bus never carries it" are real checks.
+ *
+ * Mutation tried: the gateway "sealing" in clear (ciphertext = the credentials' JSON in base64url,
+ * i.e. `Buffer.from(JSON.stringify(credentials)).toString('base64url')`) fails "an eavesdropper on
+ * the bus learns no credential"; replying `credentials` beside the seal fails it too.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createBus, type MessageBus, RpcError, RPCS } from '@switchyard/messaging';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createBus, providerAccessRequest, type MessageBus, type ProviderAccessV1, RpcError, RPCS, SealedCredentialsError } from '@switchyard/messaging';
 import { startTestGateway, type TestGateway } from './support.js';
 
 let gw: TestGateway;
 let collector: MessageBus;
+/** A bus client that subscribes to everything and keeps every payload (the eavesdropper). */
+let tap: NatsConnection;
+const tapped: { subject: string; reply?: string; data: Uint8Array }[] = [];
 const secret = (label: string) => `${label}-${randomBytes(18).toString('base64url')}`;
 const samsaraToken = secret('samsara');
 const motiveKey = secret('motive');
 const geotabPassword = secret('geotab');
 
+/** What a collector does: a fresh key pair, the request, and opening the sealed reply. */
+async function access(connectionId: string): Promise<ProviderAccessV1> {
+  const sealed = providerAccessRequest(connectionId);
+  return sealed.open(await collector.request(RPCS.gateway.providerAccess, sealed.request, { timeoutMs: 5_000 }));
+}
+
 async function rpcError(connectionId: string): Promise<RpcError> {
-  const error = await collector.request(RPCS.gateway.providerAccess, { connectionId }, { timeoutMs: 5_000 }).then(
+  const error = await collector.request(RPCS.gateway.providerAccess, providerAccessRequest(connectionId).request, { timeoutMs: 5_000 }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -29,15 +45,19 @@ async function rpcError(connectionId: string): Promise<RpcError> {
 beforeAll(async () => {
   gw = await startTestGateway();
   collector = await createBus({ kind: 'jetstream', servers: gw.natsUrl, name: 'collector-test', namespace: gw.namespace });
+  tap = await connect({ servers: gw.natsUrl, name: 'eavesdropper' });
+  tap.subscribe('>', { callback: (_e, m) => void tapped.push({ subject: m.subject, reply: m.reply, data: m.data }) });
+  await tap.flush();
 });
 
 afterAll(async () => {
+  await tap?.close();
   await collector?.close();
   await gw?.close();
 });
 
 describe('gateway.connection.provider-access', () => {
-  it('returns each provider’s credentials opened from the seal, with provider, environment, status and revision', async () => {
+  it('returns each provider’s credentials sealed to the requesting collector, with provider, environment, status and revision', async () => {
     const samsara = await gw.connections.create({ customerId: 'c1', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: samsaraToken } });
     const motive = await gw.connections.create({ customerId: 'c1', provider: 'motive', environment: 'production', providerCredentials: { apiKey: motiveKey } });
     const geotab = await gw.connections.create({
@@ -48,7 +68,7 @@ describe('gateway.connection.provider-access', () => {
     });
     await gw.connections.configure(samsara.connectionId, { status: 'paused' });
 
-    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: samsara.connectionId })).toEqual({
+    expect(await access(samsara.connectionId)).toEqual({
       connectionId: samsara.connectionId,
       provider: 'samsara',
       environment: 'sandbox',
@@ -56,7 +76,7 @@ describe('gateway.connection.provider-access', () => {
       revision: 2,
       credentials: { apiToken: samsaraToken },
     });
-    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: motive.connectionId })).toEqual({
+    expect(await access(motive.connectionId)).toEqual({
       connectionId: motive.connectionId,
       provider: 'motive',
       environment: 'production',
@@ -64,16 +84,59 @@ describe('gateway.connection.provider-access', () => {
       revision: 1,
       credentials: { apiKey: motiveKey },
     });
-    expect(await collector.request(RPCS.gateway.providerAccess, { connectionId: geotab.connectionId })).toMatchObject({
+    expect(await access(geotab.connectionId)).toMatchObject({
       provider: 'geotab',
       credentials: { database: 'fleet_db', userName: 'svc@example.com', password: geotabPassword },
     });
   });
 
+  it('an eavesdropper on the bus learns no credential: the requests and replies it saw carry none, in clear or in base64', async () => {
+    const secrets = [secret('tapped-samsara'), secret('tapped-motive'), secret('tapped-geotab')];
+    const created = [
+      await gw.connections.create({ customerId: 'c7', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: secrets[0] } }),
+      await gw.connections.create({ customerId: 'c7', provider: 'motive', environment: 'sandbox', providerCredentials: { apiKey: secrets[1] } }),
+      await gw.connections.create({ customerId: 'c7', provider: 'geotab', environment: 'sandbox', providerCredentials: { database: 'db', userName: 'u', password: secrets[2] } }),
+    ];
+    for (const c of created) await collector.request(RPCS.gateway.providerAccess, providerAccessRequest(c.connectionId).request, { timeoutMs: 5_000 });
+    await tap.flush();
+    const subject = `${gw.namespace}.${RPCS.gateway.providerAccess.subject}`;
+    const requests = tapped.filter((m) => m.subject === subject);
+    expect(requests.length).toBeGreaterThanOrEqual(3);
+    const replySubjects = new Set(requests.map((m) => m.reply));
+    const replies = tapped.filter((m) => replySubjects.has(m.subject));
+    // The tap saw the replies too (not only the requests); each one is sealed.
+    expect(replies.length).toBeGreaterThanOrEqual(3);
+    for (const reply of replies) expect(JSON.stringify(JSON.parse(Buffer.from(reply.data).toString('utf8')))).toContain('"sealedCredentials"');
+    for (const m of [...requests, ...replies]) {
+      const text = Buffer.from(m.data).toString('utf8');
+      // Every token that could be an encoding is decoded and searched too.
+      const decoded = (text.match(/[A-Za-z0-9+/_=-]{16,}/g) ?? []).flatMap((t) => [Buffer.from(t, 'base64url').toString('latin1'), Buffer.from(t, 'hex').toString('latin1')]);
+      for (const value of [...secrets, samsaraToken, motiveKey, geotabPassword]) {
+        expect(text).not.toContain(value);
+        for (const d of decoded) expect(d).not.toContain(value);
+      }
+    }
+  });
+
+  it('a reply does not open with another request’s key, nor for another connection', async () => {
+    const c = await gw.connections.create({ customerId: 'c5', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: secret('other') } });
+    const mine = providerAccessRequest(c.connectionId);
+    const reply = await collector.request(RPCS.gateway.providerAccess, mine.request, { timeoutMs: 5_000 });
+    expect(() => providerAccessRequest(c.connectionId).open(reply)).toThrow(SealedCredentialsError);
+    expect(() => mine.open({ ...reply, provider: 'motive' })).toThrow(SealedCredentialsError);
+    expect(() => mine.open({ ...reply, connectionId: randomUUID() })).toThrow(SealedCredentialsError);
+    expect(mine.open(reply).provider).toBe('samsara');
+  });
+
   it('answers not_found for an unknown connection and invalid_request for a malformed id', async () => {
     expect((await rpcError(randomUUID())).code).toBe('not_found');
-    const malformed = await collector.request(RPCS.gateway.providerAccess, { connectionId: 'not-a-uuid' }).catch((e: unknown) => e);
+    const malformed = await collector.request(RPCS.gateway.providerAccess, { ...providerAccessRequest(randomUUID()).request, connectionId: 'not-a-uuid' }).catch((e: unknown) => e);
     expect(malformed).toMatchObject({ code: 'invalid_request' });
+    // No key, no credentials: an old-style request (connection id only), sent raw past the client's own check, is refused.
+    const c = await gw.connections.create({ customerId: 'c6', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: secret('keyless') } });
+    const raw = await tap.request(`${gw.namespace}.${RPCS.gateway.providerAccess.subject}`, JSON.stringify({ connectionId: c.connectionId }), { timeout: 5_000 });
+    expect(raw.string()).toContain('invalid_request');
+    expect(raw.string()).not.toContain('sealedCredentials');
   });
 
   it('answers provider_config_invalid for a connection without credentials', async () => {

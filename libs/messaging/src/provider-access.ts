@@ -1,13 +1,97 @@
 /**
- * The schemas of `RPCS.gateway.providerAccess` (subjects.ts): collectors obtain a connection's
- * provider credentials from the gateway (the only service holding `SWITCHYARD_MASTER_KEY`).
+ * The schemas of `RPCS.gateway.providerAccess` (subjects.ts) and the seal of its reply: collectors
+ * obtain a connection's provider credentials from the gateway (the only service holding
+ * `SWITCHYARD_MASTER_KEY`) without the bus ever carrying them in clear (decision 0024).
  *
- * Trust boundary: the reply carries provider secrets in clear over the internal bus. In production
- * the NATS accounts must let only the gateway subscribe to `gateway.connection.provider-access` and
- * only the sync-orchestrator's and telemetry-ingest's users publish to it (replies come back on
- * their own `_INBOX`), and nobody logs the payload (docs/deploy.md, "Provider credentials on the
- * bus"). Error codes: `not_found` (no such connection), `provider_config_invalid` (no stored
- * credentials, or stored ones that do not fit the provider), `service_unavailable` (gateway not
- * migrated yet), plus the bus's own `invalid_request` / `internal_error`.
+ * The exchange: the collector makes a fresh X25519 key pair per request (`providerAccessRequest`)
+ * and sends the public half as `recipientKey`; the gateway makes its own ephemeral pair, derives an
+ * AES-256-GCM key with HKDF-SHA256 from the X25519 shared secret (salt: both public keys; info: the
+ * protocol name), and seals the credentials' JSON with the connection id and provider as associated
+ * data (`sealProviderCredentials`). Only the holder of the request's private key can open the reply
+ * (`open`); an eavesdropper on the subject and the `_INBOX` sees two public keys and ciphertext.
+ * A reply moved to another connection or provider, or altered, does not open.
+ *
+ * What the seal does not do: an attacker allowed to *publish* on the subject gets credentials
+ * sealed to its own key. Who may publish (sync-orchestrator, telemetry-ingest) and who may
+ * subscribe (the gateway) is NATS authorization's job (docs/deploy.md, "NATS users").
+ *
+ * Error codes: `not_found` (no such connection), `provider_config_invalid` (no stored credentials,
+ * or stored ones that do not fit the provider), `service_unavailable` (gateway not migrated yet),
+ * plus the bus's own `invalid_request` / `internal_error`.
  */
+import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { providerAccessV1, type ProviderAccessReplyV1, type ProviderAccessRequestV1, type ProviderAccessV1, type SealedCredentialsV1 } from './schemas/provider-credentials.v1.js';
+
 export * from './schemas/provider-credentials.v1.js';
+
+const ALG = 'X25519-HKDF-SHA256-A256GCM' as const;
+const INFO = Buffer.from('switchyard gateway.connection.provider-access v1');
+
+/** Raw 32-byte X25519 public key ↔ KeyObject (through JWK: node has no raw import for OKP keys). */
+const rawPublic = (key: KeyObject): string => {
+  const x = key.export({ format: 'jwk' }).x;
+  if (!x) throw new Error('not an X25519 public key');
+  return x;
+};
+const publicFromRaw = (x: string): KeyObject => createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' });
+
+function aesKey(privateKey: KeyObject, peer: KeyObject, senderKey: string, recipientKey: string): Buffer {
+  const shared = diffieHellman({ privateKey, publicKey: peer });
+  const salt = Buffer.concat([Buffer.from(senderKey, 'base64url'), Buffer.from(recipientKey, 'base64url')]);
+  return Buffer.from(hkdfSync('sha256', shared, salt, INFO, 32));
+}
+
+const associatedData = (connectionId: string, provider: string) => Buffer.from(`${connectionId}\n${provider}`);
+
+/** Gateway side: seal `credentials` (any JSON) to the request's `recipientKey` for this connection and provider. */
+export function sealProviderCredentials(credentials: unknown, recipientKey: string, connectionId: string, provider: string): SealedCredentialsV1 {
+  const recipient = publicFromRaw(recipientKey);
+  const ephemeral = generateKeyPairSync('x25519');
+  const ephemeralKey = rawPublic(ephemeral.publicKey);
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', aesKey(ephemeral.privateKey, recipient, ephemeralKey, recipientKey), nonce);
+  cipher.setAAD(associatedData(connectionId, provider));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
+  return { alg: ALG, ephemeralKey, nonce: nonce.toString('base64url'), ciphertext: ciphertext.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') };
+}
+
+export class SealedCredentialsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SealedCredentialsError';
+  }
+}
+
+/** Collector side: one request's key pair. The private key stays in this object and is used once. */
+export interface ProviderAccessRequest {
+  readonly request: ProviderAccessRequestV1;
+  /** Opens the gateway's reply to this request (SealedCredentialsError if it does not open or does not fit the provider). */
+  open(reply: ProviderAccessReplyV1): ProviderAccessV1;
+}
+
+export function providerAccessRequest(connectionId: string): ProviderAccessRequest {
+  const pair = generateKeyPairSync('x25519');
+  const recipientKey = rawPublic(pair.publicKey);
+  const privateDer = pair.privateKey.export({ format: 'der', type: 'pkcs8' });
+  return {
+    request: { connectionId, recipientKey },
+    open(reply) {
+      if (reply.connectionId !== connectionId) throw new SealedCredentialsError('the reply is for another connection');
+      const { ephemeralKey, nonce, ciphertext, tag } = reply.sealedCredentials;
+      let plain: string;
+      try {
+        const key = aesKey(createPrivateKey({ key: privateDer, format: 'der', type: 'pkcs8' }), publicFromRaw(ephemeralKey), ephemeralKey, recipientKey);
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
+        decipher.setAAD(associatedData(reply.connectionId, reply.provider));
+        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        throw new SealedCredentialsError('the sealed credentials do not open with this request’s key');
+      }
+      const { environment, status, revision, provider } = reply;
+      const opened = providerAccessV1.safeParse({ connectionId, environment, status, revision, provider, credentials: JSON.parse(plain) as unknown });
+      if (!opened.success) throw new SealedCredentialsError(`the opened credentials do not fit ${reply.provider}`);
+      return opened.data;
+    },
+  };
+}

@@ -1,15 +1,16 @@
 /**
- * Serves `gateway.connection.provider-access`: a collector names a connection and gets back its
- * provider, environment, status, configuration revision and the provider credentials, opened from
- * the AES-256-GCM seal (services/secret-box.ts, the connection id as associated data) and
- * validated against that provider's credential shape before they leave.
+ * Serves `gateway.connection.provider-access`: a collector names a connection and its ephemeral
+ * X25519 public key and gets back the connection's provider, environment, status, configuration
+ * revision and the provider credentials — opened from the at-rest seal (services/secret-box.ts,
+ * the connection id as associated data), validated against that provider's credential shape, and
+ * sealed again to the collector's key (libs/messaging provider-access.ts, decision 0024) so the
+ * bus never carries them in clear.
  *
- * Trust boundary (also docs/deploy.md, "Provider credentials on the bus"): the reply carries the
- * provider's secrets in clear over the internal bus, because the gateway is the only holder of
- * `SWITCHYARD_MASTER_KEY` and the collectors must authenticate to the providers. In production the
- * NATS authorization must restrict this subject: subscribe only for the gateway's user, publish
- * only for the sync-orchestrator's and telemetry-ingest's users (TLS on every link). Nothing here
- * logs the request or the reply; an error log names the connection id and the failing step only.
+ * Trust boundary (also docs/deploy.md, "Provider credentials on the bus"): an eavesdropper learns
+ * nothing, but whoever may publish here gets credentials sealed to its own key, so the NATS
+ * authorization restricts the subject: subscribe only for the gateway's user, publish only for the
+ * sync-orchestrator's and telemetry-ingest's users. Nothing here logs the request or the reply; an
+ * error log names the connection id and the failing step only.
  *
  * Errors: `not_found` for an unknown connection, `provider_config_invalid` for a connection stored
  * without credentials or with credentials that do not fit its provider (the detail names the
@@ -19,7 +20,7 @@
  */
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { PROVIDER_CREDENTIAL_SCHEMAS, RPCS, RpcError, type ProviderAccessReplyV1, type ProviderAccessRequestV1 } from '@switchyard/messaging';
+import { PROVIDER_CREDENTIAL_SCHEMAS, RPCS, RpcError, sealProviderCredentials, type ProviderAccessReplyV1, type ProviderAccessRequestV1 } from '@switchyard/messaging';
 import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import type { ConnectionConfig, Provider } from '@switchyard/domain';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
@@ -38,7 +39,7 @@ export class ProviderAccessHandler {
   }
 
   @MessagePattern(RPCS.gateway.providerAccess.subject)
-  async access(@Payload() { connectionId }: ProviderAccessRequestV1): Promise<ProviderAccessReplyV1> {
+  async access(@Payload() { connectionId, recipientKey }: ProviderAccessRequestV1): Promise<ProviderAccessReplyV1> {
     const row = await this.runtime.orm.em.fork().findOne(Connection, { id: connectionId });
     if (!row) throw new RpcError('not_found', 'no such connection');
     if (!row.providerCredentials) throw new RpcError('provider_config_invalid', 'the connection has no provider credentials');
@@ -60,8 +61,7 @@ export class ProviderAccessHandler {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
       throw new RpcError('provider_config_invalid', `stored credentials do not fit ${provider}: ${problems}`.slice(0, 500));
     }
-    const common = { connectionId, environment: config.environment, status: config.status, revision: row.configRevision };
-    // The union is discriminated by provider; each branch pairs it with its own credential shape.
-    return { ...common, provider, credentials: parsed.data } as ProviderAccessReplyV1;
+    const sealedCredentials = sealProviderCredentials(parsed.data, recipientKey, connectionId, provider);
+    return { connectionId, environment: config.environment, status: config.status, revision: row.configRevision, provider, sealedCredentials };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Builds the ProviderAdapter a collector uses for one connection: asks the gateway for the
- * connection's provider and credentials (`gateway.connection.provider-access`), then creates the
+ * connection's provider and credentials (`gateway.connection.provider-access`, sealed to a key pair
+ * made for that one request and opened here), then creates the
  * provider's adapter on the configured base URL (real provider, or a simulator in the sandbox),
  * with the account's shared PgRequestBudget, the configured timeout and the deployment's egress
  * policy (outside `SWITCHYARD_ENV=sandbox`: allow-listed https provider hosts on public addresses,
@@ -18,7 +19,8 @@
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment, Provider } from '@switchyard/domain';
-import { type ProviderAccessReplyV1, RPCS } from '@switchyard/messaging';
+import { PROVIDER_CREDENTIAL_SCHEMAS, providerAccessRequest, type ProviderAccessV1, RPCS } from '@switchyard/messaging';
+import type { z } from 'zod';
 import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, egressPolicyFor, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
@@ -27,16 +29,17 @@ import { budgetAccountKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rat
 
 // The bus schema and the adapters' credential type must stay one shape: this fails to compile if not.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _credentialShapesAgree: Same<Extract<ProviderAccessReplyV1, { provider: 'samsara' }>['credentials'], ProviderCredentials['samsara']> &
-  Same<Extract<ProviderAccessReplyV1, { provider: 'motive' }>['credentials'], ProviderCredentials['motive']> &
-  Same<Extract<ProviderAccessReplyV1, { provider: 'geotab' }>['credentials'], ProviderCredentials['geotab']> = true;
+const _credentialShapesAgree: Same<z.output<(typeof PROVIDER_CREDENTIAL_SCHEMAS)['samsara']>, ProviderCredentials['samsara']> &
+  Same<z.output<(typeof PROVIDER_CREDENTIAL_SCHEMAS)['motive']>, ProviderCredentials['motive']> &
+  Same<z.output<(typeof PROVIDER_CREDENTIAL_SCHEMAS)['geotab']>, ProviderCredentials['geotab']> &
+  Same<Extract<ProviderAccessV1, { provider: 'samsara' }>['credentials'], ProviderCredentials['samsara']> = true;
 
 export interface ConnectionAdapter {
   readonly connectionId: string;
   readonly provider: Provider;
   readonly environment: Environment;
   /** The connection's status when the credentials were read (collectors still check the projection). */
-  readonly status: ProviderAccessReplyV1['status'];
+  readonly status: ProviderAccessV1['status'];
   /** The configuration revision the adapter was built at. */
   readonly revision: number;
   readonly adapter: ProviderAdapter;
@@ -90,7 +93,9 @@ export class ProviderAdapterFactory {
   }
 
   private async build(connectionId: string): Promise<ConnectionAdapter> {
-    const access = await this.runtime.bus.request(RPCS.gateway.providerAccess, { connectionId }, { timeoutMs: this.settings.providerAccessTimeoutMs });
+    // A fresh key pair per request: the gateway seals the credentials to it (decision 0024).
+    const sealed = providerAccessRequest(connectionId);
+    const access = sealed.open(await this.runtime.bus.request(RPCS.gateway.providerAccess, sealed.request, { timeoutMs: this.settings.providerAccessTimeoutMs }));
     const budget = this.budgetFor(access);
     const common = {
       baseUrl: this.settings.providerBaseUrls[access.provider],
@@ -107,7 +112,7 @@ export class ProviderAdapterFactory {
     return { connectionId, provider: access.provider, environment: access.environment, status: access.status, revision: access.revision, adapter, budget };
   }
 
-  private budgetFor(access: ProviderAccessReplyV1): PgRequestBudget {
+  private budgetFor(access: ProviderAccessV1): PgRequestBudget {
     const accountKey = budgetAccountKey(access.provider, access.credentials);
     let budget = this.budgets.get(accountKey);
     if (!budget) {

@@ -1,13 +1,14 @@
 /**
  * `gateway.connection.provider-access` v1: a collector (sync-orchestrator, telemetry-ingest) asks
  * the gateway, which owns connections and keeps their provider credentials sealed, for one
- * connection's provider, status and decrypted credentials.
+ * connection's provider, status and credentials — sealed to the collector's ephemeral key, so the
+ * bus never carries them in clear (decision 0024; docs/deploy.md, "Provider credentials on the bus").
  *
  * Invariant: the credential shapes here are exactly `ProviderCredentials` of libs/providers (the
  * orchestrator's adapter factory assigns one to the other, so a drift fails its typecheck), and
- * the reply is a union discriminated by `provider`, so a Samsara connection can only ever carry
- * Samsara credentials. Unknown keys are stripped, never forwarded. This reply carries secrets:
- * never log it (see docs/deploy.md, "Provider credentials on the bus").
+ * the opened access is a union discriminated by `provider`, so a Samsara connection can only ever
+ * carry Samsara credentials. Unknown keys are stripped, never forwarded. The opened credentials are
+ * secrets: never log them.
  */
 import { z } from 'zod';
 import { providerV1 } from './connection-config.v1.js';
@@ -24,7 +25,22 @@ export const PROVIDER_CREDENTIAL_SCHEMAS = {
   geotab: geotabCredentialsV1,
 } as const satisfies Record<z.output<typeof providerV1>, z.ZodType>;
 
-export const providerAccessRequestV1 = z.object({ connectionId: z.uuid() }).strict();
+/** An unpadded base64url string of exactly `bytes` bytes (or at least `min` bytes). */
+const b64url = (bytes: { exact?: number; min?: number }) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .refine((v) => {
+      const length = Buffer.from(v, 'base64url').length;
+      return bytes.exact !== undefined ? length === bytes.exact : length >= (bytes.min ?? 0);
+    }, 'wrong length');
+
+/**
+ * The request names the connection and the collector's ephemeral X25519 public key (raw 32 bytes,
+ * base64url): the gateway seals the credentials to it, so only that request's holder of the
+ * private key can open them (provider-access.ts).
+ */
+export const providerAccessRequestV1 = z.object({ connectionId: z.uuid(), recipientKey: b64url({ exact: 32 }) }).strict();
 
 const accessCommon = {
   connectionId: z.uuid(),
@@ -34,7 +50,26 @@ const accessCommon = {
   revision: z.number().int().positive(),
 };
 
-export const providerAccessReplyV1 = z.discriminatedUnion('provider', [
+/**
+ * Credentials sealed to the request's `recipientKey`: the gateway's ephemeral X25519 public key,
+ * the AES-256-GCM nonce, ciphertext and tag (all base64url). The key is HKDF-SHA256 of the X25519
+ * shared secret; the associated data binds connection id and provider (provider-access.ts).
+ */
+export const sealedCredentialsV1 = z
+  .object({
+    alg: z.literal('X25519-HKDF-SHA256-A256GCM'),
+    ephemeralKey: b64url({ exact: 32 }),
+    nonce: b64url({ exact: 12 }),
+    ciphertext: b64url({ min: 1 }),
+    tag: b64url({ exact: 16 }),
+  })
+  .strict();
+
+/** What travels on the bus: no credential in clear. */
+export const providerAccessReplyV1 = z.object({ ...accessCommon, provider: providerV1, sealedCredentials: sealedCredentialsV1 }).strict();
+
+/** The reply once opened by the requesting collector (never on the bus): the provider's own credential shape. */
+export const providerAccessV1 = z.discriminatedUnion('provider', [
   z.object({ ...accessCommon, provider: z.literal('samsara'), credentials: samsaraCredentialsV1 }),
   z.object({ ...accessCommon, provider: z.literal('motive'), credentials: motiveCredentialsV1 }),
   z.object({ ...accessCommon, provider: z.literal('geotab'), credentials: geotabCredentialsV1 }),
@@ -42,3 +77,5 @@ export const providerAccessReplyV1 = z.discriminatedUnion('provider', [
 
 export type ProviderAccessRequestV1 = z.output<typeof providerAccessRequestV1>;
 export type ProviderAccessReplyV1 = z.output<typeof providerAccessReplyV1>;
+export type SealedCredentialsV1 = z.output<typeof sealedCredentialsV1>;
+export type ProviderAccessV1 = z.output<typeof providerAccessV1>;
