@@ -1,0 +1,161 @@
+/**
+ * Fault transitions from the Samsara simulator through the real pipeline (gateway, sync-orchestrator
+ * collectors, directory, fault-feed; PostgreSQL + NATS JetStream): the simulator's clock is moved a
+ * day at a time over 40 days and a faults collection runs at each step (the collector reads the
+ * CURRENT complete snapshot of every approved vehicle). At one step the provider fails every
+ * request (scenario `server_errors`): the run fails, no snapshot is stored, nothing clears (at that
+ * step a fault of one vehicle is still open and another vehicle's new fault is already active: a
+ * failed pass that stored an empty or partial snapshot would clear the first and open the second
+ * a day early, and the observed times below would not match). The
+ * expected transitions come from the simulator's own snapshots at the successful steps (read
+ * through the Samsara adapter, the collector's source) by set difference per vehicle — the first
+ * snapshot's codes open as bootstrap, a code that appears opens, one that disappears clears, a code
+ * that comes back opens a new occurrence. The HTTP feed (validated against the OpenAPI document)
+ * and the `fleet.faults` subjects must carry exactly that sequence; the open faults at the end
+ * must be the last snapshot's codes. The fleet (seed `fault-sim-3` from 2026-05-10) is checked to contain a
+ * bootstrap fault, clears and a re-opened key, so the test covers them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { vehicleId } from '@switchyard/domain';
+import { EVENTS, type FaultTransitionV1, type MessageBus, type Subscription } from '@switchyard/messaging';
+import { collectPages, createSamsaraAdapter } from '@switchyard/providers';
+import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { SCHEDULED_ORIGIN, SyncLifecycleService } from '@switchyard/sync-orchestrator';
+import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
+
+const token = `samsara_api_${randomBytes(20).toString('hex')}`;
+const DAY_MS = 86_400_000;
+const START_MS = Date.parse('2026-05-10T12:00:00.000Z');
+const STEPS = 40;
+const FAILED_STEP = 17;
+
+type Expected = { kind: 'opened' | 'cleared'; vehicle: string; key: string; bootstrap: boolean; at: string };
+
+describe('fault transitions from the Samsara simulator, step by step', () => {
+  let sim: NodeProcess;
+  let simUrl: string;
+  let stack: PipelineStack;
+  let connection: PipelineConnection;
+  let bus: MessageBus;
+  let sub: Subscription;
+  let approved: string[];
+  const published: FaultTransitionV1[] = [];
+  const adapter = () => createSamsaraAdapter({ provider: 'samsara', baseUrl: simUrl, credentials: { apiToken: token } });
+
+  beforeAll(async () => {
+    const spawned = await spawnSimulator('samsara', { SIM_VEHICLES: '4', SIM_SEED: 'fault-sim-3', SIM_CLOCK_FACTOR: '0', SIM_START: new Date(START_MS).toISOString(), SAMSARA_API_TOKENS: token });
+    sim = spawned.process;
+    simUrl = spawned.url;
+    stack = await PipelineStack.start({ name: 'faultsim', contexts: ['directory', 'fault-feed'], providerBaseUrls: { samsara: simUrl } });
+    const ids = (await collectPages((cursor) => adapter().vehicles(cursor), 100)).items.map((v) => v.sourceId).sort();
+    approved = ids;
+    connection = await stack.connect({
+      provider: 'samsara',
+      credentials: { apiToken: token },
+      config: { purposes: { vehicles: true, groupMemberships: false, trips: false }, approvedVehicleIds: ids, selectedSignals: ['faults'], optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: false } },
+    });
+    bus = await stack.bus('fault-sim-subjects');
+    sub = await bus.consume({ durable: 'test-fault-sim', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload }) => {
+      published.push(payload);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await sub?.drain();
+    await stack?.close();
+    await sim?.kill();
+  });
+
+  const setClock = async (nowMs: number) => {
+    const res = await fetch(`${simUrl}/_sim/clock`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nowMs }) });
+    expect(res.status).toBe(200);
+  };
+  const scenarios = (body?: unknown) =>
+    fetch(`${simUrl}/_sim/accounts/${token}/scenarios`, body === undefined ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  /** One faults collection (an internal run of the scheduler's kind); its final status. */
+  const collectFaults = async (): Promise<string> => {
+    const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
+    const intervalEnd = new Date();
+    const result = await lifecycle.createInternal({ connectionId: connection.connectionId, purposes: ['faults'], startFrom: new Date(intervalEnd.getTime() - 60_000), intervalEnd, origin: SCHEDULED_ORIGIN });
+    if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
+    const run = await pollUntil(
+      async () => {
+        const r = await lifecycle.getInternal(result.run.id);
+        return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 100, description: `faults run ${result.run.id} settled` },
+    );
+    return run.status;
+  };
+
+  it('serves on the HTTP feed and the subjects exactly the transitions the simulator’s snapshots imply', async () => {
+    const expected: Expected[] = [];
+    const last = new Map<string, Set<string>>(); // vehicle → codes of its last stored snapshot
+    for (let step = 0; step < STEPS; step++) {
+      await setClock(START_MS + step * DAY_MS);
+      if (step === FAILED_STEP) {
+        expect((await scenarios([{ kind: 'server_errors', requests: 1000, status: 503 }])).status).toBe(200);
+        expect(await collectFaults()).toBe('failed');
+        expect((await scenarios()).status).toBe(204);
+        continue;
+      }
+      // What the collector will read now (the clock stands still): the oracle's input.
+      const current = (await collectPages((cursor) => adapter().faults({ vehicleSourceIds: approved, cursor }), 1000)).items;
+      expect(await collectFaults()).toBe('completed');
+      for (const s of [...current].sort((a, b) => a.vehicleSourceId.localeCompare(b.vehicleSourceId))) {
+        if (s.model !== 'complete_snapshot') continue;
+        const before = last.get(s.vehicleSourceId);
+        const now = new Set(s.active.map((c) => c.faultKey));
+        const at = new Date(s.observedAt).toISOString();
+        if (before) for (const key of before) if (!now.has(key)) expected.push({ kind: 'cleared', vehicle: s.vehicleSourceId, key, bootstrap: false, at });
+        for (const c of s.active) if (!before?.has(c.faultKey)) expected.push({ kind: 'opened', vehicle: s.vehicleSourceId, key: c.faultKey, bootstrap: before === undefined, at });
+        last.set(s.vehicleSourceId, now);
+      }
+    }
+    // The fleet covers what the scenarios must: bootstrap opens, clears, and a key that opened again.
+    expect(expected.some((e) => e.bootstrap)).toBe(true);
+    expect(expected.some((e) => e.kind === 'cleared')).toBe(true);
+    const opens = expected.filter((e) => e.kind === 'opened').map((e) => `${e.vehicle}|${e.key}`);
+    expect(new Set(opens).size).toBeLessThan(opens.length);
+
+    // The HTTP feed, walked with its cursor.
+    const events: { id: string; sequence: number; occurrence_id: string; vehicle_id: string; kind: string; observed_at: string; bootstrap: boolean }[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const res = await connection.read(`/v1/connections/${connection.connectionId}/fault-events?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      const page = res.body as { events: typeof events; nextCursor: string; hasMore: boolean };
+      events.push(...page.events);
+      cursor = page.nextCursor;
+      if (!page.hasMore) break;
+    }
+    const keys = new Map((await stack.sql<{ id: string; fault_key: string }>(`select id::text as id, fault_key from $faults.fault_occurrence where connection_id = ?::uuid`, [connection.connectionId])).map((r) => [r.id, r.fault_key]));
+    const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider: 'samsara', sourceId });
+    // Within one step the order is the pipeline's (vehicles in parallel units, clears before opens per vehicle): compare per step and vehicle, in order.
+    const group = <T>(rows: T[], keyOf: (r: T) => string) => rows.reduce((m, r) => m.set(keyOf(r), [...(m.get(keyOf(r)) ?? []), r]), new Map<string, T[]>());
+    const actualRows = events.map((e) => ({ kind: e.kind, vehicle: e.vehicle_id, key: keys.get(e.occurrence_id), bootstrap: e.bootstrap, at: e.observed_at }));
+    const expectedRows = expected.map((e) => ({ kind: e.kind, vehicle: vcl(e.vehicle), key: e.key, bootstrap: e.bootstrap, at: e.at }));
+    expect(actualRows).toHaveLength(expectedRows.length);
+    const byVehicle = (rows: typeof actualRows) => group(rows, (r) => r.vehicle);
+    const sortWithin = (rows: typeof actualRows) => [...rows].sort((a, b) => a.at.localeCompare(b.at) || (a.kind === b.kind ? String(a.key).localeCompare(String(b.key)) : a.kind === 'cleared' ? -1 : 1));
+    for (const [vehicle, rows] of byVehicle(expectedRows)) expect({ vehicle, rows: sortWithin(byVehicle(actualRows).get(vehicle) ?? []) }).toEqual({ vehicle, rows: sortWithin(rows) });
+    // Per vehicle, the feed is already in time order (sequence = commit order).
+    for (const rows of byVehicle(actualRows).values()) expect(rows.map((r) => r.at)).toEqual([...rows.map((r) => r.at)].sort());
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+
+    // The subjects: the same transitions, same ids and order.
+    const mine = await pollUntil(() => {
+      const found = published.filter((p) => p.connectionId === connection.connectionId);
+      return found.length >= events.length ? found : undefined;
+    }, { timeoutMs: 15_000, description: 'every transition on the subjects' });
+    expect(mine.map((p) => [p.transitionId, p.sequence, p.kind])).toEqual(events.map((e) => [e.id, e.sequence, e.kind]));
+
+    // Open faults now: exactly the last stored snapshot's codes.
+    const open = await connection.read(`/v1/connections/${connection.connectionId}/faults`);
+    expect(open.status).toBe(200);
+    const openNow = (open.body as { faults: { vehicle_id: string; fault_key: string }[] }).faults.map((f) => `${f.vehicle_id}|${f.fault_key}`).sort();
+    expect(openNow).toEqual([...last].flatMap(([v, codes]) => [...codes].map((k) => `${vcl(v)}|${k}`)).sort());
+  }, 600_000);
+});
