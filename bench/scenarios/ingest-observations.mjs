@@ -264,6 +264,10 @@ export default {
     await withClient(fixture, async (client) => {
       await client.query(`create schema "${fixture.copySchema}"`);
       await client.query(`create table "${fixture.copySchema}".observations (like "${telemetry}".observations including all) partition by range (observed_at)`);
+      // The ingest statement draws each row's `seq` (migration 0003) from observation_seq; the COPY
+      // baseline draws it the same way, as the column default of its copy.
+      await client.query(`create sequence "${fixture.copySchema}".observation_seq`);
+      await client.query(`alter table "${fixture.copySchema}".observations alter column seq set default nextval('"${fixture.copySchema}".observation_seq')`);
       for (const [y, m] of monthsBetween(minAt, maxAt)) {
         const name = `observations_y${y}m${String(m + 1).padStart(2, '0')}`;
         await client.query(`create table "${fixture.copySchema}".${name} partition of "${fixture.copySchema}".observations for values from ('${new Date(Date.UTC(y, m, 1)).toISOString()}') to ('${new Date(Date.UTC(y, m + 1, 1)).toISOString()}')`);
