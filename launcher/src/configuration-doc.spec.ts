@@ -8,6 +8,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { enrichmentEnvSchema } from '@switchyard/enrichment';
 import { GATEWAY_MAIN_ENV } from '@switchyard/gateway';
 import { ingestEnvSchema, mainEnvSchema } from '@switchyard/service-kit';
 import { syncOrchestratorEnvSchema } from '@switchyard/sync-orchestrator';
@@ -20,7 +21,7 @@ const APPS: Record<string, Parameters<typeof mainEnvSchema>[0]> = {
   directory: { portVariable: 'HEALTH_PORT', defaultPort: 3102, envSchema: ingestEnvSchema },
   'telemetry-ingest': { portVariable: 'HEALTH_PORT', defaultPort: 3103, envSchema: ingestEnvSchema },
   'fault-feed': { portVariable: 'HEALTH_PORT', defaultPort: 3104, envSchema: ingestEnvSchema },
-  enrichment: { portVariable: 'HEALTH_PORT', defaultPort: 3105 },
+  enrichment: { portVariable: 'HEALTH_PORT', defaultPort: 3105, envSchema: enrichmentEnvSchema },
 };
 
 interface Row {

@@ -19,8 +19,11 @@ import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
 import { bindSandboxGeotab, credentialsPath, ensureSandbox, exampleVehicleId, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
-import { SANDBOX_OAUTH_CLIENT } from '@switchyard/sandbox';
+import { SANDBOX_OAUTH_CLIENT, startVendorSimulator, type RunningVendorSimulator } from '@switchyard/sandbox';
 import { startSandboxSimulators } from './simulators.js';
+
+/** The sandbox's key for its enrichment vendor simulator (not a secret: the simulator is local). */
+const SANDBOX_VENDOR_KEY = 'sandbox-autospec-key';
 
 export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
@@ -50,9 +53,11 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
 
   const started: RunningService[] = [];
   let simulators: Awaited<ReturnType<typeof startSandboxSimulators>> | undefined;
+  let vendor: RunningVendorSimulator | undefined;
   const stopAll = async () => {
     for (const service of started.reverse()) await service.close().catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
     await simulators?.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the simulators failed'));
+    await vendor?.close().catch((error: unknown) => logger.error({ err: error }, 'stopping the enrichment vendor simulator failed'));
     await bus.close();
     await database.stop();
   };
@@ -68,9 +73,15 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     const scheduler = env.SCHEDULER_ENABLED !== 'false';
     started.push(await startSyncOrchestrator({ ...common, env, collectors: true, scheduler, providerBaseUrls: { samsara: samsara?.baseUrl, motive: motive?.baseUrl, geotab: geotab?.baseUrl } }));
     // The ingest contexts read INGEST_ACK_WAIT_MS from `env`.
-    for (const start of [startDirectory, startTelemetryIngest, startFaultFeed, startEnrichment]) {
+    for (const start of [startDirectory, startTelemetryIngest, startFaultFeed]) {
       started.push(await start({ ...common, env }));
     }
+    // The enrichment vendor: its simulator unless ENRICHMENT_VENDOR_BASE_URL names a real one (docs/enrichment.md).
+    if (!env.ENRICHMENT_VENDOR_BASE_URL) {
+      vendor = await startVendorSimulator({ apiKey: SANDBOX_VENDOR_KEY, port: Number(env.ENRICHMENT_SIM_PORT ?? 0), host: env.HOST ?? '127.0.0.1' });
+      logger.info({ enrichmentVendor: vendor.url }, 'enrichment vendor simulator started');
+    }
+    started.push(await startEnrichment({ ...common, env: vendor ? { ...env, ENRICHMENT_VENDOR_API_KEY: SANDBOX_VENDOR_KEY } : env, ...(vendor ? { vendorBaseUrl: vendor.url } : {}) }));
     const port = Number(env.PORT ?? 3000);
     const host = env.HOST ?? '127.0.0.1';
     // As the deployed gateway: /metrics only on its internal port (0 = none), never on PORT.

@@ -41,7 +41,7 @@ export function makeVehicle(root: number, index: number, epochMs: number, groups
   const home = draw.pick(HOME_BASES);
   const year = draw.int(2015, 2025);
   const flags = gapFlags(index);
-  const vin = makeVin(model.wmi, year, draw);
+  const vin = makeVin(model.wmi, year, draw, `${model.make} ${model.model}`);
   const createdAtMs = epochMs - draw.int(1, 720) * DAY_MS - draw.int(0, 86_399) * 1000;
   const updatedAtMs = createdAtMs + Math.floor((draw.next() * (epochMs - createdAtMs)) / 1000) * 1000;
   const initialOdometerM = draw.int(5_000_000, 400_000_000);

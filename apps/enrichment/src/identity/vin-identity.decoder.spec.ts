@@ -60,6 +60,12 @@ describe('VinIdentityDecoder', () => {
     expect(kenworth.data).toMatchObject({ year: 2010, make: 'Kenworth', model: 'W9 Series', yearAmbiguous: false });
   }, 30_000);
 
+  it('never picks one of several makes a WMI is registered for, nor an older cycle only vPIC\'s coarse 1980s schemas match', async () => {
+    // JAL (Chevrolet, Hino, Isuzu): the 2017 NPR descriptor matches only a 1987 schema.
+    const isuzu = await decode('JALC4W166H7028085');
+    expect(isuzu.data).toMatchObject({ make: null, model: null, year: null, yearAmbiguous: true, ambiguous: true, vinValid: true });
+  }, 30_000);
+
   it('accepts lowercase input and reports the upper-cased VIN', async () => {
     const outcome = await decode(' 1hgcm82633a004352');
     expect(outcome.data).toMatchObject({ vin: '1HGCM82633A004352', make: 'Honda', model: 'Accord' });

@@ -8,15 +8,20 @@
  * - the model year: position 10 gives two candidates 30 years apart; those after next year are
  *   dropped; for passenger cars and MPVs (the WMI's vPIC vehicle type) position 7 picks the cycle
  *   (49 CFR 565.15). For other types (trucks, buses…) vPIC decides: the candidates under which its
- *   patterns find a model; two that both do → year null and `yearAmbiguous` (never a guess);
+ *   patterns find a model — the newer one only (an older-only match stays ambiguous: vPIC's 1980s
+ *   schemas over-match modern VINs); otherwise year null and `yearAmbiguous` (never a guess), and
+ *   only the attributes both years' decodes agree on are kept (the others null, `ambiguous`);
  * - an attribute vPIC answers with two different values at the same confidence is null and sets
  *   `ambiguous`; a trim or series vPIC states as alternatives ("L/LE/SE") is kept as text and sets it;
+ * - the make comes from the descriptor's patterns, else from the WMI when vPIC registers exactly one
+ *   make for it (JAL is Chevrolet, Hino and Isuzu: null and `ambiguous`);
  * - a valid VIN whose WMI vPIC does not know is `missing` (errorCode `wmi_unknown`): the data has the
  *   verdict and the year, nothing invented.
  */
 import { checkVin, latestModelYear, vinModelYearCandidates } from '@switchyard/domain';
 import type { EnrichmentStatus, VehicleIdentityV1 } from '@switchyard/messaging';
 import { CoreVINDecoder, type DecodeResult } from '@cardog/corgi/browser';
+import { makesOfWmi } from '../db/repositories/vpic.repository.js';
 import type { VpicQueryAdapter } from './vpic-database.js';
 
 /** The adapter version reported with every identity value: the dataset package and this mapping. */
@@ -91,9 +96,10 @@ const knowsModel = (result: DecodeResult): boolean => attribute(allPatterns(resu
 export class VinIdentityDecoder {
   private readonly decoder: CoreVINDecoder;
 
-  constructor(database: VpicQueryAdapter) {
+  constructor(private readonly database: VpicQueryAdapter) {
     this.decoder = new CoreVINDecoder(database);
   }
+
 
   async decode(rawVin: string | null, now: Date = new Date()): Promise<IdentityOutcome> {
     const check = checkVin(rawVin);
@@ -124,29 +130,40 @@ export class VinIdentityDecoder {
     if (candidates.years.length === 1) {
       year = candidates.years[0] as number;
       chosen = decoded[0]?.result;
-    } else if (known.length === 1) {
+    } else if (known.length === 1 && (known[0] as { year: number }).year === Math.max(...candidates.years)) {
+      // Only toward the newer cycle: vPIC's 1980s schemas are coarse and match many modern VINs
+      // (a 2017 Isuzu NPR matches the 1987 "4000 Series"), its modern ones are precise.
       year = (known[0] as { year: number }).year;
       chosen = (known[0] as { result: DecodeResult }).result;
       yearAmbiguous = false;
     }
-    const patterns = chosen ? allPatterns(chosen) : [];
-    const model = attribute(patterns, 'Model');
-    const trim = attribute(patterns, 'Trim');
-    const series = attribute(patterns, 'Series');
-    const body = attribute(patterns, 'Body Class');
-    const drive = attribute(patterns, 'Drive Type');
-    const make = attribute(patterns, 'Make');
-    const engine = engineText(patterns);
-    const transmission = transmissionText(patterns);
+    // Attributes of the decode kept; with two years vPIC knows, only what both agree on (the rest null and ambiguous).
+    const sets = chosen ? [allPatterns(chosen)] : known.length > 1 ? known.map((k) => allPatterns(k.result)) : [[]];
+    const agreed = (read: (patterns: Pattern[]) => Attribute): Attribute => {
+      const answers = sets.map(read);
+      const first = answers[0] as Attribute;
+      return answers.every((a) => a.value === first.value) ? { value: first.value, ambiguous: answers.some((a) => a.ambiguous) } : { value: null, ambiguous: true };
+    };
+    const model = agreed((p) => attribute(p, 'Model'));
+    const trim = agreed((p) => attribute(p, 'Trim'));
+    const series = agreed((p) => attribute(p, 'Series'));
+    const body = agreed((p) => attribute(p, 'Body Class'));
+    const drive = agreed((p) => attribute(p, 'Drive Type'));
+    const make = agreed((p) => attribute(p, 'Make'));
+    const engine = agreed(engineText);
+    const transmission = agreed(transmissionText);
     const listsAlternatives = (a: Attribute) => a.value !== null && a.value.includes('/');
+    // Without a make from the descriptor, the WMI's — only when vPIC registers one make for it.
+    const wmiMakes = make.value === null ? await makesOfWmi(this.database, wmi.code) : [];
+    const wmiMake = wmiMakes.length === 1 ? (wmiMakes[0] as string) : null;
     const ambiguous =
-      [model, trim, series, body, drive, make, engine, transmission].some((a) => a.ambiguous) || listsAlternatives(trim) || listsAlternatives(series) || (yearAmbiguous && known.length > 1);
+      [model, trim, series, body, drive, make, engine, transmission].some((a) => a.ambiguous) || listsAlternatives(trim) || listsAlternatives(series) || wmiMakes.length > 1;
     return {
       status: 'available',
       data: {
         ...verdict,
         year,
-        make: make.value ?? (wmi.make || null),
+        make: make.value ?? wmiMake,
         model: model.value,
         manufacturer: wmi.manufacturer || null,
         trim: trim.value,
