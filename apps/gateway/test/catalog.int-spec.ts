@@ -203,7 +203,7 @@ describe('GET /v1/catalog', () => {
     }
   });
 
-  it('the limits object states the numbers of spec section 8', () => {
+  it('the limits object states the numbers of spec section 8 and the read limits of our own', () => {
     expect(catalog.limits).toMatchObject({
       refreshMinIntervalSeconds: 30,
       connectLinkTtlSeconds: 600,
@@ -220,6 +220,15 @@ describe('GET /v1/catalog', () => {
       groupsPerEntity: 1000,
       maxObservationGapSeconds: 1800,
       selectedSignals: { min: 1, max: 4 },
+      locationsPage: { min: 1, max: 100, default: 100 },
+      historyPage: { min: 1, max: 1000, default: 500 },
+      historyWindowMaxDays: 31,
+      usageWindowMaxDays: 93,
+      usageHourlyIntervalsMaxDays: 31,
+      fleetUtilizationPage: { min: 1, max: 100, default: 25 },
+      faultsPage: { min: 1, max: 100, default: 100 },
+      faultEventsPage: { min: 1, max: 1000, default: 100 },
+      faultEventRetentionDays: 90,
     });
   });
 });

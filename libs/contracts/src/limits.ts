@@ -5,6 +5,9 @@
  * connection configuration are taken from it rather than typed again.
  */
 import { CONNECTION_CONFIG_LIMITS } from '@switchyard/domain';
+import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE } from './fault-reads.js';
+import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, LOCATIONS_PAGE } from './telemetry-reads.js';
+import { FLEET_UTILIZATION_PAGE, USAGE_HOURLY_MAX_DAYS, USAGE_WINDOW_MAX_DAYS } from './usage-reports.js';
 
 const MiB = 1024 * 1024;
 
@@ -84,4 +87,14 @@ export const LIMITS = {
   groupsPerEntity: GROUPS_PER_ENTITY,
   maxObservationGapSeconds: MAX_OBSERVATION_GAP_S,
   selectedSignals: SELECTED_SIGNALS_RANGE,
+  // Ours (the spec names none): the telemetry, usage and fault reads.
+  locationsPage: LOCATIONS_PAGE,
+  historyPage: HISTORY_PAGE,
+  historyWindowMaxDays: HISTORY_WINDOW_MAX_DAYS,
+  usageWindowMaxDays: USAGE_WINDOW_MAX_DAYS,
+  usageHourlyIntervalsMaxDays: USAGE_HOURLY_MAX_DAYS,
+  fleetUtilizationPage: FLEET_UTILIZATION_PAGE,
+  faultsPage: FAULTS_PAGE,
+  faultEventsPage: FAULT_EVENTS_PAGE,
+  faultEventRetentionDays: FAULT_EVENT_RETENTION_DAYS,
 } as const;

@@ -30,7 +30,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit } from '@switchyard/contracts';
+import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit, REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
 import { ID_PATTERNS, isTelemetryMetric } from '@switchyard/domain';
 import {
   fleetLocationsV1,
@@ -38,7 +38,6 @@ import {
   historyV1,
   nextCursorLink,
   readHorizonV1,
-  REFRESH_INTERVAL_SECONDS,
   RPCS,
   telemetryV1,
   type FleetLocationsV1,
@@ -141,7 +140,7 @@ export class TelemetryController {
       `No body. Contacts the provider for this vehicle now (sharing the account's request budget with collection) and answers Telemetry with \`refreshStatus\`: \`fetched\` (an odometer came back; its \`observedAt\` tells how fresh — a refresh cannot make the vehicle report a new sample), \`no_new_odometer\` (the provider answered without one), or \`failed\` (the provider read of odometer and location failed, or the connection is paused: still 200, with the stored readings, those the refresh could not renew marked \`fallback: true\` and \`stale\` by their age).`,
       'A failure of an optional metric never degrades odometer or location: only that metric is marked `fallback`.',
       'The readings fetched are stored like collected ones, so the next read and the history show them.',
-      `At most once per vehicle every ${REFRESH_INTERVAL_SECONDS} seconds, whichever key or process asks: then 429 \`rate_limited\` with \`Retry-After\`.`,
+      `At most once per vehicle every ${REFRESH_MIN_INTERVAL_S} seconds, whichever key or process asks: then 429 \`rate_limited\` with \`Retry-After\`.`,
       NOT_FOUND_VEHICLE,
     ].join(' '),
   })
@@ -154,7 +153,7 @@ export class TelemetryController {
   })
   @ApiResponse({
     status: 429,
-    description: `This vehicle was refreshed less than ${REFRESH_INTERVAL_SECONDS} seconds ago (\`rate_limited\`); retry after \`Retry-After\` seconds.`,
+    description: `This vehicle was refreshed less than ${REFRESH_MIN_INTERVAL_S} seconds ago (\`rate_limited\`); retry after \`Retry-After\` seconds.`,
     type: ErrorBodyDto,
     headers: { 'Retry-After': { description: 'Seconds until this vehicle may be refreshed again.', schema: { type: 'integer' } } },
   })

@@ -1,7 +1,7 @@
 /**
  * The on-demand refresh of one vehicle (spec 4.4; message contract schemas/vehicle-refresh.v1.ts):
  * find the vehicle among the connection's approved ones, claim its refresh slot (once per asset
- * per REFRESH_INTERVAL_SECONDS, shared by every process through PostgreSQL), ask the provider for
+ * per REFRESH_MIN_INTERVAL_S, shared by every process through PostgreSQL), ask the provider for
  * its latest readings through the same adapter and request budget the collectors use, publish
  * them as an ordinary observations batch (the ingest path stores them idempotently, so the next
  * read and the history see them) and answer with them.
@@ -21,8 +21,9 @@
  *   freshness); the provider cannot be forced to produce a new sample.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
 import { CORE_TELEMETRY_METRICS, vehicleId, type TelemetryMetric } from '@switchyard/domain';
-import { ingestBatchId, REFRESH_INTERVAL_SECONDS, RpcError, splitIngestRecords, type ConnectionConfigV1, type ObservationV1, type RefreshVehicleReplyV1, type RefreshVehicleRequestV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { ingestBatchId, RpcError, splitIngestRecords, type ConnectionConfigV1, type ObservationV1, type RefreshVehicleReplyV1, type RefreshVehicleRequestV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { capabilitiesFor, type ProviderAdapter } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type Logger, type ServiceRuntime } from '@switchyard/service-kit';
 import { failureCode, publishIngestBatch } from '../collectors/collector.service.js';
@@ -52,7 +53,7 @@ export async function refreshVehicle(ports: RefreshPorts, { connectionId, vehicl
   const sourceId = config.approvedVehicleIds.find((s) => vehicleId({ connectionId, provider: config.provider, sourceId: s }) === id);
   if (sourceId === undefined) throw new RpcError('not_found');
 
-  const slot = await ports.claim(connectionId, sourceId, REFRESH_INTERVAL_SECONDS);
+  const slot = await ports.claim(connectionId, sourceId, REFRESH_MIN_INTERVAL_S);
   if (!slot.granted) return { outcome: 'rate_limited', retryAfterSeconds: slot.retryAfterSeconds };
   const metrics = telemetryMetricsFor({ signals: config.selectedSignals, extendedTelemetry: config.optIns.extendedTelemetry, support: capabilitiesFor(config.provider).fields });
   if (config.status === 'paused') return failed('collection_paused', null, metrics);

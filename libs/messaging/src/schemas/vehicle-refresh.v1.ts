@@ -2,7 +2,7 @@
  * `sync.collection.refresh` v1 (gateway → sync-orchestrator): contact the provider now for one
  * vehicle's latest readings (spec 4.4 refresh), through the orchestrator's adapters and the
  * account's shared request budget. The orchestrator claims the asset's refresh slot (once per
- * asset per `REFRESH_INTERVAL_SECONDS`, state in its PostgreSQL schema so every gateway and
+ * asset per `REFRESH_MIN_INTERVAL_S`, state in its PostgreSQL schema so every gateway and
  * orchestrator process sees one limit), asks the provider, publishes what came back on
  * `ingest.telemetry.<connectionId>` as an ordinary observations batch (no sync: no receipt; the
  * batch ledger makes it idempotent), and answers with the readings so the gateway can overlay them
@@ -15,12 +15,11 @@
  * `failedMetrics` lists every metric whose provider call failed.
  * An unknown, unapproved or disconnected vehicle/connection is the RpcError `not_found`.
  */
+import { REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
 import { ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { observationV1 } from './ingest-records.v1.js';
 
-/** At most one refresh per asset per this many seconds (spec 4.4 refresh rules). */
-export const REFRESH_INTERVAL_SECONDS = 30;
 
 export const refreshVehicleRequestV1 = z
   .object({
@@ -33,7 +32,7 @@ export const refreshVehicleRequestV1 = z
 const reasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
 export const refreshVehicleReplyV1 = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('rate_limited'), retryAfterSeconds: z.number().int().min(1).max(REFRESH_INTERVAL_SECONDS) }).strict(),
+  z.object({ outcome: z.literal('rate_limited'), retryAfterSeconds: z.number().int().min(1).max(REFRESH_MIN_INTERVAL_S) }).strict(),
   z
     .object({
       outcome: z.enum(['fetched', 'no_new_odometer', 'failed']),
