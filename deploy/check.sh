@@ -3,7 +3,9 @@
 #   1. docker-compose.yml parses and interpolates (docker-compose 1.29 or `docker compose` v2);
 #   2. deploy/nats/streams/*.json agree with the stream table in libs/messaging (built dist);
 #   3. the Kubernetes kustomizations render (kubectl kustomize or kustomize);
-#   4. the container shell scripts parse.
+#   4. the container shell scripts parse;
+#   5. deploy/nats/nats-server.conf parses (nats-server -t), deploy/k8s/nats holds the same file, and
+#      every app in docker-compose.yml connects as a user the file declares.
 # A check whose tool is missing prints SKIP with what to install and does not fail the run,
 # unless --strict is given. Any real failure exits 1.
 set -uo pipefail
@@ -17,6 +19,8 @@ fail() { echo "FAIL  $*"; failures=$((failures + 1)); }
 skip() { echo "SKIP  $*"; skips=$((skips + 1)); }
 
 # 1. Compose. Secrets have no default in the file, so validation supplies placeholders.
+nats_users=(GATEWAY SYNC_ORCHESTRATOR DIRECTORY TELEMETRY_INGEST FAULT_FEED ENRICHMENT)
+for u in "${nats_users[@]}"; do v=NATS_${u}_PASSWORD; export "$v=${!v:-check-placeholder}"; done
 if command -v docker-compose >/dev/null 2>&1; then compose=(docker-compose)
 elif docker compose version >/dev/null 2>&1; then compose=(docker compose)
 else compose=()
@@ -83,6 +87,26 @@ fi
 for script in deploy/docker/entrypoint.sh deploy/nats/apply-streams.sh; do
   if out=$(sh -n "$script" 2>&1); then pass "$script (sh -n)"; else fail "$script: $out"; fi
 done
+
+# 5. The NATS server configuration (users and permissions; docs/deploy.md "NATS users").
+nats_bin=${NATS_SERVER_BIN:-$(command -v nats-server || echo /usr/sbin/nats-server)}
+if [ ! -x "$nats_bin" ]; then
+  skip "deploy/nats/nats-server.conf: nats-server is not installed"
+elif out=$("$nats_bin" -c deploy/nats/nats-server.conf -t 2>&1); then
+  pass "deploy/nats/nats-server.conf (nats-server -t)"
+else
+  fail "deploy/nats/nats-server.conf: $out"
+fi
+if cmp -s deploy/nats/nats-server.conf deploy/k8s/nats/nats-server.conf; then
+  pass "deploy/k8s/nats/nats-server.conf is a copy of deploy/nats/nats-server.conf"
+else
+  fail "deploy/k8s/nats/nats-server.conf differs from deploy/nats/nats-server.conf (cp the latter over the former)"
+fi
+missing=""
+for user in $(sed -n 's/^ *NATS_USER: *//p' docker-compose.yml); do
+  grep -q "^ *user: $user\$" deploy/nats/nats-server.conf || missing="$missing $user"
+done
+if [ -n "$missing" ]; then fail "docker-compose.yml: NATS users not in deploy/nats/nats-server.conf:$missing"; else pass "docker-compose.yml NATS users are declared in deploy/nats/nats-server.conf"; fi
 
 echo "deploy checks: $failures failed, $skips skipped"
 if [ "$failures" -gt 0 ] || { [ "$strict" = true ] && [ "$skips" -gt 0 ]; }; then exit 1; fi
