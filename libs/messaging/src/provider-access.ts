@@ -12,8 +12,8 @@
  * A reply moved to another connection or provider, or altered, does not open.
  *
  * What the seal does not do: an attacker allowed to *publish* on the subject gets credentials
- * sealed to its own key. Who may publish (sync-orchestrator, telemetry-ingest) and who may
- * subscribe (the gateway) is NATS authorization's job (docs/deploy.md, "NATS users").
+ * sealed to its own key. Who may publish (the sync-orchestrator) and who may subscribe (the
+ * gateway) is NATS authorization's job (deploy/nats/nats-server.conf; docs/deploy.md, "NATS users").
  *
  * Error codes: `not_found` (no such connection), `provider_config_invalid` (no stored credentials,
  * or stored ones that do not fit the provider), `service_unavailable` (gateway not migrated yet),
