@@ -87,16 +87,23 @@ describe('ProviderHttpClient', () => {
     expect(res).toMatchObject({ json: { ok: true }, attempts: 2 });
   });
 
-  it('a 429 pauses every caller sharing the budget', async () => {
+  // Mutation tried: the client's `this.budget.pauseUntil(...)` removed — the second client is sent
+  // at once (0 ms after the 429 instead of 3,000) and this fails. (The retrying path's pause is
+  // asserted by the next test, through a recording budget.)
+  it('a 429 pauses every caller sharing the budget: a second client sends only after Retry-After, even when the first gave up', async () => {
     const clock = fakeClock();
     const budget = new TokenBucketBudget(1000, 1000, clock);
-    script.set('/shared', [{ status: 429, headers: { 'retry-after': '3' } }, { status: 200 }]);
-    const client = new ProviderHttpClient({ baseUrl, clock, budget, random: () => 0 });
-    await client.request({ path: '/shared' });
-    const before = clock.now();
-    budget.pauseUntil(before + 1500);
-    await budget.acquire();
-    expect(clock.now()).toBeGreaterThanOrEqual(before + 1500);
+    script.set('/shared-a', [{ status: 429, headers: { 'retry-after': '3' } }]);
+    script.set('/shared-b', [{ status: 200 }]);
+    const first = new ProviderHttpClient({ baseUrl, clock, budget, random: () => 0, retry: { maxAttempts: 1 } });
+    const throttledAt = clock.now();
+    await expect(first.request({ path: '/shared-a' })).rejects.toMatchObject({ code: 'provider_throttled' });
+    // Another client on the same account, started right after the 429 (no time has passed).
+    expect(clock.now()).toBe(throttledAt);
+    let sentAt = -1;
+    const second = new ProviderHttpClient({ baseUrl, clock, budget, random: () => 0, headers: () => ((sentAt = clock.now()), {}) });
+    await second.request({ path: '/shared-b' });
+    expect(sentAt - throttledAt).toBeGreaterThanOrEqual(3000);
   });
 
   it("gives the budget each request's URL path, for acquiring and for a 429's pause (per-endpoint tiers)", async () => {

@@ -98,10 +98,11 @@ export class ProviderHttpClient {
       const outcome = await this.once(url, req);
       if (outcome.kind === 'ok') return { ...outcome.response, attempts: attempt };
       lastError = outcome.error;
-      if (!outcome.retryable || attempt === this.retry.maxAttempts) break;
-      const backoff = this.backoff(attempt);
+      // The provider's wait holds for every caller on the budget, also when this one gives up now.
       const retryAfter = outcome.error.detail.retryAfterMs;
       if (retryAfter !== undefined) this.budget.pauseUntil(this.clock.now() + retryAfter, path);
+      if (!outcome.retryable || attempt === this.retry.maxAttempts) break;
+      const backoff = this.backoff(attempt);
       await this.clock.sleep(Math.max(backoff, retryAfter ?? 0), req.signal);
     }
     throw lastError ?? new ProviderError('provider_unavailable');
