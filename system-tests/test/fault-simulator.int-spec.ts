@@ -1,12 +1,12 @@
 /**
- * Fault transitions from the Samsara simulator through the real pipeline (gateway, sync-orchestrator
+ * Fault transitions from the Samsara and Motive simulators (complete snapshots) through the real pipeline (gateway, sync-orchestrator
  * collectors, directory, fault-feed; PostgreSQL + NATS JetStream): the simulator's clock is moved a
  * day at a time over 40 days and a faults collection runs at each step (the collector reads the
  * CURRENT complete snapshot of every approved vehicle). At one step the provider fails every
  * request (scenario `server_errors`): the run fails, no snapshot is stored, nothing clears (at that
  * step a fault of one vehicle is still open and another vehicle's new fault is already active: a
  * failed pass that stored an empty or partial snapshot would clear the first and open the second
- * a day early, and the observed times below would not match). The
+ * at the failed step, and the times or steps compared below would not match). The
  * expected transitions come from the simulator's own snapshots at the successful steps (read
  * through the Samsara adapter, the collector's source) by set difference per vehicle — the first
  * snapshot's codes open as bootstrap, a code that appears opens, one that disappears clears, a code
@@ -17,22 +17,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { vehicleId } from '@switchyard/domain';
+import { vehicleId, type Provider } from '@switchyard/domain';
 import { EVENTS, type FaultTransitionV1, type MessageBus, type Subscription } from '@switchyard/messaging';
-import { collectPages, createSamsaraAdapter } from '@switchyard/providers';
+import { collectPages, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { SCHEDULED_ORIGIN, SyncLifecycleService } from '@switchyard/sync-orchestrator';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const token = `samsara_api_${randomBytes(20).toString('hex')}`;
+const motiveKey = randomBytes(20).toString('hex');
+
+/** Per provider: the simulator's credentials variable, the account its scenarios are set on, the adapter, the connection's credentials. */
+const PROVIDERS: { provider: Provider; env: Record<string, string>; account: string; adapter: (baseUrl: string) => ProviderAdapter; credentials: Record<string, string> }[] = [
+  { provider: 'samsara', env: { SAMSARA_API_TOKENS: token }, account: token, adapter: (baseUrl) => createSamsaraAdapter({ provider: 'samsara', baseUrl, credentials: { apiToken: token } }), credentials: { apiToken: token } },
+  { provider: 'motive', env: { MOTIVE_API_KEYS: motiveKey }, account: motiveKey, adapter: (baseUrl) => createMotiveAdapter({ provider: 'motive', baseUrl, credentials: { apiKey: motiveKey } }), credentials: { apiKey: motiveKey } },
+];
 const DAY_MS = 86_400_000;
 const START_MS = Date.parse('2026-05-10T12:00:00.000Z');
 const STEPS = 40;
 const FAILED_STEP = 17;
 
-type Expected = { kind: 'opened' | 'cleared'; vehicle: string; key: string; bootstrap: boolean; at: string };
+type Expected = { kind: 'opened' | 'cleared'; vehicle: string; key: string; bootstrap: boolean; when: number };
 
-describe('fault transitions from the Samsara simulator, step by step', () => {
+describe.each(PROVIDERS)('fault transitions from the $provider simulator, step by step', ({ provider, env, account, adapter: adapterFor, credentials }) => {
   let sim: NodeProcess;
   let simUrl: string;
   let stack: PipelineStack;
@@ -41,18 +48,18 @@ describe('fault transitions from the Samsara simulator, step by step', () => {
   let sub: Subscription;
   let approved: string[];
   const published: FaultTransitionV1[] = [];
-  const adapter = () => createSamsaraAdapter({ provider: 'samsara', baseUrl: simUrl, credentials: { apiToken: token } });
+  const adapter = () => adapterFor(simUrl);
 
   beforeAll(async () => {
-    const spawned = await spawnSimulator('samsara', { SIM_VEHICLES: '4', SIM_SEED: 'fault-sim-3', SIM_CLOCK_FACTOR: '0', SIM_START: new Date(START_MS).toISOString(), SAMSARA_API_TOKENS: token });
+    const spawned = await spawnSimulator(provider, { SIM_VEHICLES: '4', SIM_SEED: 'fault-sim-3', SIM_CLOCK_FACTOR: '0', SIM_START: new Date(START_MS).toISOString(), ...env });
     sim = spawned.process;
     simUrl = spawned.url;
-    stack = await PipelineStack.start({ name: 'faultsim', contexts: ['directory', 'fault-feed'], providerBaseUrls: { samsara: simUrl } });
+    stack = await PipelineStack.start({ name: `faultsim-${provider}`, contexts: ['directory', 'fault-feed'], providerBaseUrls: { [provider]: simUrl } });
     const ids = (await collectPages((cursor) => adapter().vehicles(cursor), 100)).items.map((v) => v.sourceId).sort();
     approved = ids;
     connection = await stack.connect({
-      provider: 'samsara',
-      credentials: { apiToken: token },
+      provider,
+      credentials,
       config: { purposes: { vehicles: true, groupMemberships: false, trips: false }, approvedVehicleIds: ids, selectedSignals: ['faults'], optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: false } },
     });
     bus = await stack.bus('fault-sim-subjects');
@@ -72,7 +79,7 @@ describe('fault transitions from the Samsara simulator, step by step', () => {
     expect(res.status).toBe(200);
   };
   const scenarios = (body?: unknown) =>
-    fetch(`${simUrl}/_sim/accounts/${token}/scenarios`, body === undefined ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${simUrl}/_sim/accounts/${account}/scenarios`, body === undefined ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   /** One faults collection (an internal run of the scheduler's kind); its final status. */
   const collectFaults = async (): Promise<string> => {
@@ -93,6 +100,13 @@ describe('fault transitions from the Samsara simulator, step by step', () => {
   it('serves on the HTTP feed and the subjects exactly the transitions the simulator’s snapshots imply', async () => {
     const expected: Expected[] = [];
     const last = new Map<string, Set<string>>(); // vehicle → codes of its last stored snapshot
+    // When a transition happened, on both sides. Samsara's snapshot time is the vehicle's last fault
+    // transition on the simulator's clock (the collector reads the same): compared exactly. Motive's
+    // is the wall clock of the fetch (its API has no snapshot time), a little later for the
+    // collector than for the oracle: compared as the step, the last one the oracle read at or
+    // before the event's observed_at.
+    const exactTimes = provider === 'samsara';
+    const stepAt: { step: number; ms: number }[] = [];
     for (let step = 0; step < STEPS; step++) {
       await setClock(START_MS + step * DAY_MS);
       if (step === FAILED_STEP) {
@@ -103,14 +117,15 @@ describe('fault transitions from the Samsara simulator, step by step', () => {
       }
       // What the collector will read now (the clock stands still): the oracle's input.
       const current = (await collectPages((cursor) => adapter().faults({ vehicleSourceIds: approved, cursor }), 1000)).items;
+      stepAt.push({ step, ms: Math.min(...current.map((c) => Date.parse(c.observedAt))) });
       expect(await collectFaults()).toBe('completed');
       for (const s of [...current].sort((a, b) => a.vehicleSourceId.localeCompare(b.vehicleSourceId))) {
         if (s.model !== 'complete_snapshot') continue;
         const before = last.get(s.vehicleSourceId);
         const now = new Set(s.active.map((c) => c.faultKey));
-        const at = new Date(s.observedAt).toISOString();
-        if (before) for (const key of before) if (!now.has(key)) expected.push({ kind: 'cleared', vehicle: s.vehicleSourceId, key, bootstrap: false, at });
-        for (const c of s.active) if (!before?.has(c.faultKey)) expected.push({ kind: 'opened', vehicle: s.vehicleSourceId, key: c.faultKey, bootstrap: before === undefined, at });
+        const when = exactTimes ? Date.parse(s.observedAt) : step;
+        if (before) for (const key of before) if (!now.has(key)) expected.push({ kind: 'cleared', vehicle: s.vehicleSourceId, key, bootstrap: false, when });
+        for (const c of s.active) if (!before?.has(c.faultKey)) expected.push({ kind: 'opened', vehicle: s.vehicleSourceId, key: c.faultKey, bootstrap: before === undefined, when });
         last.set(s.vehicleSourceId, now);
       }
     }
@@ -132,17 +147,18 @@ describe('fault transitions from the Samsara simulator, step by step', () => {
       if (!page.hasMore) break;
     }
     const keys = new Map((await stack.sql<{ id: string; fault_key: string }>(`select id::text as id, fault_key from $faults.fault_occurrence where connection_id = ?::uuid`, [connection.connectionId])).map((r) => [r.id, r.fault_key]));
-    const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider: 'samsara', sourceId });
+    const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider, sourceId });
     // Within one step the order is the pipeline's (vehicles in parallel units, clears before opens per vehicle): compare per step and vehicle, in order.
     const group = <T>(rows: T[], keyOf: (r: T) => string) => rows.reduce((m, r) => m.set(keyOf(r), [...(m.get(keyOf(r)) ?? []), r]), new Map<string, T[]>());
-    const actualRows = events.map((e) => ({ kind: e.kind, vehicle: e.vehicle_id, key: keys.get(e.occurrence_id), bootstrap: e.bootstrap, at: e.observed_at }));
-    const expectedRows = expected.map((e) => ({ kind: e.kind, vehicle: vcl(e.vehicle), key: e.key, bootstrap: e.bootstrap, at: e.at }));
+    const stepOf = (observedAt: string) => stepAt.filter((x) => x.ms <= Date.parse(observedAt)).at(-1)?.step ?? -1;
+    const actualRows = events.map((e) => ({ kind: e.kind, vehicle: e.vehicle_id, key: keys.get(e.occurrence_id), bootstrap: e.bootstrap, when: exactTimes ? Date.parse(e.observed_at) : stepOf(e.observed_at) }));
+    const expectedRows = expected.map((e) => ({ kind: e.kind, vehicle: vcl(e.vehicle), key: e.key, bootstrap: e.bootstrap, when: e.when }));
     expect(actualRows).toHaveLength(expectedRows.length);
     const byVehicle = (rows: typeof actualRows) => group(rows, (r) => r.vehicle);
-    const sortWithin = (rows: typeof actualRows) => [...rows].sort((a, b) => a.at.localeCompare(b.at) || (a.kind === b.kind ? String(a.key).localeCompare(String(b.key)) : a.kind === 'cleared' ? -1 : 1));
+    const sortWithin = (rows: typeof actualRows) => [...rows].sort((a, b) => a.when - b.when || (a.kind === b.kind ? String(a.key).localeCompare(String(b.key)) : a.kind === 'cleared' ? -1 : 1));
     for (const [vehicle, rows] of byVehicle(expectedRows)) expect({ vehicle, rows: sortWithin(byVehicle(actualRows).get(vehicle) ?? []) }).toEqual({ vehicle, rows: sortWithin(rows) });
     // Per vehicle, the feed is already in time order (sequence = commit order).
-    for (const rows of byVehicle(actualRows).values()) expect(rows.map((r) => r.at)).toEqual([...rows.map((r) => r.at)].sort());
+    for (const rows of byVehicle(actualRows).values()) expect(rows.map((r) => r.when)).toEqual([...rows.map((r) => r.when)].sort((a, b) => a - b));
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
 
     // The subjects: the same transitions, same ids and order.
