@@ -1,6 +1,6 @@
 /**
  * One Switchyard service as a benchmark child process (lib/child-server.mjs), chosen by the module
- * URL's `?service=` (gateway, telemetry-ingest, directory, fault-feed, sync-orchestrator): the built
+ * URL's `?service=` (gateway, telemetry-ingest, directory, fault-feed, enrichment, sync-orchestrator): the built
  * app's own start function with its production defaults, on the fixture's isolated schema and NATS
  * namespace (lib/gateway-fixture.mjs), migrating its schema on start, with its health listener on
  * 127.0.0.1 at a free port and pino at `info` into the child's log file (the gateway's access log
@@ -24,6 +24,8 @@ async function startFor(fixture, common) {
       return (await import('@switchyard/directory')).startDirectory(common);
     case 'fault-feed':
       return (await import('@switchyard/fault-feed')).startFaultFeed(common);
+    case 'enrichment':
+      return (await import('@switchyard/enrichment')).startEnrichment(common);
     case 'sync-orchestrator':
       return (await import('@switchyard/sync-orchestrator')).startSyncOrchestrator({
         ...common,
@@ -32,7 +34,7 @@ async function startFor(fixture, common) {
         env: { ...process.env, ...fixture.orchestratorEnv },
       });
     default:
-      throw new Error(`unknown service "${SERVICE}" (use ?service=gateway|telemetry-ingest|directory|fault-feed|sync-orchestrator)`);
+      throw new Error(`unknown service "${SERVICE}" (use ?service=gateway|telemetry-ingest|directory|fault-feed|enrichment|sync-orchestrator)`);
   }
 }
 
