@@ -26,6 +26,7 @@ export { connectionConfig, ledgerHas, receiptsFor, startIngestHarness, type Inge
 export { assertBuilt, pinnedNode, spawnNode, spawnSimulator, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
 export { startOwnedPostgres, type OwnedPostgres } from './owned-postgres.js';
+export { startOwnedNats, type OwnedNats } from './owned-nats.js';
 export { openMigratedSchema, type MigratedSchema } from './migrated-schema.js';
 export { canonicalDump, dumpDifference, DUMP_TABLES, VOLATILE_KEYS, VOLATILE_BY_TABLE, type CanonicalDumpOptions, type DumpContext } from './canonical-dump.js';
 export { processState, serviceStarted, spawnService, waitUntilStopped, type ContextApp } from './service-process.js';

@@ -26,9 +26,15 @@ export interface NatsConnectionOptions {
   logger: BusLogger;
 }
 
-/** 250 ms doubling to 10 s, plus up to 20 % jitter so restarted fleets do not reconnect in lockstep. */
+/**
+ * 250 ms doubling, plus up to 20 % jitter so restarted fleets do not reconnect in lockstep: up to
+ * 10 s between attempts while waiting for the first connect, up to 2 s between reconnects, so a
+ * service is back within about 2.4 s of NATS's return however long the outage was (issue 14:
+ * recovery within 10 s; docs/reliability.md).
+ */
 const RECONNECT_BASE_MS = 250;
-const RECONNECT_MAX_MS = 10_000;
+const FIRST_CONNECT_MAX_MS = 10_000;
+export const RECONNECT_MAX_MS = 2_000;
 
 export interface TrackedConnection {
   readonly nc: NatsConnection;
@@ -42,8 +48,8 @@ export function splitServers(servers: string | readonly string[]): string[] {
   return list.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
-const backoffMs = (attempt: number): number => {
-  const base = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
+const backoffMs = (attempt: number, maxMs = FIRST_CONNECT_MAX_MS): number => {
+  const base = Math.min(maxMs, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
   return base + Math.floor(Math.random() * base * 0.2);
 };
 
@@ -68,7 +74,7 @@ export async function openConnection(options: NatsConnectionOptions): Promise<Tr
         ...clientAuth,
         name: options.name,
         maxReconnectAttempts: -1,
-        reconnectDelayHandler: () => backoffMs(attempt++),
+        reconnectDelayHandler: () => backoffMs(attempt++, RECONNECT_MAX_MS),
       });
     } catch (error) {
       const fatal = fatalReason(error);

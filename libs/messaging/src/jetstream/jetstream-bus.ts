@@ -94,6 +94,9 @@ export class JetStreamBus implements MessageBus {
   ): Promise<z.output<Res>> {
     const data = encodeRequest(rpc, payload);
     const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
+    // Disconnected (NATS down or restarting): fail now — the caller answers 503 with Retry-After —
+    // instead of buffering the request until its deadline (docs/reliability.md).
+    if (!this.conn.isHealthy()) throw new BusUnavailableError(rpc.subject, 'connection_closed');
     let reply;
     try {
       reply = await this.conn.nc.request(this.ns.subject(rpc.subject), data, {
