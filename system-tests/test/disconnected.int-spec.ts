@@ -29,6 +29,8 @@ let app: SyncApp;
 let ungrantedApp: SyncApp;
 let syncIds: string[];
 
+const WINDOW = 'startTime=2026-11-01T00:00:00Z&endTime=2026-11-02T00:00:00Z';
+
 /** One concrete request per connection-scoped path template of the document, on connection `c`. */
 const connectionRoutes = (c: string): Record<string, string> => {
   const at = (sourceId: string) => ({ connectionId: c, provider: 'samsara' as const, sourceId });
@@ -45,15 +47,32 @@ const connectionRoutes = (c: string): Record<string, string> => {
     '/v1/connections/{id}/vehicles': `${base}/vehicles?view=profiles`,
     '/v1/connections/{id}/vehicles/{vehicleId}': `${base}/vehicles/${vehicleId(at('v1'))}?scope=directory`,
     '/v1/connections/{id}/vehicles/{vehicleId}/metadata': `${base}/vehicles/${vehicleId(at('v1'))}/metadata`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/telemetry': `${base}/vehicles/${vehicleId(at('v1'))}/telemetry`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/history': `${base}/vehicles/${vehicleId(at('v1'))}/history?metric=odometer&${WINDOW}`,
+    '/v1/connections/{id}/locations': `${base}/locations`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/distance': `${base}/vehicles/${vehicleId(at('v1'))}/distance?${WINDOW}`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/engine-hours': `${base}/vehicles/${vehicleId(at('v1'))}/engine-hours?${WINDOW}`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/idling': `${base}/vehicles/${vehicleId(at('v1'))}/idling?${WINDOW}`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/utilization': `${base}/vehicles/${vehicleId(at('v1'))}/utilization?${WINDOW}`,
+    '/v1/connections/{id}/utilization': `${base}/utilization?${WINDOW}`,
+    '/v1/connections/{id}/faults': `${base}/faults`,
+    '/v1/connections/{id}/fault-events': `${base}/fault-events`,
   };
 };
 
 /**
  * Connection-scoped routes whose disconnected answer is checked in their own suites because they
  * change state (a POST, or a GET of what such a POST created): the connect-session routes and
- * disconnect — apps/gateway/test/connect-sessions.int-spec.ts, "a disconnected connection".
+ * disconnect — apps/gateway/test/connect-sessions.int-spec.ts, "a disconnected connection" — and
+ * the refresh, which asks the provider.
  */
-const COVERED_ELSEWHERE = new Set(['POST /v1/connections/{id}/connect-sessions', 'GET /v1/connections/{id}/connect-sessions/{sessionId}', 'POST /v1/connections/{id}/disconnect']);
+const COVERED_ELSEWHERE = new Set([
+  'POST /v1/connections/{id}/connect-sessions',
+  'GET /v1/connections/{id}/connect-sessions/{sessionId}',
+  'POST /v1/connections/{id}/disconnect',
+  // Contacts the provider and claims a 30 s slot: system-tests/test/telemetry-refresh.int-spec.ts, "a disconnected connection".
+  'POST /v1/connections/{id}/vehicles/{vehicleId}/refresh',
+]);
 
 const syncRoutes = (): [string, string][] => [
   ['POST', '/v1/syncs'],
@@ -98,7 +117,7 @@ async function expectEveryConnectionRoute(status: 200 | 404): Promise<void> {
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway({ directory: true, syncOrchestrator: true, rpcTimeoutMs: 10_000 });
+  gw = await startTestGateway({ directory: true, syncOrchestrator: true, telemetryIngest: true, faultFeed: true, rpcTimeoutMs: 10_000 });
   conn = await readConnection(gw, { ...COLLECTING, approvedVehicleIds: ['v1', 'v2'], optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: false } });
   await waitForConfig(gw, (await gw.connections.get(conn))!);
   elsewhere = (await gw.connections.create({ customerId: 'cust-other', provider: 'samsara', environment: 'sandbox' })).connectionId;

@@ -10,7 +10,9 @@
  *   gateway, is 429 `rate_limited` with Retry-After; another vehicle is not limited;
  * - a failing provider read is still 200: `failed`, the stored readings marked `fallback: true`;
  * - an unknown vehicle and one hidden by the connection's exclude list are 404 (and claim no
- *   slot), a body is 400 `invalid_body`, a key without a grant on the connection 404.
+ *   slot), a body is 400 `invalid_body`, a key without a grant on the connection 404;
+ * - a disconnected connection is 404 from either gateway, exactly as without a grant, and claims
+ *   no slot (system-tests/test/disconnected.int-spec.ts leaves this POST to this suite).
  * Mutations tried: the slot's claim always granted (RefreshSlotRepository.claim returning
  * `{granted: true}`) fails "the limit holds across gateways"; the fallback marking removed
  * (`withFallback` returning the status as it is) fails "a failing provider read".
@@ -178,5 +180,21 @@ describe('POST …/vehicles/{vehicleId}/refresh', () => {
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ error: 'not_found' });
     expect(await stack.sql(`select 1 from $orchestrator.refresh_slot where vehicle_source_id = ?`, [ids[2]])).toEqual([]);
+  }, 60_000);
+
+  it('a disconnected connection: 404, byte for byte the answer without a grant, and the provider is not asked (decision 0013)', async () => {
+    const admin = new CredentialsAdmin(stack.gateway.runtime.orm);
+    const stranger = await admin.createConsumerKey('no grant either');
+    await connection.configure({ status: 'disconnected' });
+    await stack.sql(`update $orchestrator.refresh_slot set granted_at = granted_at - interval '31 seconds' where connection_id = ?::uuid`, [connection.connectionId]);
+    const slots = await stack.sql<{ granted_at: string }>(`select granted_at::text from $orchestrator.refresh_slot where connection_id = ?::uuid order by vehicle_source_id`, [connection.connectionId]);
+    for (const url of [stack.gatewayUrl, second.url!]) {
+      const mine = await refresh(url, ids[0]!);
+      const theirs = await refresh(url, ids[0]!, { authorization: `Bearer ${stranger.token}` });
+      expect({ status: mine.status, text: mine.text }).toEqual({ status: 404, text: '{"error":"not_found"}' });
+      expect({ status: theirs.status, text: theirs.text }).toEqual({ status: mine.status, text: mine.text });
+    }
+    // No slot was claimed again: the gateway refused before the orchestrator was asked.
+    expect(await stack.sql(`select granted_at::text from $orchestrator.refresh_slot where connection_id = ?::uuid order by vehicle_source_id`, [connection.connectionId])).toEqual(slots);
   }, 60_000);
 });
