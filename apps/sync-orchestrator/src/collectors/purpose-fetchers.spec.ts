@@ -4,7 +4,7 @@ import type { IngestBatchV1 } from '@switchyard/messaging';
 import { capabilitiesFor, type Page, type ProviderAdapter, type SkippedRecord } from '@switchyard/providers';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { groupIntoJobs } from './collector-jobs.js';
-import { runJob, type FetchContext } from './purpose-fetchers.js';
+import { MAX_PAGES_PER_LISTING, runJob, type FetchContext } from './purpose-fetchers.js';
 
 const CONNECTION = '0b9f3c1e-2f4a-4d7e-9b1c-3a2e5f6d7c8b';
 const SYNC = 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4';
@@ -116,5 +116,56 @@ describe('skipped records in collector jobs', () => {
     const [job] = groupIntoJobs([unit('4', 'faults', 'v1')]);
     await runJob(job!, ctx);
     expect(skipped).toEqual([]);
+  });
+});
+
+/**
+ * Runaway providers (issue 14, item 2): a provider that answers the same cursor forever, or walks a
+ * cycle, fails the unit with provider_response_changed after the repeat instead of fetching
+ * without end. Mutation tried: `guard.next(page.next)` removed from runUnit/runFleet — the
+ * same-cursor test runs into the adapter's 50,000-call safety stop ("runaway").
+ */
+describe('runaway provider listings', () => {
+  /** An adapter whose vehicles/drivers listing answers `nextOf(call)` forever; stops the test at 50,000 calls. */
+  function endless(nextOf: (call: number) => string) {
+    let calls = 0;
+    const page = (): Promise<Page<never>> => {
+      calls += 1;
+      if (calls > 50_000) return Promise.reject(new Error('runaway'));
+      return Promise.resolve({ items: [], next: nextOf(calls) });
+    };
+    const adapter: ProviderAdapter = { ...adapterServing({}), vehicles: page, drivers: page };
+    return { adapter, calls: () => calls };
+  }
+
+  it('fails a per-unit listing that answers the same cursor forever, after the repeat', async () => {
+    const { adapter, calls } = endless(() => 'same');
+    const [job] = groupIntoJobs([{ ...unit('10', 'drivers', 'v1'), vehicleSourceId: null }]);
+    await expect(runJob(job!, recordingContext(adapter).ctx)).rejects.toMatchObject({ name: 'ProviderError', code: 'provider_response_changed' });
+    expect(calls()).toBe(2);
+    process.stdout.write(`[runaway] same cursor forever: unit failed after ${calls()} provider calls\n`);
+  });
+
+  it('fails a fleet listing that walks a cycle of cursors', async () => {
+    const { adapter, calls } = endless((call) => `c${call % 3}`);
+    const [job] = groupIntoJobs([unit('11', 'vehicles', 'v1'), unit('12', 'vehicles', 'v2')]);
+    await expect(runJob(job!, recordingContext(adapter).ctx)).rejects.toMatchObject({ code: 'provider_response_changed' });
+    expect(calls()).toBe(4);
+  });
+
+  it('fails a listing that hands out fresh cursors past the page cap', async () => {
+    const { adapter, calls } = endless((call) => `fresh-${call}`);
+    const [job] = groupIntoJobs([{ ...unit('13', 'drivers', 'v1'), vehicleSourceId: null }]);
+    const startedAt = Date.now();
+    await expect(runJob(job!, recordingContext(adapter).ctx)).rejects.toMatchObject({ code: 'provider_response_changed' });
+    expect(calls()).toBe(MAX_PAGES_PER_LISTING);
+    process.stdout.write(`[runaway] fresh cursors forever: unit failed at the cap of ${calls()} pages (${Date.now() - startedAt} ms with a local adapter)\n`);
+  });
+
+  it('lets a listing that resumes from a saved cursor and ends normally through', async () => {
+    const pages: Page<never>[] = [{ items: [], next: 'b' }, { items: [], next: null }];
+    const adapter: ProviderAdapter = { ...adapterServing({}), drivers: () => Promise.resolve(pages.shift()!) };
+    const [job] = groupIntoJobs([{ ...unit('14', 'drivers', 'v1'), vehicleSourceId: null, providerCursor: 'a' }]);
+    await expect(runJob(job!, recordingContext(adapter).ctx)).resolves.toBeUndefined();
   });
 });

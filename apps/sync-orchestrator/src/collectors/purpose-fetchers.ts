@@ -34,13 +34,19 @@
  * A vehicle absent from a listing, or a unit with nothing to ask, gets an empty final batch: nothing
  * is written for it (never zeros), and the unit completes because the answer is known.
  *
+ * Runaway providers (issue 14): every loop walks its listing through a `PageGuard` — a provider
+ * that answers a cursor this listing already visited (the same cursor forever, or a cycle), or more
+ * than MAX_PAGES_PER_LISTING pages in one lease, fails the unit with `provider_response_changed`
+ * (a provider code that fails the sync at once) instead of fetching, spending quota and holding
+ * the lease without end.
+ *
  * Skipped records: a page's `skipped` (records the adapter read but did not map — a trailer, a
  * malformed record — each with its source id and reason) goes to `ctx.skipped` as soon as the page
  * is fetched, before its records are published; the rest of the page is published as usual.
  */
 import type { FaultRecord, FaultSnapshot, Provider, TelemetryMetric } from '@switchyard/domain';
 import type { IngestBatchV1, IngestKind } from '@switchyard/messaging';
-import type { Page, ProviderAdapter, SkippedRecord } from '@switchyard/providers';
+import { ProviderError, type Page, type ProviderAdapter, type SkippedRecord } from '@switchyard/providers';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { faultsSelected, telemetryMetricsFor } from '../domain/collection-scope.js';
 import {
@@ -76,6 +82,36 @@ async function fetched<T>(ctx: FetchContext, page: Promise<Page<T>>): Promise<Pa
   const got = await page;
   if (got.skipped && got.skipped.length > 0) ctx.skipped(got.skipped);
   return got;
+}
+
+/**
+ * Most pages one listing may take in one lease: far above any real listing (10,000 vehicles at 100
+ * a page is 100 pages; a day of one vehicle's 1 Hz history at 512 a page is 169), low enough that a
+ * provider handing out fresh cursors forever is stopped within minutes. docs/reliability.md.
+ */
+export const MAX_PAGES_PER_LISTING = 10_000;
+
+/** Stops a listing that repeats a cursor or never ends (see the header). */
+export class PageGuard {
+  private readonly seen = new Set<string>();
+  private pages = 0;
+
+  constructor(
+    private readonly what: string,
+    start: string | null,
+    private readonly maxPages = MAX_PAGES_PER_LISTING,
+  ) {
+    if (start !== null) this.seen.add(start);
+  }
+
+  /** Call with each page's next cursor (null: the listing ended). Throws `provider_response_changed`. */
+  next(cursor: string | null): void {
+    this.pages += 1;
+    if (cursor === null) return;
+    if (this.seen.has(cursor)) throw new ProviderError('provider_response_changed', { message: `${this.what}: the provider repeated a cursor after ${this.pages} page(s)` });
+    if (this.pages >= this.maxPages) throw new ProviderError('provider_response_changed', { message: `${this.what}: more than ${this.maxPages} pages in one lease` });
+    this.seen.add(cursor);
+  }
 }
 
 const now = () => new Date().toISOString();
@@ -126,9 +162,11 @@ async function runFleet<K extends VehicleKind>(
 ): Promise<void> {
   const stored = sharedCursor(units);
   let cursor = scope ? decodeFleetCursor(stored, scope) : stored;
+  const guard = new PageGuard(kind, cursor);
   for (;;) {
     if (!(await ctx.proceed())) return;
     const page = await fetched(ctx, fetch(cursor));
+    guard.next(page.next);
     const fetchedAt = now();
     const last = page.next === null;
     const providerCursor = page.next !== null && scope ? encodeFleetCursor(scope, page.next) : page.next;
@@ -170,6 +208,7 @@ function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: FaultSnapshot
 
 async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): Promise<void> {
   let position: MembershipCursor = decodeMembershipCursor(sharedCursor(units));
+  const guard = new PageGuard('groupMemberships', `${position.lane}:${position.cursor ?? 'start'}`);
   for (;;) {
     if (!(await ctx.proceed())) return;
     const live = units.filter((u) => ctx.held(u));
@@ -180,6 +219,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
     if (position.lane === 'groups') {
       const page = await fetched(ctx, ctx.adapter.groups(position.cursor));
       next = { lane: page.next === null ? 'vehicles' : 'groups', cursor: page.next };
+      guard.next(`${next.lane}:${next.cursor ?? 'start'}`);
       const providerCursor = encodeMembershipCursor(next);
       await publishAll(ctx, carrier, pageBatches({ unit: carrier, provider: ctx.provider, kind: 'groups', records: page.items, pageKey, providerCursor, last: false, fetchedAt: now() }));
       for (const unit of live) await ctx.saveCursor(unit, providerCursor);
@@ -188,6 +228,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
       const fetchedAt = now();
       const last = page.next === null;
       next = last ? null : { lane: 'vehicles', cursor: page.next };
+      guard.next(next && `${next.lane}:${next.cursor ?? 'start'}`);
       const providerCursor = next && encodeMembershipCursor(next);
       for (const unit of live) {
         const records = page.items.filter((v) => v.sourceId === unit.vehicleSourceId);
@@ -227,9 +268,11 @@ function windowOf(unit: LeasedUnit): { from: string; to: string; vehicle: string
 /** One unit's own listing, resumed from its cursor; `vehicle` keeps only that vehicle's records. */
 async function runUnit<K extends IngestKind>(unit: LeasedUnit, ctx: FetchContext, kind: K, fetch: (cursor: string | null) => Promise<Page<RecordOf<K>>>, vehicle?: string): Promise<void> {
   let cursor = unit.providerCursor;
+  const guard = new PageGuard(kind, cursor);
   for (;;) {
     if (!(await ctx.proceed()) || !ctx.held(unit)) return;
     const page = await fetched(ctx, fetch(cursor));
+    guard.next(page.next);
     const last = page.next === null;
     const records = vehicle === undefined ? page.items : page.items.filter((r) => vehicleOf(r as RecordOf<VehicleKind>) === vehicle);
     await publishAll(ctx, unit, pageBatches({ unit, provider: ctx.provider, kind, records, pageKey: cursor ?? 'start', providerCursor: page.next, last, fetchedAt: now() }));

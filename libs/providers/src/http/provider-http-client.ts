@@ -8,7 +8,8 @@
  * - 5xx, timeouts and network errors: exponential backoff with full jitter;
  * - anything else is final.
  * Final failures become ProviderError with the spec's reason code; a body that is not JSON where
- * JSON was promised is `provider_response_changed`. Credentials travel only in headers the adapter
+ * JSON was promised, or larger than `maxResponseBytes` (16 MiB by default; the deadline `timeoutMs`
+ * covers reading it too), is `provider_response_changed`. Credentials travel only in headers the adapter
  * passes and are never logged here.
  *
  * Where requests may go is the egress policy's (egress.ts: allow-listed https provider hosts on
@@ -44,6 +45,40 @@ export interface HttpClientOptions {
   egress?: EgressPolicy;
   /** Replaces the transport (then `egress` only checks URLs). */
   fetch?: ProviderFetch;
+  /** Largest response body read (bytes); a larger one is a final `provider_response_changed`. Default MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
+}
+
+/**
+ * Largest provider response body read: 16 MiB, far above a page of the few hundred records an
+ * adapter asks for (docs/reliability.md). A provider streaming without end is cut off here, not in memory.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+class ResponseTooLargeError extends Error {}
+
+/** The body as text, refusing more than `limit` bytes (by Content-Length at once, else while reading). */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw new ResponseTooLargeError();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let read = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    read += value.byteLength;
+    if (read > limit) {
+      await reader.cancel();
+      throw new ResponseTooLargeError();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /** Redirect statuses the client follows within the origin. */
@@ -164,9 +199,13 @@ export class ProviderHttpClient {
         }
         current = next.toString();
       }
-      text = await response.text();
+      text = await readCapped(response, this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason as Error;
+      if (error instanceof ResponseTooLargeError) {
+        const limit = this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+        return { kind: 'error', error: new ProviderError('provider_response_changed', { path, message: `response body over ${limit} bytes` }), retryable: false };
+      }
       if (error instanceof EgressRefusedError) return { kind: 'error', error: refused(error, path), retryable: false };
       const timedOut = timeout.aborted;
       return { kind: 'error', error: new ProviderError('provider_unavailable', { path, message: timedOut ? 'timeout' : errorMessage(error) }), retryable: true };
