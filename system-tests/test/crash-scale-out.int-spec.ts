@@ -11,7 +11,9 @@
  * - crash: orchestrator, directory, telemetry-ingest and fault-feed processes SIGKILLed at every
  *   named crash point (SWITCHYARD_CRASH_AT, libs/service-kit crash-points.ts; the ingest contexts
  *   in-commit then after-commit-before-ack) and restarted, and one orchestrator
- *   stopped (SIGSTOP) while holding leases until another re-leased its units, then resumed;
+ *   stopped (SIGSTOP) right after a publish while holding leases until another re-leased the
+ *   unit it was in the middle of, then resumed: its late writes (cursor save, records,
+ *   heartbeats) under the old token are refused and logged (the zombie step; mutation named there);
  *   afterwards the sync and the internal run are completed and the dump equals the reference;
  * - scale-out: two processes each of sync-orchestrator, directory, telemetry-ingest and fault-feed
  *   started at once on fresh schemas (concurrent migrations), one sync and one internal run; both
@@ -188,17 +190,39 @@ describe('crash test', () => {
     const units = () => run.sql<{ id: string; lease_owner: string | null; fencing_token: string; state: string }>(`select id::text, lease_owner, fencing_token::text, state from ${unitTable} where sync_id in (?, ?)`, [syncId, internalId]);
     const heldByO3 = (await units()).filter((u) => u.state === 'admitted' && ownedBy(u.lease_owner, o3));
     expect(heldByO3.length).toBeGreaterThan(0);
+    // The unit(s) o3 stopped in the middle of: a batch recorded under o3's token (it stopped right
+    // after publishing it, before saving the page's provider cursor).
+    const recorded = await run.sql<{ unit_id: string; fencing_token: string }>(
+      `select distinct unit_id::text, fencing_token::text from "${run.schemas['sync-orchestrator']}".sync_unit_batch`,
+    );
+    const midPage = heldByO3.filter((held) => recorded.some((b) => b.unit_id === held.id && b.fencing_token === held.fencing_token));
+    expect(midPage.length).toBeGreaterThan(0);
     // Another collector takes over once o3's leases run out (o3 is frozen: no heartbeat).
     const o4 = run.spawn('sync-orchestrator');
     await pollUntil(
       async () => {
         const now = await units();
-        return heldByO3.some((held) => now.some((u) => u.id === held.id && ownedBy(u.lease_owner, o4) && BigInt(u.fencing_token) > BigInt(held.fencing_token)));
+        return midPage.every((held) => now.some((u) => u.id === held.id && ownedBy(u.lease_owner, o4) && BigInt(u.fencing_token) > BigInt(held.fencing_token)));
       },
-      { timeoutMs: 180_000, intervalMs: 100, description: 'a unit of the stopped collector re-leased by another' },
+      { timeoutMs: 180_000, intervalMs: 100, description: 'the units the stopped collector was in the middle of re-leased by another' },
     );
-    // Resumed past its lease: its heartbeats, records and receipts are fenced off.
+    // Resumed past its lease (a zombie): it finishes the page it stopped in — records, publishes,
+    // saves the cursor — and heartbeats, all under its old token, and every one of those writes is
+    // refused. Mutation tried: the fencing-token condition removed from UnitLeaseRepository.heartbeat,
+    // .saveProviderCursor and UnitBatchRepository.record (`(fencing_token = ?::bigint or true)`): the
+    // zombie's cursor save for the re-leased unit succeeds and this wait times out.
     o3.child.kill('SIGCONT');
+    await pollUntil(
+      () =>
+        logEntries(o3, 'lease lost: late write refused').some(
+          (e) => e['write'] === 'cursor' && midPage.some((held) => held.id === String(e['unitId']) && held.fencing_token === String(e['fencingToken'])),
+        ),
+      { timeoutMs: 60_000, intervalMs: 200, description: "the resumed collector's cursor save for its re-leased unit refused (fenced)" },
+    );
+    // Every late write it logged as refused was for a unit it had held, under its old token.
+    for (const refused of logEntries(o3, 'lease lost: late write refused')) {
+      expect(heldByO3.some((held) => held.id === String(refused['unitId']) && held.fencing_token === String(refused['fencingToken']))).toBe(true);
+    }
 
     // Each ingesting context dies inside its first commit (rolled back; the batch is redelivered
     // after ackWait), awaited while o4 collects so its batches are published, then after a commit

@@ -39,12 +39,14 @@ export const VOLATILE_KEYS: readonly string[] = [
 
 /**
  * Columns dropped only in one table, where they are random or delivery-ordered (fault-feed's
- * occurrence / transition uuids and per-connection sequence); `id` of directory rows is the stable
+ * occurrence / transition uuids and per-connection sequence, telemetry's observation `seq`); `id` of directory rows is the stable
  * public id and is kept.
  */
 export const VOLATILE_BY_TABLE: Readonly<Record<string, readonly string[]>> = {
   fault_occurrence: ['id'],
   fault_transition: ['id', 'occurrence_id', 'sequence', 'payload'],
+  // telemetry-ingest's history order key (observation_seq): the order batches were committed in.
+  observations: ['seq'],
 };
 
 export interface CanonicalDumpOptions {

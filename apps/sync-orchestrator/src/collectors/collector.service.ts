@@ -208,13 +208,13 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         record: async (unit, batches) => {
           crashPoint('after-fetch'); // record runs once per fetched page and unit, before anything is published
           const recorded = await this.units.recordBatches(unit.unitId, unit.fencingToken, batches.map((b) => ({ batchId: b.batchId, final: b.final })));
-          if (!recorded) this.lost.add(unit.unitId);
+          if (!recorded) this.fencedOff(unit, 'record');
           else if (batches.some((b) => b.final)) finals.add(unit);
           return recorded;
         },
         publish,
         saveCursor: async (unit, cursor) => {
-          if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.lost.add(unit.unitId);
+          if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.fencedOff(unit, 'cursor');
         },
         skipped: (records) => {
           skippedRecords += records.length;
@@ -276,11 +276,21 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
+  /**
+   * A write under this unit's fencing token was refused (the lease ran out and was taken, or the
+   * sync was retried or ended): stop all work on the unit and log each refused write, so an
+   * operator (and the crash test's zombie step) sees a resumed collector being fenced off.
+   */
+  private fencedOff(unit: LeasedUnit, write: 'heartbeat' | 'record' | 'cursor'): void {
+    this.lost.add(unit.unitId);
+    this.runtime.logger.warn({ unitId: unit.unitId, fencingToken: unit.fencingToken, write }, 'lease lost: late write refused');
+  }
+
   private async heartbeatAll(): Promise<void> {
     for (const unit of [...this.held.values()]) {
       if (this.lost.has(unit.unitId)) continue;
       try {
-        if (!(await this.units.heartbeat(unit.unitId, unit.fencingToken, this.settings.leaseMs))) this.lost.add(unit.unitId);
+        if (!(await this.units.heartbeat(unit.unitId, unit.fencingToken, this.settings.leaseMs))) this.fencedOff(unit, 'heartbeat');
       } catch (error) {
         this.runtime.logger.warn({ err: error, unitId: unit.unitId }, 'heartbeat failed; retrying on the next beat');
       }
