@@ -78,6 +78,13 @@ export interface GatewaySettings {
    * _CLIENT_SECRET, with _AUTHORIZE_URL / _TOKEN_URL defaulting to the providers' documented hosts.
    */
   oauth?: Partial<Record<'samsara' | 'motive', OAuthClient>>;
+  /** Request rate buckets per consumer key and per application; default REQUEST_RATE (the catalog's `limits.requestRate`). Tests lower them. */
+  requestRate?: { perConsumerKey: RateBucket; perApplication: RateBucket };
+}
+
+export interface RateBucket {
+  ratePerSecond: number;
+  burst: number;
 }
 
 export interface OAuthClient {

@@ -52,6 +52,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     },
     ...(gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL ? { publicUrl: gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL } : {}),
     oauth: { ...oauthClientsFrom(sourceEnv), ...gatewaySettings?.oauth },
+    ...(gatewaySettings?.requestRate ? { requestRate: gatewaySettings.requestRate } : {}),
   };
   return {
     ...options,

@@ -194,9 +194,11 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
 
   // Every operation can answer these because of how the request arrives (openapi/request-errors.ts).
   const TRANSPORT = { 408: ['request_timeout'], 431: ['headers_too_large'] };
-  const APP = { ...TRANSPORT, 401: ['unauthorized'], 403: ['connection_forbidden', 'operation_forbidden'], 500: ['internal_error'] };
+  // Every authenticated /v1 route takes a token of its credential's request-rate bucket (auth.service.ts).
+  const RATE = { 429: ['rate_limited'] };
+  const APP = { ...TRANSPORT, ...RATE, 401: ['unauthorized'], 403: ['connection_forbidden', 'operation_forbidden'], 500: ['internal_error'] };
   // Every /v1 route without query parameters refuses any (http/undeclared-query.interceptor.ts).
-  const KEY = { ...TRANSPORT, 400: ['invalid_query', 'malformed_request'], 401: ['unauthorized'], 404: ['not_found'], 500: ['internal_error'], 503: ['service_unavailable'] };
+  const KEY = { ...TRANSPORT, ...RATE, 400: ['invalid_query', 'malformed_request'], 401: ['unauthorized'], 404: ['not_found'], 500: ['internal_error'], 503: ['service_unavailable'] };
   const ROUTES: [string, string, Record<number, string[]>][] = [
     [
       'POST',
@@ -217,7 +219,7 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
     ['GET', '/v1/syncs/{id}', { ...APP, 200: [], 400: ['invalid_query', 'malformed_request'], 404: ['not_found'], 503: ['service_unavailable'] }],
     ['POST', '/v1/syncs/{id}/retry', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query', 'malformed_request'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['gate_disabled', 'service_unavailable'] }],
     ['POST', '/v1/syncs/{id}/cancel', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query', 'malformed_request'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['service_unavailable'] }],
-    ['GET', '/v1/catalog', { ...TRANSPORT, 200: [], 400: ['invalid_query', 'malformed_request'], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
+    ['GET', '/v1/catalog', { ...TRANSPORT, ...RATE, 200: [], 400: ['invalid_query', 'malformed_request'], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
     ['GET', '/v1/connections/{id}', { ...KEY, 200: [] }],
     ['GET', '/v1/connections/{id}/capabilities', { ...KEY, 200: [] }],
   ];

@@ -60,6 +60,8 @@ export interface TestGatewayOptions {
   oauth?: GatewaySettings['oauth'];
   /** Started in order after the gateway, closed in reverse before it. */
   beside?: BesideService[];
+  /** Request-rate buckets (default REQUEST_RATE); the limits test lowers them. */
+  requestRate?: GatewaySettings['requestRate'];
 }
 
 const validator = createResponseValidator(loadOpenApi());
@@ -97,6 +99,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         ...(options.groupDirectoryLimits ? { groupDirectoryLimits: options.groupDirectoryLimits } : {}),
         ...(options.providerBaseUrls ? { providerBaseUrls: options.providerBaseUrls } : {}),
         ...(options.oauth ? { oauth: options.oauth } : {}),
+        ...(options.requestRate ? { requestRate: options.requestRate } : {}),
       },
     }),
   ).catch(async (error: unknown) => {

@@ -16,6 +16,16 @@ export const REFRESH_MIN_INTERVAL_S = 30;
 /** Connect session link lifetime: 10 minutes (spec 3, 4.3, 8). */
 export const CONNECT_LINK_TTL_S = 600;
 
+/**
+ * Request rate of the public API (ours; issue 14, docs/reliability.md): a token bucket per consumer
+ * key and one per application secret, shared by every gateway process (PostgreSQL). A request past
+ * its bucket is 429 `rate_limited` with `Retry-After`. `ratePerSecond` refills; `burst` is the size.
+ */
+export const REQUEST_RATE = {
+  perConsumerKey: { ratePerSecond: 50, burst: 200 },
+  perApplication: { ratePerSecond: 50, burst: 200 },
+} as const;
+
 /** GET /v1/syncs page size: 1 to 100, default 25 (spec 4.1 rule 6, 8). */
 export const SYNC_PAGE = { min: 1, max: 100, default: 25 } as const;
 /** Sync list cursors expire after 15 minutes (spec 4.1 rule 6, 8). */
@@ -97,4 +107,5 @@ export const LIMITS = {
   faultsPage: FAULTS_PAGE,
   faultEventsPage: FAULT_EVENTS_PAGE,
   faultEventRetentionDays: FAULT_EVENT_RETENTION_DAYS,
+  requestRate: REQUEST_RATE,
 } as const;

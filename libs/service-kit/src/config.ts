@@ -100,6 +100,8 @@ export const baseEnvSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
   DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_DATABASE_TIMEOUTS.lockMs),
+  /** Longest orderly shutdown after SIGTERM/SIGINT before the process exits 1 anyway (main-runner.ts). */
+  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 
 export type BaseEnv = z.output<typeof baseEnvSchema>;

@@ -2,7 +2,7 @@
  * The body of every app's main.ts (one service per process, as deployed): parse the environment
  * once, connect to NATS (waiting for it), start the service, and on SIGTERM/SIGINT shut down in
  * order — readiness false, handlers drained, ORM closed, bus drained — then exit. A second signal
- * exits at once. A bad environment prints the one ConfigError message (every bad variable named,
+ * exits at once, and so does passing SHUTDOWN_DEADLINE_MS (exit 1). A bad environment prints the one ConfigError message (every bad variable named,
  * the app's own `envSchema` included; no stack) and exits 1; any other start-up failure is logged
  * once and exits 1.
  */
@@ -107,7 +107,13 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
   const stop = async (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutting down');
+    // A drain that hangs (a handler stuck on a dead dependency) must not keep the process: past the
+    // deadline it exits 1; unsettled messages are redelivered after their ack wait.
+    setTimeout(() => {
+      logger.error({ deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutdown deadline passed: exiting');
+      process.exit(1);
+    }, env.SHUTDOWN_DEADLINE_MS).unref();
     try {
       await running.close();
       await bus.close();

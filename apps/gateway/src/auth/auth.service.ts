@@ -17,8 +17,10 @@
  * Credential order is fixed (authenticate first, then authorize) so a caller without a valid
  * credential learns nothing about which connections exist.
  */
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { REQUEST_RATE } from '@switchyard/contracts';
 import { isUuid } from '@switchyard/domain';
+import { GATEWAY_SETTINGS, type GatewaySettings, type RateBucket } from '../config.js';
 import { AuthRepository, type ConnectionAccess } from '../db/repositories/auth.repository.js';
 import { ApiError } from '../http/api-error.js';
 import { bearerToken, credentialMatches, parseCredential } from '../services/credential-format.js';
@@ -31,7 +33,23 @@ function accessDisabled(connection: ConnectionAccess): boolean {
 
 @Injectable()
 export class AuthService {
-  constructor(private readonly repo: AuthRepository) {}
+  constructor(
+    private readonly repo: AuthRepository,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  /**
+   * The request rate limit (issue 14): once the credential is verified — so an unknown credential
+   * costs no bucket — one token of its bucket, else 429 `rate_limited` with `Retry-After`.
+   */
+  private async limitRate(subject: string, bucket: RateBucket): Promise<void> {
+    const taken = await this.repo.takeRequestToken(subject, bucket);
+    if (!taken.allowed) throw new ApiError('rate_limited', { 'Retry-After': String(taken.retryAfterSeconds) });
+  }
+
+  private get rates() {
+    return this.settings.requestRate ?? REQUEST_RATE;
+  }
 
   async consumer(authorization: unknown, connectionId: string | undefined, permission: ConsumerPermission): Promise<ConsumerPrincipal> {
     const parsed = parseCredential(bearerToken(authorization));
@@ -39,6 +57,7 @@ export class AuthService {
     const validConnection = connectionId !== undefined && isUuid(connectionId);
     const row = await this.repo.consumerKey(parsed.lookupId, validConnection ? connectionId : null);
     if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
+    await this.limitRate(`key:${row.id}`, this.rates.perConsumerKey);
     if (!validConnection || !row.permissions || !row.connection || accessDisabled(row.connection) || !row.permissions.includes(permission)) throw new ApiError('not_found');
     return {
       kind: 'consumer',
@@ -56,6 +75,7 @@ export class AuthService {
     if (!parsed || parsed.kind !== 'consumerKey') throw new ApiError('unauthorized');
     const row = await this.repo.consumerKey(parsed.lookupId, null);
     if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
+    await this.limitRate(`key:${row.id}`, this.rates.perConsumerKey);
     return { consumerKeyId: row.id };
   }
 
@@ -66,6 +86,7 @@ export class AuthService {
     if (!app || !credentialMatches(secret.token, app.secretHash) || app.revoked) throw new ApiError('unauthorized');
     const expectedEnv = secret.kind === 'sandboxSecret' ? 'sandbox' : 'production';
     if (app.environment !== expectedEnv) throw new ApiError('unauthorized');
+    await this.limitRate(`app:${app.id}`, this.rates.perApplication);
 
     const tokenValue = typeof connectionTokenHeader === 'string' ? connectionTokenHeader.trim() : undefined;
     const token = parseCredential(tokenValue);

@@ -31,13 +31,23 @@ export const MAX_PARAM_LENGTH = 16_384;
  * our shape; one trailing slash ignored (`/v1/syncs/` is `/v1/syncs`, as most HTTP clients and
  * proxies treat them alike; the document lists the paths without it).
  */
+/**
+ * Slow-client limits (issue 14; docs/reliability.md): a request's headers must arrive within
+ * 10 s and the whole request (headers and body) within 30 s, else 408 `request_timeout`
+ * (client-error.ts) and the connection is closed; Node checks both every second. An idle
+ * keep-alive connection is closed after 5 s. None of them bounds how long a response may take.
+ */
+export const HTTP_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, checkIntervalMs: 1_000 } as const;
+
 export const gatewayFastifyOptions = {
   genReqId: requestIdFor,
   requestIdHeader: false,
   frameworkErrors,
   clientErrorHandler: contractClientErrorHandler,
   routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
-  http: { requireHostHeader: false },
+  requestTimeout: HTTP_LIMITS.requestTimeoutMs,
+  keepAliveTimeout: HTTP_LIMITS.keepAliveTimeoutMs,
+  http: { requireHostHeader: false, headersTimeout: HTTP_LIMITS.headersTimeoutMs, connectionsCheckingInterval: HTTP_LIMITS.checkIntervalMs },
 } as const;
 
 export function installRequestContext(fastify: FastifyInstance, logger: Logger, registry: Registry) {

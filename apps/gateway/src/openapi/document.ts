@@ -18,6 +18,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { REQUEST_RATE } from '@switchyard/contracts';
 import { WIRE_CONVENTIONS_TEXT } from '@switchyard/messaging';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error.filter.js';
@@ -77,6 +78,7 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
         response.description = describedBy(document, response) ?? (strict ? fail(problem) : 'Success.');
       }
       if (path.startsWith('/v1/')) documentUndeclaredQuery(op as OperationLike, errorRef);
+      if (path.startsWith('/v1/') && (op as { security?: unknown[] }).security?.length) documentRequestRate(op as OperationLike, errorRef);
       op.responses['500'] ??= { description: 'Unexpected failure (`internal_error`); the body says nothing internal, `x-request-id` identifies it.', content: { 'application/json': { schema: errorRef } } };
       op.responses['503'] ??= { description: 'A backing service or the database is unavailable (`service_unavailable`).', content: { 'application/json': { schema: errorRef } } };
       (op.responses['503'] as ResponseLike).headers = { ...(op.responses['503'] as ResponseLike).headers, 'Retry-After': RETRY_AFTER };
@@ -85,6 +87,25 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
   documentResponseEncoding(document);
   documentRequestErrors(document);
   return sortKeys(document) as OpenAPIObject;
+}
+
+/**
+ * Every authenticated /v1 operation takes a token of its credential's request-rate bucket
+ * (auth.service.ts, REQUEST_RATE): its 429 says so, added to the one it documents already (the
+ * refresh and session limits) or as its own, with `Retry-After`.
+ */
+function documentRequestRate(op: OperationLike, errorRef: { $ref: string }): void {
+  const { perConsumerKey, perApplication } = REQUEST_RATE;
+  const refusal =
+    `Request rate of this credential exceeded (\`rate_limited\`): ${perConsumerKey.ratePerSecond} requests/s with bursts of ${perConsumerKey.burst} per consumer key, ` +
+    `${perApplication.ratePerSecond}/s with bursts of ${perApplication.burst} per application, across every gateway process (catalog \`limits.requestRate\`); retry after \`Retry-After\` seconds.`;
+  const existing = op.responses['429'] as (ResponseLike & { description?: string }) | undefined;
+  if (!existing) {
+    op.responses['429'] = { description: refusal, headers: { 'Retry-After': RATE_RETRY_AFTER }, content: { 'application/json': { schema: errorRef } } };
+    return;
+  }
+  if (!existing.description?.includes('limits.requestRate')) existing.description = `${existing.description ?? ''} ${refusal}`.trim();
+  existing.headers = { 'Retry-After': RATE_RETRY_AFTER, ...existing.headers };
 }
 
 /**
@@ -114,6 +135,12 @@ interface ResponseLike {
 /** The header every 503 carries (http/error.filter.ts). */
 const RETRY_AFTER = {
   description: `Seconds to wait before retrying (${SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}); every 503 carries it.`,
+  schema: { type: 'integer', minimum: 1 },
+};
+
+/** The header of a 429 (`rate_limited`). */
+const RATE_RETRY_AFTER = {
+  description: 'Seconds until the limit lets this request through again.',
   schema: { type: 'integer', minimum: 1 },
 };
 
