@@ -59,7 +59,7 @@ describe('directory as its own process', () => {
       const orm = await createOrm({ clientUrl: databaseUrl, schema, entities: [], migrations: [], allServiceSchemas: [schema], logger: () => undefined });
       try {
         const tables = await orm.em.fork().execute<{ table_name: string }[]>('select table_name from information_schema.tables where table_schema = ? order by 1', [schema]);
-        expect(tables.map((t) => t.table_name)).toEqual(['connection_config', 'connection_publication', 'dataset_health', 'driver', 'driver_pass', 'driver_pass_unit', 'driver_roster', 'driver_sighting', 'group', 'ingest_batch', 'mikro_orm_migrations', 'provider_cursor', 'trip', 'vehicle', 'vehicle_pass', 'vehicle_pass_unit', 'vehicle_roster', 'vehicle_sighting', 'vehicle_visibility']);
+        expect(tables.map((t) => t.table_name)).toEqual(['connection_config', 'connection_publication', 'dataset_health', 'driver', 'driver_pass', 'driver_pass_unit', 'driver_roster', 'driver_sighting', 'group', 'ingest_batch', 'mikro_orm_migrations', 'provider_cursor', 'trip', 'vehicle', 'vehicle_pass', 'vehicle_pass_unit', 'vehicle_roster', 'vehicle_sighting', 'vehicle_vin', 'vehicle_visibility']);
       } finally {
         await orm.close(true);
       }
