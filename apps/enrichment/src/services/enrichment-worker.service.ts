@@ -11,6 +11,8 @@
  *   row is due again when it expires (the value is refreshed; a failed refresh keeps the last
  *   good value and retries). A failure with no value yet is `failed` with its errorCode and is
  *   retried after Retry-After or ENRICHMENT_RETRY_SECONDS.
+ * At its first pass a process re-queues the identities another adapter version decoded (a new
+ * dataset package: what is served is decoded with the deployment's own data).
  * The loop polls every ENRICHMENT_POLL_MS, runs at once on `nudge()` (a VIN was learned), starts
  * after migrations and stops with the application.
  */
@@ -91,8 +93,15 @@ export class EnrichmentWorker implements OnApplicationBootstrap, BeforeApplicati
     }, delay);
   }
 
-  /** Works due rows until a pass finds fewer than a batch. */
+  private requeued = false;
+
+  /** Works due rows until a pass finds fewer than a batch (the first pass first re-queues identities of another adapter version). */
   async drain(): Promise<void> {
+    if (!this.requeued) {
+      const count = await inTransaction(this.runtime.orm, (em) => this.products.requeueOtherVersions(em, 'identity', IDENTITY_ADAPTER_VERSION));
+      this.requeued = true;
+      if (count > 0) this.runtime.logger.info({ count, adapterVersion: IDENTITY_ADAPTER_VERSION }, 'identities of another adapter version re-queued for decoding');
+    }
     while (!this.stopped) {
       const done = (await this.identityPass()) + (await this.vendorPass());
       if (done < BATCH) return;

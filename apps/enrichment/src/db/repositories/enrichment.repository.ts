@@ -81,6 +81,21 @@ export class EnrichmentRepository {
     return 'changed';
   }
 
+  /**
+   * Makes due now every decoded identity produced by another adapter version (a new dataset package
+   * or mapping): a deployment re-decodes what it serves with its own data. Returns how many.
+   */
+  async requeueOtherVersions(em: Em, product: EnrichmentProduct, adapterVersion: string): Promise<number> {
+    const rows = await query<{ vehicle_id: string }>(
+      em,
+      `update ${tableNamer(em)('enrichment_product')} set due_at = now()
+        where product = ? and status in ('available', 'missing', 'failed') and adapter_version is distinct from ? and due_at is null
+        returning vehicle_id`,
+      [product, adapterVersion],
+    );
+    return rows.length;
+  }
+
   /** Up to `limit` due rows (of `products`), claimed for `leaseMs`. */
   async claimDue(em: Em, products: readonly EnrichmentProduct[], limit: number, leaseMs: number): Promise<ProductRow[]> {
     const t = tableNamer(em)('enrichment_product');
