@@ -55,6 +55,11 @@ const connectionRoutes = (c: string): Record<string, string> => {
     '/v1/connections/{id}/vehicles/{vehicleId}/idling': `${base}/vehicles/${vehicleId(at('v1'))}/idling?${WINDOW}`,
     '/v1/connections/{id}/vehicles/{vehicleId}/utilization': `${base}/vehicles/${vehicleId(at('v1'))}/utilization?${WINDOW}`,
     '/v1/connections/{id}/utilization': `${base}/utilization?${WINDOW}`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/profile': `${base}/vehicles/${vehicleId(at('v1'))}/profile`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/identity': `${base}/vehicles/${vehicleId(at('v1'))}/identity`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/images': `${base}/vehicles/${vehicleId(at('v1'))}/images`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/specifications': `${base}/vehicles/${vehicleId(at('v1'))}/specifications`,
+    '/v1/connections/{id}/vehicles/{vehicleId}/build': `${base}/vehicles/${vehicleId(at('v1'))}/build`,
     '/v1/connections/{id}/faults': `${base}/faults`,
     '/v1/connections/{id}/fault-events': `${base}/fault-events`,
   };
@@ -117,7 +122,8 @@ async function expectEveryConnectionRoute(status: 200 | 404): Promise<void> {
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway({ directory: true, syncOrchestrator: true, telemetryIngest: true, faultFeed: true, rpcTimeoutMs: 10_000 });
+  // Enrichment without a vendor: its vendor products are `disabled`, identity is decoded offline.
+  gw = await startTestGateway({ directory: true, syncOrchestrator: true, telemetryIngest: true, faultFeed: true, enrichment: {}, rpcTimeoutMs: 10_000 });
   conn = await readConnection(gw, { ...COLLECTING, approvedVehicleIds: ['v1', 'v2'], optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: false } });
   await waitForConfig(gw, (await gw.connections.get(conn))!);
   elsewhere = (await gw.connections.create({ customerId: 'cust-other', provider: 'samsara', environment: 'sandbox' })).connectionId;
@@ -130,6 +136,9 @@ beforeAll(async () => {
   await ingest(gw, conn, 'vehicles', [vehicleRecord('v1', now), vehicleRecord('v2', now)]);
   await ingest(gw, conn, 'drivers', [driverRecord('d1', now)]);
   await ingest(gw, conn, 'trips', [tripRecord('t1', 'v1', '2026-11-01T08:00:00.000Z', now), tripRecord('t2', 'v1', '2026-11-01T10:00:00.000Z', now)]);
+  // Enrichment learns the vehicle from the directory's VIN and visibility events.
+  const profile = `/v1/connections/${conn}/vehicles/${vehicleId({ connectionId: conn, provider: 'samsara', sourceId: 'v1' })}/profile`;
+  await pollUntil(async () => (await get(profile)).status === 200, { timeoutMs: 30_000, description: 'the enrichment context knows v1' });
 
   app = await createSyncApp(gw, conn);
   ungrantedApp = await createSyncApp(gw, conn, { operations: [], history: false, name: 'no grant' });
