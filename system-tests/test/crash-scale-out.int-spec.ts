@@ -10,7 +10,8 @@
  * - reference: one process of each context, no faults;
  * - crash: orchestrator, directory, telemetry-ingest and fault-feed processes SIGKILLed at every
  *   named crash point (SWITCHYARD_CRASH_AT, libs/service-kit crash-points.ts; the ingest contexts
- *   in-commit then after-commit-before-ack) and restarted, and one orchestrator
+ *   in-commit then after-commit-before-ack) at hits drawn from a printed seed (SWITCHYARD_CRASH_SEED
+ *   replays one) and restarted, and one orchestrator
  *   stopped (SIGSTOP) right after a publish while holding leases until another re-leased the
  *   unit it was in the middle of, then resumed: its late writes (cursor save, records,
  *   heartbeats) under the old token are refused and logged (the zombie step; mutation named there);
@@ -41,6 +42,28 @@ const INGEST_ACK_WAIT_MS = 10_000;
 let fleet: SharedFleet;
 let simulator: NodeProcess | undefined;
 let reference: string;
+/** Batches each ingesting context committed in the reference run: an upper bound for the ingest crash hits. */
+const referenceBatches: Partial<Record<(typeof INGEST_APPS)[number], number>> = {};
+
+/**
+ * Which hit of each crash point fires, drawn from a seed (SWITCHYARD_CRASH_SEED to replay one; else
+ * random, printed). Ranges where the hit is sure to come: a collector passes after-fetch and
+ * after-publish many times per run (several units and pages each); an ingest context's n-th commit
+ * exists only if the run has n batches for it, and the second process of a context commits what the
+ * first did not (the reference run's batch count bounds both).
+ */
+const seed = Number(process.env.SWITCHYARD_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+function mulberry32(a: number): () => number {
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = mulberry32(seed);
+/** A hit in 1..max, from the seed. */
+const hit = (max: number) => 1 + Math.floor(random() * Math.max(1, max));
 const deployments: ProcessDeployment[] = [];
 
 function deployment(name: string, orchestratorEnv: Record<string, string> = {}): ProcessDeployment {
@@ -147,6 +170,10 @@ beforeAll(async () => {
   expect(sync).toMatchObject({ status: 'completed', progress: 100 });
   expect(await ref.settledInternal(internalId, 180_000)).toMatchObject({ status: 'completed', failureReason: null });
   reference = await ref.dump();
+  for (const app of INGEST_APPS) {
+    const [row] = await ref.sql<{ n: number }>(`select count(*)::int as n from "${ref.schemas[app]}".ingest_batch where connection_id = ?::uuid and status = 'committed'`, [fleet.connectionId]);
+    referenceBatches[app] = row?.n ?? 0;
+  }
   // The reference holds real data in every context: the approved vehicles, their groups, at least
   // one trip, odometer observations and latest readings, fault occurrences and their transitions.
   expect(reference).toContain(`# directory.vehicle (3)`);
@@ -163,12 +190,24 @@ afterAll(async () => {
 
 describe('crash test', () => {
   it('completes the sync with the reference dump while collectors and consumers are SIGKILLed at every named point and one collector stalls past its lease', async () => {
+    // The hits, from the seed: collectors 1..3 (the stalled one always right after its first publish,
+    // so it is in the middle of exactly one unit's page); each ingest context's first
+    // process dies in commit 1..3 and its second after commit 1..3 of what is left (both within the reference batch count).
+    const ingestHits = Object.fromEntries(
+      INGEST_APPS.map((app) => {
+        const batches = referenceBatches[app] ?? 1;
+        const inCommit = hit(Math.min(3, batches));
+        return [app, { inCommit, afterCommit: hit(Math.min(3, batches - inCommit + 1)) }];
+      }),
+    ) as Record<(typeof INGEST_APPS)[number], { inCommit: number; afterCommit: number }>;
+    const plan = { afterFetch: hit(3), afterPublish: hit(3), ingest: ingestHits };
+    console.log(`crash test: SWITCHYARD_CRASH_SEED=${seed} plan ${JSON.stringify(plan)} (reference batches ${JSON.stringify(referenceBatches)})`);
     const run = deployment('crash');
     await run.startGateway();
-    const o1 = run.spawn('sync-orchestrator', crashAt('after-fetch'));
-    const d1 = run.spawn('directory', crashAt('in-commit'));
-    const t1 = run.spawn('telemetry-ingest', crashAt('in-commit'));
-    const f1 = run.spawn('fault-feed', crashAt('in-commit'));
+    const o1 = run.spawn('sync-orchestrator', crashAt('after-fetch', plan.afterFetch));
+    const d1 = run.spawn('directory', crashAt('in-commit', ingestHits.directory.inCommit));
+    const t1 = run.spawn('telemetry-ingest', crashAt('in-commit', ingestHits['telemetry-ingest'].inCommit));
+    const f1 = run.spawn('fault-feed', crashAt('in-commit', ingestHits['fault-feed'].inCommit));
     await run.started();
     await run.connect();
     const syncId = await run.createSync();
@@ -180,7 +219,7 @@ describe('crash test', () => {
     // (Which units those two publishes belong to is up to the leasing order: no ingest crash point
     // is awaited before a collector that keeps running exists, or the test would wait on a batch
     // nobody publishes.)
-    const o2 = run.spawn('sync-orchestrator', crashAt('after-publish', 2));
+    const o2 = run.spawn('sync-orchestrator', crashAt('after-publish', plan.afterPublish));
     await killedAtCrashPoint(o2, 'after-publish');
 
     // The third collector stops itself after its first publish, holding leases.
@@ -228,11 +267,11 @@ describe('crash test', () => {
     // after ackWait), awaited while o4 collects so its batches are published, then after a commit
     // before the ack.
     await killedAtCrashPoint(d1, 'in-commit');
-    const d2 = run.spawn('directory', crashAt('after-commit-before-ack'));
+    const d2 = run.spawn('directory', crashAt('after-commit-before-ack', ingestHits.directory.afterCommit));
     await killedAtCrashPoint(t1, 'in-commit');
-    const t2 = run.spawn('telemetry-ingest', crashAt('after-commit-before-ack'));
+    const t2 = run.spawn('telemetry-ingest', crashAt('after-commit-before-ack', ingestHits['telemetry-ingest'].afterCommit));
     await killedAtCrashPoint(f1, 'in-commit');
-    const f2 = run.spawn('fault-feed', crashAt('after-commit-before-ack'));
+    const f2 = run.spawn('fault-feed', crashAt('after-commit-before-ack', ingestHits['fault-feed'].afterCommit));
 
     // Directory commits a batch and dies before the receipt and the ack.
     await killedAtCrashPoint(d2, 'after-commit-before-ack');
