@@ -208,7 +208,7 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
         201: [],
         400: ['invalid_body', 'conflicting_selectors', 'empty_interval', 'invalid_query', 'malformed_request'],
         403: ['connection_forbidden', 'operation_forbidden', 'history_forbidden'],
-        409: ['provider_requests_not_supported', 'unsupported_purpose', 'empty_selection'],
+        409: ['provider_requests_not_supported', 'unsupported_purpose', 'empty_selection', 'too_many_open_syncs'],
         413: ['payload_too_large'],
         415: ['unsupported_media_type'],
         422: ['sync_plan_too_large'],

@@ -26,6 +26,12 @@ export const REQUEST_RATE = {
   perApplication: { ratePerSecond: 50, burst: 200 },
 } as const;
 
+/**
+ * Open syncs (requested or in progress) one application may have across its connections (ours;
+ * issue 14): a create past it is 409 `too_many_open_syncs`, nothing created.
+ */
+export const OPEN_SYNCS_PER_APPLICATION = 50;
+
 /** GET /v1/syncs page size: 1 to 100, default 25 (spec 4.1 rule 6, 8). */
 export const SYNC_PAGE = { min: 1, max: 100, default: 25 } as const;
 /** Sync list cursors expire after 15 minutes (spec 4.1 rule 6, 8). */
@@ -108,4 +114,5 @@ export const LIMITS = {
   faultEventsPage: FAULT_EVENTS_PAGE,
   faultEventRetentionDays: FAULT_EVENT_RETENTION_DAYS,
   requestRate: REQUEST_RATE,
+  openSyncsPerApplication: OPEN_SYNCS_PER_APPLICATION,
 } as const;

@@ -96,7 +96,7 @@ export class SyncsController {
   })
   @err(
     409,
-    'Non-empty `providerRequests` (`provider_requests_not_supported`); an enabled purpose the provider cannot serve, nothing created (`unsupported_purpose`); no explicitly approved vehicle (`empty_selection`).',
+    'Non-empty `providerRequests` (`provider_requests_not_supported`); an enabled purpose the provider cannot serve, nothing created (`unsupported_purpose`); no explicitly approved vehicle (`empty_selection`); the application already has as many open syncs as it may (`too_many_open_syncs`, catalog `limits.openSyncsPerApplication`).',
   )
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)

@@ -25,6 +25,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { newSyncId } from '@switchyard/domain';
+import { OPEN_SYNCS_PER_APPLICATION } from '@switchyard/contracts';
 import { currentCorrelation, RpcError, type ConnectionConfigV1, type CreateSyncRequestV1, type ListSyncsReplyV1, type ListSyncsRequestV1, type SyncCallerV1, type SyncRecordV1 } from '@switchyard/messaging';
 import { inTransaction, type Em, type Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
@@ -105,6 +106,8 @@ export class SyncLifecycleService implements ScheduledRunCreator {
 
       const purposes = enabledPurposes(config);
       if (!gateOpen(config) || purposes.length === 0) throw new RpcError('gate_disabled');
+      // Issue 14: an application keeps at most OPEN_SYNCS_PER_APPLICATION syncs open at once.
+      if ((await this.syncs.lockAndCountOpen(em, request.caller.applicationId)) >= OPEN_SYNCS_PER_APPLICATION) throw new RpcError('too_many_open_syncs');
       const plan = await this.planAndInsert(em, { owner: ownerOf(request.caller), origin: 'api', config, purposes, startFrom, intervalEnd: requestedAt, requestedAt });
       if (!plan.ok) throw new RpcError(plan.error, plan.detail);
       return toSyncRecord(await this.load(em, request.caller, plan.id));

@@ -95,6 +95,21 @@ export class SyncRepository {
   }
 
   /**
+   * The application's open (requested or in progress) syncs, counted under a transaction-scoped
+   * advisory lock per application, so concurrent creates on different connections of one
+   * application queue here and the open-sync cap (OPEN_SYNCS_PER_APPLICATION) holds exactly.
+   */
+  async lockAndCountOpen(em: Em, applicationId: string): Promise<number> {
+    await query(em, `select pg_advisory_xact_lock(hashtext('open-syncs'), hashtext(?))`, [applicationId]);
+    const rows = await query<{ open: number }>(
+      em,
+      `select count(*)::int as open from ${tableNamer(em)('sync')} where application_id = ?::uuid and status in ('requested', 'in_progress')`,
+      [applicationId],
+    );
+    return rows[0]?.open ?? 0;
+  }
+
+  /**
    * requestedAt of the application's newest public sync on the connection that did not fail (a
    * cancelled sync is `failed` too), for the default startFrom (spec 3 rule 5, decision 0008): a
    * default chains from the application's own last sync that stands, so a new application starts
