@@ -17,6 +17,7 @@ import { isErrorCode, statusOf } from '@switchyard/contracts';
 import { driverId, groupId, tripId, vehicleId } from '@switchyard/domain';
 import { startTestGateway as startGatewayOnly } from '@switchyard/gateway/testing';
 import { startDirectory } from '@switchyard/directory';
+import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
@@ -59,6 +60,7 @@ beforeAll(async () => {
       { name: 'directory', start: startDirectory },
       { name: 'telemetry-ingest', start: startTelemetryIngest },
       { name: 'fault-feed', start: startFaultFeed },
+      { name: 'enrichment', start: startEnrichment },
     ],
   });
   gw = Object.assign(gateway, { orchestrator: gateway.beside['sync-orchestrator'], directory: gateway.beside.directory });
