@@ -30,6 +30,7 @@ export { DEFAULT_REQUEST_TIMEOUT_MS } from './request-defaults.js';
 export { DEFAULT_BACKOFF, SERVER_MAX_DELIVER_SPARE, backoffDelay, type Settlement } from './jetstream/settlement.js';
 export * from './schemas/connection-config.v1.js';
 export * from './schemas/dead-letter.v1.js';
+export { DeadLetterStore, type DeadLetterFilter, type DeadLetterStoreOptions, type ReplayOutcome, type StoredDeadLetter } from './jetstream/dead-letters.js';
 export * from './schemas/ping.v1.js';
 export * from './schemas/application-grant.v1.js';
 export * from './schemas/sync-api.v1.js';
