@@ -12,7 +12,8 @@
  * Mutations tried: granting `gateway.>` publish to the directory user fails "only the
  * sync-orchestrator may request provider credentials"; granting `>` subscribe to the enrichment
  * user fails "nobody reads another service's inbox or everything"; dropping a durable's
- * `$JS.API.CONSUMER.*.*.<stream>.<durable>` line fails "<service> does what it needs".
+ * `$JS.API.CONSUMER.CREATE.<stream>.<durable>.<filter>` line fails "<service> does what it needs";
+ * granting `ingest.>` publish to the directory user fails "refuses publishing …".
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,18 +32,19 @@ const BINARY = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server
 const SERVICES = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'] as const;
 type Service = (typeof SERVICES)[number];
 const passwordVar = (s: Service) => `NATS_${s.toUpperCase().replaceAll('-', '_')}_PASSWORD`;
-const passwords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(18).toString('base64url')])) as Record<Service, string>;
+// Starting with a letter, as docs/deploy.md asks: the server parses `$VAR` values (`-…` or `1e5…` would not parse).
+const passwords = Object.fromEntries(SERVICES.map((s) => [s, `pw${randomBytes(18).toString('hex')}`])) as Record<Service, string>;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** What each service consumes (docs/deploy.md table) and the event subjects it publishes. */
+/** What each service consumes (its app module's durables; docs/deploy.md table) and the event subjects it publishes. */
 const NEEDS: Record<Service, { durables: (keyof typeof CONSUMERS)[]; publishes: string[] }> = {
-  gateway: { durables: ['connectionConfig', 'gatewayConnectionHealth', 'vehicleVisibility'], publishes: ['events.connection.config.c1', 'events.credentials.application.a1', 'dlq.events.gateway-connection-health'] },
+  gateway: { durables: ['gatewayConnectionHealth'], publishes: ['events.connection.config.c1', 'events.credentials.application.a1', 'dlq.events.gateway-connection-health'] },
   'sync-orchestrator': {
-    durables: ['connectionConfig', 'vehicleVisibility', 'applicationGrants', 'receipts'],
+    durables: ['connectionConfig', 'applicationGrants', 'receipts'],
     publishes: ['ingest.directory.c1', 'ingest.telemetry.c1', 'ingest.faults.c1', 'events.connection.health.c1', 'dlq.receipts.sync-orchestrator-receipts'],
   },
   directory: {
-    durables: ['connectionConfig', 'vehicleVisibility', 'directoryConnectionHealth', 'directoryVehicleVisibility', 'directoryIngest'],
+    durables: ['connectionConfig', 'directoryConnectionHealth', 'directoryVehicleVisibility', 'directoryIngest'],
     publishes: ['receipt.s1.u1', 'events.vehicle.visibility.c1', 'events.vehicle.vin.c1', 'dlq.ingest.directory-ingest'],
   },
   'telemetry-ingest': { durables: ['connectionConfig', 'vehicleVisibility', 'telemetryFaultsObserved', 'telemetryIngest'], publishes: ['receipt.s1.u2', 'dlq.ingest.telemetry-ingest-ingest'] },
@@ -172,6 +174,8 @@ describe('deploy/nats/nats-server.conf', () => {
     // Another service's durable: neither created nor pulled.
     const jsm = await jetstreamManager(conns.directory);
     await expect(jsm.consumers.add('INGEST', { durable_name: 'fault-feed-ingest', ack_policy: 'explicit' as never, filter_subject: 'ingest.faults.*' })).rejects.toThrow();
+    // Its own durable name with another context's filter (reading telemetry batches): refused.
+    await expect(jsm.consumers.add('INGEST', { durable_name: 'directory-ingest', ack_policy: 'explicit' as never, filter_subject: 'ingest.telemetry.*' })).rejects.toThrow();
     await expect(jsm.consumers.info('RECEIPTS', 'sync-orchestrator-receipts')).rejects.toThrow();
     const streams = await jetstreamManager(conns['sync-orchestrator']);
     expect((await streams.streams.info('INGEST')).config.name).toBe('INGEST');
