@@ -21,4 +21,5 @@ export * from './ingest/db/ingest-ledger.repository.js';
 export * from './ingest/db/ingest-ledger.entities.js';
 export * from './ingest/ingest-pipeline.js';
 export * from './ingest/ingest-settings.js';
+export * from './ingest/ledger-retention.js';
 export * from './outbox/polling-outbox-relay.js';

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '../bootstrap.js';
 import { STREAMS } from '@switchyard/messaging';
 import { loadConfig } from '../config.js';
+import { startLedgerRetention } from './ledger-retention.js';
 
 export const DEFAULT_INGEST_ACK_WAIT_MS = 60_000;
 
@@ -46,7 +47,7 @@ export interface IngestContextStartOptions extends StartOptions {
 /** Starts an ingest context with its settings parsed from `env` (the start function of each ingest app). */
 export async function startIngestContext(def: ServiceDefinition, { env = process.env, ...options }: IngestContextStartOptions): Promise<RunningService> {
   const { ackWaitMs } = loadIngestSettings(env);
-  return startService(def, {
+  const running = await startService(def, {
     ...options,
     transport: {
       ...options.transport,
@@ -57,4 +58,16 @@ export async function startIngestContext(def: ServiceDefinition, { env = process
       },
     },
   });
+  // The batch ledger's retention (ledger-retention.ts), stopped before the service closes.
+  const retention = startLedgerRetention(running.runtime);
+  return {
+    runtime: running.runtime,
+    app: running.app,
+    url: running.url,
+    internalUrl: running.internalUrl,
+    async close() {
+      await retention.stop();
+      await running.close();
+    },
+  };
 }

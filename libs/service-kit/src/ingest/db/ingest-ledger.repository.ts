@@ -81,5 +81,16 @@ export class IngestLedgerRepository {
       [connectionId, kind, fetchedAt, final, fetchedAt],
     );
   }
+
+  /** Deletes up to `limit` committed or rejected batches committed before `cutoff` (retention); returns how many. */
+  async prune(em: Em, cutoff: Date, limit: number): Promise<number> {
+    const t = tableNamer(em)('ingest_batch');
+    const rows = await query<{ batch_id: string }>(
+      em,
+      `delete from ${t} where batch_id in (select batch_id from ${t} where committed_at < ?::timestamptz and status <> 'pending' limit ${Number(limit)} for update skip locked) returning batch_id`,
+      [cutoff.toISOString()],
+    );
+    return rows.length;
+  }
 }
 
