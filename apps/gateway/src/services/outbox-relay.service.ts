@@ -41,4 +41,8 @@ export class OutboxRelay extends PollingOutboxRelay<OutboxRow> {
   protected markPublished(em: Em, rows: OutboxRow[]): Promise<void> {
     return this.repository.markPublished(em, rows.map((r) => r.id));
   }
+
+  protected override prunePublished(em: Em, before: Date): Promise<number> {
+    return this.repository.deletePublishedBefore(em, before);
+  }
 }

@@ -6,15 +6,23 @@
  * each and marks them, so a crash in between only republishes the same msgIds (absorbed by
  * JetStream's duplicate window). What a batch is — which table, which lock, which event — is the
  * subclass's `claim`, `publish` and `markPublished`.
+ * Retention (issue 14, docs/reliability.md): once an hour the relay also deletes rows published
+ * more than OUTBOX_RETENTION_MS ago, through the subclass's `prunePublished` (an outbox whose rows
+ * carry no publication time, or that another rule prunes, keeps the default: nothing).
  */
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Em } from '@switchyard/persistence';
 import type { ServiceRuntime } from '../runtime.js';
 
+/** Published outbox rows are kept 7 days (far past JetStream's 2-minute duplicate window), then deleted. */
+export const OUTBOX_RETENTION_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
 export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private lastPrunedAt = 0;
 
   protected constructor(
     protected readonly runtime: ServiceRuntime,
@@ -29,6 +37,17 @@ export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap,
 
   /** Marks the claimed rows published (never called with none). */
   protected abstract markPublished(em: Em, rows: Row[]): Promise<void>;
+
+  /** Deletes rows published before `before`; returns how many. Default: none (see the header). */
+  protected prunePublished(_em: Em, _before: Date): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** One retention pass now; returns how many published rows were deleted. */
+  prune(now = new Date()): Promise<number> {
+    this.lastPrunedAt = now.getTime();
+    return this.prunePublished(this.runtime.orm.em.fork(), new Date(now.getTime() - OUTBOX_RETENTION_MS));
+  }
 
   /** Publishes up to `batchSize` pending rows and marks them, in one transaction; returns how many. */
   private publishBatch(): Promise<number> {
@@ -65,6 +84,11 @@ export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap,
     this.timer = setTimeout(() => {
       if (!this.runtime.state.migrated) return this.schedule(this.options.idlePollMs);
       this.running = this.flush()
+        .then(async () => {
+          if (Date.now() - this.lastPrunedAt < PRUNE_EVERY_MS) return;
+          const pruned = await this.prune();
+          if (pruned > 0) this.runtime.logger.info({ pruned }, `${this.options.label}: published rows pruned (retention)`);
+        })
         .catch((error: unknown) => this.runtime.logger.warn({ err: error }, `${this.options.label}: publish failed, will retry`))
         .finally(() => this.schedule(this.options.idlePollMs));
     }, delay);

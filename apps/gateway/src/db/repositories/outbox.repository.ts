@@ -25,4 +25,10 @@ export class OutboxRepository {
   async markPublished(em: Em, ids: readonly string[]): Promise<void> {
     await query(em, `update ${tableNamer(em)('outbox')} set published_at = now() where id in (${ids.map(() => '?').join(',')})`, ids);
   }
+
+  /** Deletes rows published before `before` (retention, PollingOutboxRelay); returns how many. */
+  async deletePublishedBefore(em: Em, before: Date): Promise<number> {
+    const rows = await query<{ id: string }>(em, `delete from ${tableNamer(em)('outbox')} where published_at < ?::timestamptz returning id`, [before.toISOString()]);
+    return rows.length;
+  }
 }
