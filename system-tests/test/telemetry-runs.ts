@@ -1,8 +1,7 @@
 /**
  * Shared steps of the suites that put telemetry into telemetry-ingest: an internal collection run
  * of the sync-orchestrator driven to its end, and an observations batch published as a collector
- * does and awaited until its ledger row is committed. (telemetry.int-spec.ts and
- * collector-telemetry-faults.int-spec.ts still carry their own copies of the first.)
+ * does and awaited until its ledger row is committed (telemetry and usage-reports suites).
  */
 import { ingestBatchId, EVENTS, subjectFor, type MessageBus, type TelemetryBatchV1 } from '@switchyard/messaging';
 import type { Observation, Provider } from '@switchyard/domain';

@@ -22,11 +22,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { vehicleId, type Observation, type Provider, type TelemetryMetric } from '@switchyard/domain';
 import { CredentialsAdmin } from '@switchyard/gateway';
-import { EVENTS, ingestBatchId, subjectFor, type MessageBus, type TelemetryBatchV1 } from '@switchyard/messaging';
+import type { MessageBus } from '@switchyard/messaging';
 import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, mapMotiveLocationPoint, motiveSchemas, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '@switchyard/sync-orchestrator';
+import type { InternalRun } from '@switchyard/sync-orchestrator';
 import { validatedCall } from './gateway-client.js';
+import { ingestObservations as ingestCommitted, settledInternalRun } from './telemetry-runs.js';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 type Json = Record<string, unknown>;
@@ -59,43 +60,11 @@ let bus: MessageBus;
 const vcl = (f: Fleet, sourceId: string) => vehicleId({ connectionId: f.connection.connectionId, provider: f.provider, sourceId });
 const call = (f: Fleet, path: string, headers = f.headers) => validatedCall(stack.gatewayUrl, 'GET', `/v1/connections/${f.connection.connectionId}${path}`, headers);
 
-async function runInternal(f: Fleet, purposes: ('telemetryLatest' | 'telemetryHistory')[] = ['telemetryLatest', 'telemetryHistory']): Promise<InternalRun> {
-  const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
-  const result = await lifecycle.createInternal({ connectionId: f.connection.connectionId, purposes, ...WINDOW, origin: SCHEDULED_ORIGIN });
-  if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
-  let last: InternalRun | undefined;
-  await pollUntil(
-    async () => {
-      last = await lifecycle.getInternal(result.run.id);
-      return last?.status === 'completed' || last?.status === 'failed';
-    },
-    { timeoutMs: 90_000, intervalMs: 250, description: `internal run ${result.run.id} settled` },
-  );
-  return last!;
-}
+const runInternal = (f: Fleet, purposes: ('telemetryLatest' | 'telemetryHistory')[] = ['telemetryLatest', 'telemetryHistory']): Promise<InternalRun> =>
+  settledInternalRun(stack, { connectionId: f.connection.connectionId, purposes, ...WINDOW }, 90_000);
 
 /** Publishes observations as a collector does and waits until telemetry-ingest committed them. */
-async function ingestObservations(f: Fleet, records: Observation[]): Promise<void> {
-  const unitId = String(Math.floor(Math.random() * 1e9));
-  const batch = {
-    batchId: ingestBatchId({ connectionId: f.connection.connectionId, kind: 'observations', unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
-    connectionId: f.connection.connectionId,
-    provider: f.provider,
-    syncId: 'sync_01JD0000000000000000000000',
-    unitId,
-    fencingToken: '1',
-    kind: 'observations',
-    records,
-    fetchedAt: new Date().toISOString(),
-    providerCursor: null,
-    final: true,
-  } as TelemetryBatchV1;
-  await bus.publish(EVENTS.telemetryBatch, subjectFor(EVENTS.telemetryBatch.subject, batch.connectionId), batch, { msgId: batch.batchId });
-  await pollUntil(async () => (await stack.sql<{ status: string }>(`select status from $telemetry.ingest_batch where batch_id = ?`, [batch.batchId]))[0]?.status === 'committed', {
-    timeoutMs: 20_000,
-    description: `batch ${batch.batchId} committed`,
-  });
-}
+const ingestObservations = (f: Fleet, records: Observation[]): Promise<void> => ingestCommitted(stack, bus, { connectionId: f.connection.connectionId, provider: f.provider }, records);
 
 /** The provider's newest reading of each metric of one vehicle over its latest and the window's history (ties by source, as latest_readings keeps). */
 async function providerLatest(f: Fleet, sourceId: string, metrics: TelemetryMetric[]): Promise<Map<string, Observation>> {
