@@ -77,7 +77,9 @@ async function killedAtCrashPoint(child: NodeProcess, point: string): Promise<vo
   const exit = await child.waitForExit(240_000).catch((error: unknown) => {
     throw new Error(`crash point ${point} never fired: ${String(error)}`);
   });
-  expect({ point, exit }).toEqual({ point, exit: { code: null, signal: 'SIGKILL' } });
+  // Any other end is a finding: show how the process ended (its last output lines).
+  const tail = exit.signal === 'SIGKILL' ? '' : child.output().split('\n').slice(-15).join('\n');
+  expect({ point, exit, tail }).toEqual({ point, exit: { code: null, signal: 'SIGKILL' }, tail: '' });
 }
 
 const crashAt = (point: string, nth = 1) => ({ SWITCHYARD_CRASH_AT: `${point}:${nth}` });
