@@ -7,7 +7,7 @@
  * share the work without duplicating transitions.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { vehicleId } from '@switchyard/domain';
+import { newSyncId, vehicleId } from '@switchyard/domain';
 import { EVENTS, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, ingestBatchId, subjectFor, type Subscription } from '@switchyard/messaging';
 import { pollUntil, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { faultFeedService, startFaultFeed } from '../src/index.js';
@@ -25,7 +25,7 @@ function batch(connectionId: string, kind: FaultBatchV1['kind'], records: FaultB
     batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: `p${counter}`, part: 0 }),
     connectionId,
     provider: 'samsara',
-    syncId: 'sync_01JD0000000000000000000000',
+    syncId: newSyncId(), // each batch its own pass: explicit records bootstrap every batch of the first sync
     unitId,
     fencingToken: '1',
     kind,

@@ -50,6 +50,16 @@ describe('deriveFromRecords', () => {
     expect(d.changed[0]?.lastObservedAt).toBe('2026-03-02T07:00:00.000Z');
   });
 
+  it('bootstraps every batch of the first pass (one batch per vehicle, one sync), not the later passes', () => {
+    const state = empty();
+    const a = deriveFromRecords(state, [rec('k', '2026-03-01T07:00:00.000Z')], '2026-03-01T08:00:00.000Z', 'sync_01JD0000000000000000000001');
+    for (const [scope, at] of a.watch) state.watch.set(scope, at);
+    const b = deriveFromRecords(state, [{ ...rec('k', '2026-03-01T07:30:00.000Z'), vehicleSourceId: 'v2' }], '2026-03-01T08:00:01.000Z', 'sync_01JD0000000000000000000001');
+    for (const [scope, at] of b.watch) state.watch.set(scope, at);
+    const c = deriveFromRecords(state, [{ ...rec('k2', '2026-03-02T07:00:00.000Z'), vehicleSourceId: 'v3' }], '2026-03-02T08:00:00.000Z', 'sync_01JD0000000000000000000002');
+    expect([a, b, c].map((d) => d.transitions.map((t) => t.bootstrap))).toEqual([[true], [true], [false]]);
+  });
+
   it('clears on dismissDateTime and does not reopen from a late record older than the clear', () => {
     const state = empty();
     state.watch.set('explicit', '2026-03-01T00:00:00.000Z');

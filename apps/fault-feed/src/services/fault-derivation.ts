@@ -11,7 +11,10 @@
  *   `bootstrap` (active before we watched) — this includes the first snapshot of a connection.
  * - explicit records (Geotab): the first record of a key opens (unless observed before the key's
  *   last clear — a late duplicate); a repeat updates last_observed_at; `dismissedAt` clears
- *   (`dismissed`). Opens from the connection's first fault-record batch are `bootstrap`.
+ *   (`dismissed`). Opens from the connection's first fault-record pass are `bootstrap`: the
+ *   collector sends a pass as one batch per vehicle, so the first batch's sync is remembered
+ *   (watch scope `explicit-bootstrap:<syncId>`) and every batch of that sync bootstraps — not only
+ *   whichever vehicle's batch happened to commit first. A batch without a sync: its own batch only.
  *   Geotab's own rule also clears a fault after a full ignition cycle without a repeat record;
  *   ignition cycles live in telemetry (engineState), which this context cannot read, so instead an
  *   occurrence with no repeat for INACTIVITY_TIMEOUT_MS (measured against the batch's fetchedAt)
@@ -124,9 +127,14 @@ export function deriveFromSnapshots(state: FaultState, snapshots: readonly Fault
   return rec.result();
 }
 
-export function deriveFromRecords(state: FaultState, records: readonly FaultRecordV1[], fetchedAt: string): Derivation {
+/** Watch scope marking the sync of the connection's first fault-record batch (its timestamp: that batch's fetchedAt). */
+export const bootstrapScope = (syncId: string) => `explicit-bootstrap:${syncId}`;
+
+export function deriveFromRecords(state: FaultState, records: readonly FaultRecordV1[], fetchedAt: string, syncId: string | null = null): Derivation {
   const rec = new Recorder(state);
-  const bootstrap = !state.watch.has('explicit');
+  const first = !state.watch.has('explicit');
+  const bootstrap = first || (syncId !== null && state.watch.has(bootstrapScope(syncId)));
+  if (first && syncId !== null) rec.watch.set(bootstrapScope(syncId), fetchedAt);
   const ordered = [...records].sort((a, b) => ms(a.observedAt) - ms(b.observedAt) || a.sourceId.localeCompare(b.sourceId));
   let latest = state.watch.get('explicit');
   for (const record of ordered) {
