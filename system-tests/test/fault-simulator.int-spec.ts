@@ -18,10 +18,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { vehicleId, type Provider } from '@switchyard/domain';
-import { EVENTS, type FaultTransitionV1, type MessageBus, type Subscription } from '@switchyard/messaging';
 import { collectPages, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
-import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { SCHEDULED_ORIGIN, SyncLifecycleService } from '@switchyard/sync-orchestrator';
+import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const token = `samsara_api_${randomBytes(20).toString('hex')}`;
@@ -44,10 +43,8 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
   let simUrl: string;
   let stack: PipelineStack;
   let connection: PipelineConnection;
-  let bus: MessageBus;
-  let sub: Subscription;
+  let subjects: Awaited<ReturnType<typeof recordPipelineSubjects>>;
   let approved: string[];
-  const published: FaultTransitionV1[] = [];
   const adapter = () => adapterFor(simUrl);
 
   beforeAll(async () => {
@@ -62,40 +59,17 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
       credentials,
       config: { purposes: { vehicles: true, groupMemberships: false, trips: false }, approvedVehicleIds: ids, selectedSignals: ['faults'], optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: false } },
     });
-    bus = await stack.bus('fault-sim-subjects');
-    sub = await bus.consume({ durable: 'test-fault-sim', event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload }) => {
-      published.push(payload);
-    });
+    subjects = await recordPipelineSubjects(stack, `test-fault-sim-${provider}`);
   }, 120_000);
 
   afterAll(async () => {
-    await sub?.drain();
+    await subjects?.sub.drain();
     await stack?.close();
     await sim?.kill();
   });
 
-  const setClock = async (nowMs: number) => {
-    const res = await fetch(`${simUrl}/_sim/clock`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nowMs }) });
-    expect(res.status).toBe(200);
-  };
-  const scenarios = (body?: unknown) =>
-    fetch(`${simUrl}/_sim/accounts/${account}/scenarios`, body === undefined ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
-  /** One faults collection (an internal run of the scheduler's kind); its final status. */
-  const collectFaults = async (): Promise<string> => {
-    const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
-    const intervalEnd = new Date();
-    const result = await lifecycle.createInternal({ connectionId: connection.connectionId, purposes: ['faults'], startFrom: new Date(intervalEnd.getTime() - 60_000), intervalEnd, origin: SCHEDULED_ORIGIN });
-    if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
-    const run = await pollUntil(
-      async () => {
-        const r = await lifecycle.getInternal(result.run.id);
-        return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
-      },
-      { timeoutMs: 90_000, intervalMs: 100, description: `faults run ${result.run.id} settled` },
-    );
-    return run.status;
-  };
+  const setClock = (nowMs: number) => setSimClock(simUrl, nowMs);
+  const collectFaults = () => collectFaultsRun(stack, connection.connectionId);
 
   it('serves on the HTTP feed and the subjects exactly the transitions the simulator’s snapshots imply', async () => {
     const expected: Expected[] = [];
@@ -110,9 +84,9 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     for (let step = 0; step < STEPS; step++) {
       await setClock(START_MS + step * DAY_MS);
       if (step === FAILED_STEP) {
-        expect((await scenarios([{ kind: 'server_errors', requests: 1000, status: 503 }])).status).toBe(200);
+        await setSimScenarios(simUrl, account, [{ kind: 'server_errors', requests: 1000, status: 503 }]);
         expect(await collectFaults()).toBe('failed');
-        expect((await scenarios()).status).toBe(204);
+        await setSimScenarios(simUrl, account);
         continue;
       }
       // What the collector will read now (the clock stands still): the oracle's input.
@@ -136,16 +110,7 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     expect(new Set(opens).size).toBeLessThan(opens.length);
 
     // The HTTP feed, walked with its cursor.
-    const events: { id: string; sequence: number; occurrence_id: string; vehicle_id: string; kind: string; observed_at: string; bootstrap: boolean }[] = [];
-    let cursor: string | undefined;
-    for (;;) {
-      const res = await connection.read(`/v1/connections/${connection.connectionId}/fault-events?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(res.status).toBe(200);
-      const page = res.body as { events: typeof events; nextCursor: string; hasMore: boolean };
-      events.push(...page.events);
-      cursor = page.nextCursor;
-      if (!page.hasMore) break;
-    }
+    const events = await walkPipelineFeed(connection);
     const keys = new Map((await stack.sql<{ id: string; fault_key: string }>(`select id::text as id, fault_key from $faults.fault_occurrence where connection_id = ?::uuid`, [connection.connectionId])).map((r) => [r.id, r.fault_key]));
     const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider, sourceId });
     // Within one step the order is the pipeline's (vehicles in parallel units, clears before opens per vehicle): compare per step and vehicle, in order.
@@ -162,10 +127,7 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
 
     // The subjects: the same transitions, same ids and order.
-    const mine = await pollUntil(() => {
-      const found = published.filter((p) => p.connectionId === connection.connectionId);
-      return found.length >= events.length ? found : undefined;
-    }, { timeoutMs: 15_000, description: 'every transition on the subjects' });
+    const mine = await subjects.of(connection.connectionId, events.length);
     expect(mine.map((p) => [p.transitionId, p.sequence, p.kind])).toEqual(events.map((e) => [e.id, e.sequence, e.kind]));
 
     // Open faults now: exactly the last stored snapshot's codes.

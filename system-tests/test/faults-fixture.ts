@@ -1,15 +1,17 @@
 /**
- * Helpers shared by the fault suites (faults, fault-consumer, fault-scenarios): a connection
+ * Helpers shared by the fault suites (faults, fault-consumer, fault-scenarios, fault-simulator*): a connection
  * projected by the directory and fault-feed with a reader key, fault batches published into
  * fault-feed's ingest consumer as the collectors publish them (waiting for their commit), the
  * whole HTTP feed walked with its cursor, and a recorder of the `fleet.faults` subjects. Every
  * HTTP response is validated against the OpenAPI document (gw.call).
  */
 import { expect } from '@jest/globals';
-import type { Provider } from '@switchyard/domain';
+import { newSyncId, type Provider } from '@switchyard/domain';
 import { EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultRecordV1, type FaultSnapshotV1, type FaultTransitionV1, type MessageHeaders, type Subscription } from '@switchyard/messaging';
 import { pollUntil } from '@switchyard/testing';
+import { SCHEDULED_ORIGIN, SyncLifecycleService } from '@switchyard/sync-orchestrator';
 import { execute } from './gateway-client.js';
+import type { PipelineConnection, PipelineStack } from './pipeline-stack.js';
 import { newUnit, readConnection, readKey } from './reads-fixture.js';
 import type { TestGateway } from './support.js';
 
@@ -29,7 +31,7 @@ export async function faultConnection(gw: TestGateway, provider: Provider = 'sam
   return { connectionId, key: await readKey(gw, [connectionId]) };
 }
 
-/** Publishes one fault batch (snapshots or records, one pass) and waits until fault-feed committed it; returns its batch id. */
+/** Publishes one fault batch (snapshots or records, one pass of its own sync) and waits until fault-feed committed it; returns its batch id. */
 export async function ingestFaults(gw: TestGateway, connectionId: string, provider: Provider, records: FaultSnapshotV1[] | FaultRecordV1[], fetchedAt?: string): Promise<string> {
   const unitId = newUnit();
   const kind = records[0]?.model === 'explicit_records' || (records.length === 0 && provider === 'geotab') ? 'fault_records' : 'fault_snapshots';
@@ -37,7 +39,8 @@ export async function ingestFaults(gw: TestGateway, connectionId: string, provid
     batchId: ingestBatchId({ connectionId, kind, unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
     connectionId,
     provider,
-    syncId: 'sync_01JD0000000000000000000000',
+    // Each call is its own pass (sync): explicit records bootstrap every batch of the first one.
+    syncId: newSyncId(),
     unitId,
     fencingToken: '1',
     kind,
@@ -72,6 +75,17 @@ export async function drainFeed(gw: TestGateway, connectionId: string, headers: 
   }
 }
 
+/** Waits until `published` holds `count` transitions of `connectionId`; those transitions. */
+function transitionsOf(published: readonly FaultTransitionV1[], connectionId: string, count: number, timeoutMs: number): Promise<FaultTransitionV1[]> {
+  return pollUntil(
+    () => {
+      const found = published.filter((p) => p.connectionId === connectionId);
+      return found.length >= count ? found : undefined;
+    },
+    { timeoutMs, description: `${count} transitions of ${connectionId} on the subjects` },
+  );
+}
+
 /** Records every `fleet.faults` message the durable `durable` receives (payload and headers). */
 export async function recordSubjects(gw: TestGateway, durable: string): Promise<{ published: FaultTransitionV1[]; headersOf: Map<string, MessageHeaders>; sub: Subscription; of(connectionId: string, count: number): Promise<FaultTransitionV1[]> }> {
   const published: FaultTransitionV1[] = [];
@@ -80,13 +94,64 @@ export async function recordSubjects(gw: TestGateway, durable: string): Promise<
     published.push(payload);
     headersOf.set(payload.transitionId, { ...headers });
   });
-  const of = (connectionId: string, count: number) =>
-    pollUntil(
-      () => {
-        const found = published.filter((p) => p.connectionId === connectionId);
-        return found.length >= count ? found : undefined;
-      },
-      { timeoutMs: 10_000, description: `${count} transitions of ${connectionId} on the subjects` },
-    );
-  return { published, headersOf, sub, of };
+  return { published, headersOf, sub, of: (connectionId: string, count: number) => transitionsOf(published, connectionId, count, 10_000) };
+}
+
+/** Sets a simulator's clock (SIM_CLOCK_FACTOR 0: it stands still until the next call). */
+export async function setSimClock(simUrl: string, nowMs: number): Promise<void> {
+  const res = await fetch(`${simUrl}/_sim/clock`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nowMs }) });
+  expect(res.status).toBe(200);
+}
+
+/** Sets (`scenarios` given) or clears the scenarios of one simulator account. */
+export async function setSimScenarios(simUrl: string, account: string, scenarios?: unknown[]): Promise<void> {
+  const res = await fetch(
+    `${simUrl}/_sim/accounts/${encodeURIComponent(account)}/scenarios`,
+    scenarios === undefined ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(scenarios) },
+  );
+  expect(res.status).toBe(scenarios === undefined ? 204 : 200);
+}
+
+/**
+ * One faults collection of the pipeline's sync-orchestrator: an internal run of the scheduler's
+ * kind over [startFrom, intervalEnd) (default: the last minute); resolves with its final status.
+ */
+export async function collectFaultsRun(stack: PipelineStack, connectionId: string, window?: { startFrom: Date; intervalEnd: Date }): Promise<string> {
+  const lifecycle = stack.orchestrator.app.get(SyncLifecycleService);
+  const intervalEnd = window?.intervalEnd ?? new Date();
+  const startFrom = window?.startFrom ?? new Date(intervalEnd.getTime() - 60_000);
+  const result = await lifecycle.createInternal({ connectionId, purposes: ['faults'], startFrom, intervalEnd, origin: SCHEDULED_ORIGIN });
+  if (!result.created) throw new Error(`internal run not created: ${result.reason} ${result.detail}`);
+  const run = await pollUntil(
+    async () => {
+      const r = await lifecycle.getInternal(result.run.id);
+      return r?.status === 'completed' || r?.status === 'failed' ? r : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 100, description: `faults run ${result.run.id} settled` },
+  );
+  return run.status;
+}
+
+/** The whole HTTP feed of a pipeline connection, walked with its cursor (each page validated against the OpenAPI document). */
+export async function walkPipelineFeed(connection: PipelineConnection, limit = 7): Promise<FaultEvent[]> {
+  const events: FaultEvent[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const res = await connection.read(`/v1/connections/${connection.connectionId}/fault-events?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    const page = res.body as EventsPage;
+    events.push(...page.events);
+    cursor = page.nextCursor;
+    if (!page.hasMore) return events;
+  }
+}
+
+/** Records every `fleet.faults` payload a new durable consumer on the pipeline's bus receives; `of` waits for `count` of one connection. */
+export async function recordPipelineSubjects(stack: PipelineStack, durable: string): Promise<{ sub: Subscription; of(connectionId: string, count: number): Promise<FaultTransitionV1[]> }> {
+  const published: FaultTransitionV1[] = [];
+  const bus = await stack.bus(durable);
+  const sub = await bus.consume({ durable, event: EVENTS.faultTransition, ackWaitMs: 30_000, maxDeliver: 3, maxAckPending: 256 }, async ({ payload }) => {
+    published.push(payload);
+  });
+  return { sub, of: (connectionId: string, count: number) => transitionsOf(published, connectionId, count, 15_000) };
 }

@@ -1,0 +1,178 @@
+/**
+ * Fault transitions from the Geotab simulator (explicit FaultData records) through the real
+ * pipeline (sync-orchestrator collectors, directory, fault-feed; PostgreSQL + NATS JetStream): a
+ * connection catches up 24 days of history in day-long windowed `faults` passes (internal runs of
+ * the scheduler's kind), the simulator's clock moved to each window's end, the last window ending
+ * now. One pass fails (scenario `server_errors`): nothing is stored, and the next pass collects its
+ * window again (startFrom = the end of the last good window), so no record is lost.
+ *
+ * The expected transitions are derived here, from the records the simulator serves for each good
+ * window (read through the Geotab adapter, the collector's source), by the rules of docs/faults.md
+ * (Model 2) — written from the doc, not a call into fault-derivation.ts: the first record of a key
+ * opens at its dateTime unless it is not later than the key's last clear; a repeat moves
+ * last_observed_at; `dismissDateTime` clears; an occurrence without a repeat for 7 days, measured
+ * against the batch's fetch time (the wall clock of the pass), clears at last_observed_at + 7 days;
+ * the first pass's opens are bootstrap. The history being older than the fetch time, faults of the
+ * first weeks clear by inactivity in the pass that opens them, a repeat before that clear is a late
+ * duplicate, a later record re-opens a new occurrence, and the last week's faults stay open.
+ * The HTTP feed (validated against the OpenAPI document) and the `fleet.faults` subjects must carry
+ * exactly those transitions; the open faults at the end must be the oracle's open set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { vehicleId, type FaultRecord } from '@switchyard/domain';
+import { collectPages, createGeotabAdapter } from '@switchyard/providers';
+import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
+import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
+
+const login = { database: 'switchyard_faults', userName: 'faults@switchyard.example', password: randomBytes(16).toString('hex') };
+const DAY_MS = 86_400_000;
+/** docs/faults.md: an occurrence with no repeat for 7 days clears at last_observed_at + 7 days. */
+const INACTIVITY_MS = 7 * DAY_MS;
+const STEPS = 24;
+/** The first pass reads a longer window, so faults are already present at the first connection. */
+const FIRST_WINDOW_DAYS = 10;
+const FAILED_STEP = 6;
+/** The history ends at a whole minute a little before the test starts. */
+const END_MS = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
+const START_MS = END_MS - (STEPS - 1 + FIRST_WINDOW_DAYS) * DAY_MS;
+
+type Expected = { kind: 'opened' | 'cleared'; vehicle: string; key: string; bootstrap: boolean; at: number; clearedBy: 'dismissed' | 'inactivity_timeout' | null };
+type Open = { openedAt: number; lastObservedAt: number };
+
+/** The doc's Model 2 over the passes, in order: state per (vehicle, key). */
+class ExplicitRecordsOracle {
+  readonly transitions: Expected[] = [];
+  readonly open = new Map<string, Open & { vehicle: string; key: string }>();
+  private readonly lastCleared = new Map<string, number>();
+  private passes = 0;
+
+  /** One successful pass: its records and the interval of wall-clock time its batches were fetched in. */
+  pass(records: readonly FaultRecord[], fetchedFrom: number, fetchedTo: number): void {
+    const bootstrap = this.passes++ === 0;
+    const ordered = [...records].sort((a, b) => Date.parse(a.observedAt) - Date.parse(b.observedAt) || a.sourceId.localeCompare(b.sourceId));
+    for (const r of ordered) {
+      const id = `${r.vehicleSourceId}|${r.faultKey}`;
+      const at = Date.parse(r.observedAt);
+      let occurrence = this.open.get(id);
+      if (occurrence) occurrence.lastObservedAt = Math.max(occurrence.lastObservedAt, at);
+      else if (!(at <= (this.lastCleared.get(id) ?? -Infinity))) {
+        occurrence = { vehicle: r.vehicleSourceId, key: r.faultKey, openedAt: at, lastObservedAt: at };
+        this.open.set(id, occurrence);
+        this.transitions.push({ kind: 'opened', vehicle: r.vehicleSourceId, key: r.faultKey, bootstrap, at, clearedBy: null });
+      }
+      if (occurrence && r.dismissedAt !== null && Date.parse(r.dismissedAt) >= occurrence.openedAt) this.clear(id, Date.parse(r.dismissedAt), 'dismissed');
+    }
+    for (const [id, o] of [...this.open]) {
+      const expires = o.lastObservedAt + INACTIVITY_MS;
+      // The fetch time is known to the batch, not to the test: an expiry inside the pass's fetch interval is ambiguous.
+      if (expires >= fetchedFrom && expires <= fetchedTo) throw new Error(`inactivity expiry of ${id} falls inside a pass; rerun`);
+      if (expires < fetchedFrom) this.clear(id, expires, 'inactivity_timeout');
+    }
+  }
+
+  private clear(id: string, at: number, clearedBy: 'dismissed' | 'inactivity_timeout'): void {
+    const o = this.open.get(id)!;
+    this.open.delete(id);
+    this.lastCleared.set(id, at);
+    this.transitions.push({ kind: 'cleared', vehicle: o.vehicle, key: o.key, bootstrap: false, at, clearedBy });
+  }
+}
+
+describe('fault transitions from the geotab simulator, window by window', () => {
+  let sim: NodeProcess;
+  let simUrl: string;
+  let stack: PipelineStack;
+  let connection: PipelineConnection;
+  let approved: string[];
+  let subjects: Awaited<ReturnType<typeof recordPipelineSubjects>>;
+  /** One adapter (one session: Authenticate is limited to 10 a minute per user). */
+  let oracleAdapter: ReturnType<typeof createGeotabAdapter> | undefined;
+  const adapter = () => (oracleAdapter ??= createGeotabAdapter({ provider: 'geotab', baseUrl: simUrl, credentials: login }));
+
+  beforeAll(async () => {
+    const spawned = await spawnSimulator('geotab', {
+      SIM_VEHICLES: '4',
+      SIM_SEED: 'fault-sim-geotab-1',
+      SIM_CLOCK_FACTOR: '0',
+      SIM_START: new Date(START_MS).toISOString(),
+      GEOTAB_DATABASE: login.database,
+      GEOTAB_USERNAME: login.userName,
+      GEOTAB_PASSWORD: login.password,
+    });
+    sim = spawned.process;
+    simUrl = spawned.url;
+    stack = await PipelineStack.start({ name: 'faultsim-geotab', contexts: ['directory', 'fault-feed'], providerBaseUrls: { geotab: simUrl } });
+    approved = (await collectPages((cursor) => adapter().vehicles(cursor), 100)).items.map((v) => v.sourceId).sort();
+    connection = await stack.connect({
+      provider: 'geotab',
+      credentials: login,
+      config: { purposes: { vehicles: true, groupMemberships: false, trips: false }, approvedVehicleIds: approved, selectedSignals: ['faults'], optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: false } },
+    });
+    subjects = await recordPipelineSubjects(stack, 'test-fault-sim-geotab');
+  }, 120_000);
+
+  afterAll(async () => {
+    await subjects?.sub.drain();
+    await stack?.close();
+    await sim?.kill();
+  });
+
+  it('serves on the HTTP feed and the subjects exactly the transitions the FaultData records imply', async () => {
+    const oracle = new ExplicitRecordsOracle();
+    let collectedTo = START_MS;
+    for (let step = 0; step < STEPS; step++) {
+      const windowEnd = START_MS + (step + FIRST_WINDOW_DAYS) * DAY_MS;
+      await setSimClock(simUrl, windowEnd);
+      const window = { startFrom: new Date(collectedTo), intervalEnd: new Date(windowEnd) };
+      if (step === FAILED_STEP) {
+        await setSimScenarios(simUrl, login.database, [{ kind: 'missing_permission', typeName: 'FaultData' }]);
+        expect(await collectFaultsRun(stack, connection.connectionId, window)).toBe('failed');
+        await setSimScenarios(simUrl, login.database);
+        continue;
+      }
+      // What the collector reads for this window (the clock stands still): the oracle's input.
+      const records = (await collectPages((cursor) => adapter().faults({ from: window.startFrom.toISOString(), to: window.intervalEnd.toISOString(), vehicleSourceIds: approved, cursor }), 1000)).items;
+      const fetchedFrom = Date.now();
+      expect(await collectFaultsRun(stack, connection.connectionId, window)).toBe('completed');
+      oracle.pass(
+        records.filter((r) => r.model === 'explicit_records'),
+        fetchedFrom,
+        Date.now(),
+      );
+      collectedTo = windowEnd;
+    }
+    const expected = oracle.transitions;
+    // The history covers what the rules must: bootstrap opens, inactivity clears, a key re-opened, faults still open.
+    expect(expected.some((e) => e.bootstrap)).toBe(true);
+    expect(expected.some((e) => e.clearedBy === 'inactivity_timeout')).toBe(true);
+    const opens = expected.filter((e) => e.kind === 'opened').map((e) => `${e.vehicle}|${e.key}`);
+    expect(new Set(opens).size).toBeLessThan(opens.length);
+    expect(oracle.open.size).toBeGreaterThan(0);
+
+    const events = await walkPipelineFeed(connection);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    const mine = await subjects.of(connection.connectionId, events.length);
+    // The subjects: the same transitions, same ids and order, and the key and clear reason of each.
+    expect(mine.map((p) => [p.transitionId, p.sequence, p.kind, p.occurrenceId, p.observedAt, p.bootstrap])).toEqual(events.map((e) => [e.id, e.sequence, e.kind, e.occurrence_id, e.observed_at, e.bootstrap]));
+    const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider: 'geotab', sourceId });
+    const row = (r: { kind: string; vehicle: string; key: string; bootstrap: boolean; at: number; clearedBy: string | null }) => `${r.vehicle} ${new Date(r.at).toISOString()} ${r.kind} ${r.key} ${r.clearedBy ?? '-'}${r.bootstrap ? ' bootstrap' : ''}`;
+    const actualRows = mine.map((p) => ({ kind: p.kind, vehicle: p.vehicleId, key: p.faultKey, bootstrap: p.bootstrap, at: Date.parse(p.observedAt), clearedBy: p.clearedBy }));
+    const expectedRows = expected.map((e) => ({ ...e, vehicle: vcl(e.vehicle) }));
+    // Vehicles are collected as parallel units, so passes interleave across vehicles: per vehicle, the
+    // feed's order is the oracle's (a pass's opens in record order, then its clears).
+    const perVehicle = (rows: typeof actualRows) => [...new Set(rows.map((r) => r.vehicle))].sort().map((v) => rows.filter((r) => r.vehicle === v).map(row));
+    expect(perVehicle(actualRows).map((rows) => [...rows].sort())).toEqual(perVehicle(expectedRows).map((rows) => [...rows].sort()));
+    // Each occurrence: opened, then (maybe) cleared, in sequence order.
+    const byOccurrence = new Map<string, string[]>();
+    for (const p of mine) byOccurrence.set(p.occurrenceId, [...(byOccurrence.get(p.occurrenceId) ?? []), p.kind]);
+    for (const kinds of byOccurrence.values()) expect(['opened', 'opened,cleared']).toContain(kinds.join(','));
+
+    // Open faults now: exactly the oracle's open occurrences.
+    const open = await connection.read(`/v1/connections/${connection.connectionId}/faults`);
+    expect(open.status).toBe(200);
+    const openNow = (open.body as { faults: { vehicle_id: string; fault_key: string; opened_at: string }[] }).faults.map((f) => `${f.vehicle_id}|${f.fault_key}|${f.opened_at}`).sort();
+    expect(openNow).toEqual([...oracle.open.values()].map((o) => `${vcl(o.vehicle)}|${o.key}|${new Date(o.openedAt).toISOString()}`).sort());
+  }, 300_000);
+});
