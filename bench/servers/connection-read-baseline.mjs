@@ -12,7 +12,7 @@
  * The pool has 10 connections, MikroORM's default in libs/persistence (createOrm poolMax).
  * The token rules are copied from apps/gateway/src/services/credential-format.ts and the status
  * rules from auth/auth.service.ts; error bodies are simplified (the benchmark checks only their status).
- * The token parsing, hash check, `send` and `listenOnLoopback` are exported for the other bare servers (stored-read-baseline.mjs).
+ * The token parsing, hash check, `send`, `serveOnLoopback` and `listenOnLoopback` are exported for the other bare servers.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -82,10 +82,20 @@ export async function start(fixture) {
     return send(res, 200, body);
   }
 
+  return serveOnLoopback('baseline', handle, (res) => fail(res, 500, 'internal_error'), () => pool.end());
+}
+
+/** Listens on an ephemeral loopback port; `close` drops open connections and waits for the server. */
+/**
+ * A bare server's request loop on loopback: `handle(req, res)` per request; a handler that throws
+ * answers `internalError(res)` (or drops the socket once headers went out); `close` stops listening,
+ * then runs `release` (the pool).
+ */
+export async function serveOnLoopback(label, handle, internalError, release) {
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
-      console.error('baseline request failed:', error.message);
-      if (!res.headersSent) fail(res, 500, 'internal_error');
+      console.error(`${label} request failed:`, error.message);
+      if (!res.headersSent) internalError(res);
       else res.destroy();
     });
   });
@@ -94,12 +104,11 @@ export async function start(fixture) {
     url: listening.url,
     async close() {
       await listening.close();
-      await pool.end();
+      await release();
     },
   };
 }
 
-/** Listens on an ephemeral loopback port; `close` drops open connections and waits for the server. */
 export async function listenOnLoopback(server) {
   await new Promise((resolve, reject) => {
     server.once('error', reject);

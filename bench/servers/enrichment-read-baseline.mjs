@@ -6,9 +6,8 @@
  * product rows) and building the VehicleProfile JSON in SQL. No Nest, no MikroORM, no zod, no
  * NATS, no logging, no metrics.
  */
-import http from 'node:http';
 import pg from 'pg';
-import { consumerKeyFrom, listenOnLoopback, matches, send } from './connection-read-baseline.mjs';
+import { consumerKeyFrom, matches, send, serveOnLoopback } from './connection-read-baseline.mjs';
 
 const POOL_MAX = 10;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -55,19 +54,5 @@ export async function start(fixture) {
     return send(res, 200, found.body);
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('enrichment baseline request failed:', error.message);
-      if (!res.headersSent) fail(res, 500, 'internal_error');
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    async close() {
-      await listening.close();
-      await pool.end();
-    },
-  };
+  return serveOnLoopback('enrichment baseline', handle, (res) => fail(res, 500, 'internal_error'), () => pool.end());
 }

@@ -8,10 +8,9 @@
  * events JSON in SQL with limit + 1 rows for `hasMore`. Only `?limit` and `?cursor` are read.
  * No Nest, no MikroORM, no zod, no NATS, no logging, no metrics.
  */
-import http from 'node:http';
 import pg from 'pg';
 import { decodeCursor, encodeCursor } from '@switchyard/contracts';
-import { consumerKeyFrom, listenOnLoopback, matches, send } from './connection-read-baseline.mjs';
+import { consumerKeyFrom, matches, send, serveOnLoopback } from './connection-read-baseline.mjs';
 
 const POOL_MAX = 10;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -78,19 +77,5 @@ export async function start(fixture) {
     return send(res, 200, { events: page.events.map((e) => ({ ...e, sequence: Number(e.sequence) })), nextCursor: encodeCursor({ s: last }, binding, { ...keys, now: Date.now() }), hasMore: page.has_more });
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('fault-feed baseline request failed:', error.message);
-      if (!res.headersSent) fail(res, 500, 'internal_error');
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    async close() {
-      await listening.close();
-      await pool.end();
-    },
-  };
+  return serveOnLoopback('fault-feed baseline', handle, (res) => fail(res, 500, 'internal_error'), () => pool.end());
 }

@@ -14,10 +14,9 @@
  * odometer only; it does not evaluate visibility rules or optional-metric coverage.
  * No Nest, no MikroORM, no zod, no logging, no metrics.
  */
-import http from 'node:http';
 import pg from 'pg';
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
-import { consumerKeyFrom, listenOnLoopback, matches, send } from './connection-read-baseline.mjs';
+import { consumerKeyFrom, matches, send, serveOnLoopback } from './connection-read-baseline.mjs';
 import { signCursor } from './stored-read-baseline.mjs';
 
 const POOL_MAX = 10;
@@ -141,19 +140,5 @@ export async function start(fixture) {
     return locations(res, connectionId, new URLSearchParams(l[2] ?? ''));
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('telemetry-read baseline request failed:', error.message);
-      if (!res.headersSent) fail(res, 500, 'internal_error');
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    async close() {
-      await listening.close();
-      await pool.end();
-    },
-  };
+  return serveOnLoopback('telemetry-read baseline', handle, (res) => fail(res, 500, 'internal_error'), () => pool.end());
 }

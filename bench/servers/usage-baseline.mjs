@@ -12,10 +12,9 @@
  * counters (no engine-state fallback, no idle counter, no visibility rules); the fleet page is the
  * first `limit` approved vehicles in id order. No Nest, no MikroORM, no zod, no logging, no metrics.
  */
-import http from 'node:http';
 import pg from 'pg';
 import { vehicleId } from '@switchyard/domain';
-import { consumerKeyFrom, listenOnLoopback, matches, send } from './connection-read-baseline.mjs';
+import { consumerKeyFrom, matches, send, serveOnLoopback } from './connection-read-baseline.mjs';
 
 const POOL_MAX = 10;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -142,19 +141,5 @@ export async function start(fixture) {
     return sendOnce(res, { window: { startTime: window.startTime, endTime: window.endTime }, vehicles: await figures(connectionId, page, window), nextCursor: ids.length > limit ? 'more' : null });
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error('usage baseline request failed:', error.message);
-      if (!res.headersSent) fail(res, 500, 'internal_error');
-      else res.destroy();
-    });
-  });
-  const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    async close() {
-      await listening.close();
-      await pool.end();
-    },
-  };
+  return serveOnLoopback('usage baseline', handle, (res) => fail(res, 500, 'internal_error'), () => pool.end());
 }
