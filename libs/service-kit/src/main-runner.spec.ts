@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from './config.js';
-import { parseMainEnv } from './main-runner.js';
+import { parseMainEnv, shutdownWithin } from './main-runner.js';
 
 const gateway = { portVariable: 'PORT', defaultPort: 3000, defaultHost: '127.0.0.1', metricsPort: { variable: 'METRICS_PORT', defaultPort: 9464 } } as const;
 const context = { portVariable: 'HEALTH_PORT', defaultPort: 3102 } as const;
@@ -60,5 +60,23 @@ describe('parseMainEnv', () => {
       'NATS_TLS_CERT_FILE: no readable file at that path',
       'NATS_TLS_KEY_FILE: required with NATS_TLS_CERT_FILE',
     ]);
+  });
+});
+
+describe('shutdownWithin (SHUTDOWN_DEADLINE_MS)', () => {
+  const quiet = { error: () => undefined };
+
+  it('exits 0 when the orderly shutdown finishes in time', async () => {
+    await expect(shutdownWithin(1_000, () => new Promise((resolve) => setTimeout(resolve, 20)), quiet)).resolves.toBe(0);
+  });
+
+  it('exits 1 at the deadline when the shutdown hangs (mutation tried: no deadline race → the test times out)', async () => {
+    const startedAt = Date.now();
+    await expect(shutdownWithin(200, () => new Promise<void>(() => undefined), quiet)).resolves.toBe(1);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+  });
+
+  it('exits 1 when the shutdown fails', async () => {
+    await expect(shutdownWithin(1_000, () => Promise.reject(new Error('drain failed')), quiet)).resolves.toBe(1);
   });
 });

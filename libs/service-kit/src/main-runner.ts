@@ -13,6 +13,7 @@ import type { RunningService, ServiceDefinition, StartOptions } from './bootstra
 import { startService } from './bootstrap.js';
 import { baseEnvSchema, checkNatsEnv, ConfigError, loadConfig, natsAuth } from './config.js';
 import { createLogger } from './logger.js';
+import type { Logger } from './logger.js';
 
 export interface MainOptions {
   /** Which variable holds the HTTP port: PORT (gateway) or HEALTH_PORT (contexts). */
@@ -108,21 +109,37 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal, deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutting down');
-    // A drain that hangs (a handler stuck on a dead dependency) must not keep the process: past the
-    // deadline it exits 1; unsettled messages are redelivered after their ack wait.
-    setTimeout(() => {
-      logger.error({ deadlineMs: env.SHUTDOWN_DEADLINE_MS }, 'shutdown deadline passed: exiting');
-      process.exit(1);
-    }, env.SHUTDOWN_DEADLINE_MS).unref();
-    try {
+    process.exit(await shutdownWithin(env.SHUTDOWN_DEADLINE_MS, async () => {
       await running.close();
       await bus.close();
-      process.exit(0);
-    } catch (error) {
-      logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
+    }, logger));
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Runs an orderly shutdown and returns the exit code: 0 when `close` finished, 1 when it failed or
+ * did not finish within `deadlineMs` (a drain stuck on a dead dependency must not keep the process:
+ * unsettled messages are redelivered after their ack wait).
+ */
+export async function shutdownWithin(deadlineMs: number, close: () => Promise<void>, logger: Pick<Logger, 'error'>): Promise<0 | 1> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), deadlineMs);
+    timer.unref();
+  });
+  try {
+    const outcome = await Promise.race([close().then(() => 'closed' as const), deadline]);
+    if (outcome === 'deadline') {
+      logger.error({ deadlineMs }, 'shutdown deadline passed: exiting');
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'shutdown failed');
+    return 1;
+  } finally {
+    clearTimeout(timer);
+  }
 }
