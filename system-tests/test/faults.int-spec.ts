@@ -44,6 +44,23 @@ describe('fault reads over HTTP', () => {
   const get = (path: string, headers: Record<string, string>) => gw.call('GET', path, { headers });
   const drain = (connectionId: string, headers: Record<string, string>, cursor?: string, limit = 2) => drainFeed(gw, connectionId, headers, cursor, limit);
 
+  it('keeps the J1939 occurrence count of the latest observation in the stored occurrence and the subject payload', async () => {
+    const { connectionId } = await connection();
+    const counted = (minute: number, count: number | undefined): FaultSnapshotV1 => ({
+      ...snapshot('v1', minute, []),
+      active: [{ faultKey: 'j1939:0:spn100:fmi1', code: 'SPN 100 FMI 1', description: null, ...(count === undefined ? {} : { occurrenceCount: count }) }],
+    });
+    await ingestFaults(connectionId, [counted(0, 1)]);
+    await ingestFaults(connectionId, [counted(1, 4)]);
+    await ingestFaults(connectionId, [counted(2, undefined)]); // a snapshot without a count keeps the last one
+    const [open] = await faultSql<{ id: string; structured: unknown }>(gw, `select id::text as id, structured from $faults.fault_occurrence where connection_id = ?::uuid`, [connectionId]);
+    expect(open!.structured).toEqual({ standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0, occurrenceCount: 4 });
+    await ingestFaults(connectionId, [snapshot('v1', 3, [])]);
+    const [opened, cleared] = await subjects.of(connectionId, 2);
+    expect([opened!.kind, opened!.structured]).toEqual(['opened', { standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0, occurrenceCount: 1 }]);
+    expect([cleared!.kind, cleared!.structured]).toEqual(['cleared', { standard: 'j1939', spn: 100, fmi: 1, sourceAddress: 0, occurrenceCount: 4 }]);
+  });
+
   it('lists the open faults, paged in the order they opened', async () => {
     const { connectionId, key } = await connection();
     const empty = await get(`/v1/connections/${connectionId}/faults`, key.headers);

@@ -243,6 +243,17 @@ describe('buildFaultSnapshots', () => {
     expect(snaps[0].active[0].code).toBe('SPN 110 FMI 0');
     expect(snaps[0].active[0].description).toBe('Engine Coolant Temperature — Data valid but above normal operating range');
     expect(snaps[0].model).toBe('complete_snapshot');
+    // occurrence_count null (as Motive documents it): no count.
+    expect(snaps[0].active.map((a) => a.occurrenceCount)).toEqual([undefined, undefined]);
+  });
+
+  it('carries a J1939 code\'s occurrence_count when Motive reports one (not an OBD-II one\'s)', () => {
+    const items = parse('fault-codes', 'open-and-reopened').items.map((f) => ({ ...f, occurrence_count: 4 }));
+    const [snap] = buildFaultSnapshots(items, { observedAt: FETCHED, fetchedAt: FETCHED }, noSkip);
+    expect(snap?.active.map((a) => [a.faultKey, a.occurrenceCount])).toEqual([
+      ['j1939:spn110:fmi0', 4],
+      ['obdii:P0420', undefined],
+    ]);
   });
 
   it('gives every requested vehicle a snapshot; a code of unknown status withholds only its vehicle\'s snapshot, reported as skipped', () => {

@@ -200,7 +200,7 @@ describe('faults', () => {
     const [snap] = page('stats-snapshot', 'reference-example').flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, noSkip));
     expect(snap).toMatchObject({ model: 'complete_snapshot', vehicleSourceId: '281474976710658', observedAt: '2024-09-01T07:15:00.000Z' });
     expect(snap?.active).toEqual([
-      { faultKey: 'j1939:0:spn3226:fmi2', code: 'SPN 3226 FMI 2', description: 'Aftertreatment 1 Outlet NOx: Data erratic' },
+      { faultKey: 'j1939:0:spn3226:fmi2', code: 'SPN 3226 FMI 2', description: 'Aftertreatment 1 Outlet NOx: Data erratic', occurrenceCount: 3 },
       { faultKey: 'obdii:7:P0420:confirmed', code: 'P0420', description: 'Catalyst efficiency below threshold' },
       { faultKey: 'obdii:7:300:pending', code: '300', description: null },
       { faultKey: 'oem:CA2387', code: 'CA2387', description: 'KVGT Servo Error' },

@@ -7,7 +7,8 @@
  * - Motive J1939 `j1939:spn<spn>:fmi<fmi>`, OBD-II `obdii:<dtc>` (network `obdii`), other networks none;
  * - Geotab `<device>|<diagnostic>|<failure mode or NoFailureModeId>|<controller or ControllerNoneId>`.
  * A key outside these grammars has no structure (null), never a guessed one. The J1939 occurrence
- * count is not in the key (the adapters do not carry it yet).
+ * count is not in the key: it comes with each observation (`occurrenceCount`, the latest one seen)
+ * and is added to a J1939 structure when known.
  */
 import type { Provider } from '@switchyard/domain';
 import type { StructuredFaultCodeV1 } from '@switchyard/messaging';
@@ -17,7 +18,12 @@ const SAMSARA_OBDII = /^obdii:(?:na|\d{1,3}):([^:]+):(confirmed|pending|permanen
 const MOTIVE_J1939 = /^j1939:spn(\d{1,7}):fmi(\d{1,2})$/;
 const MOTIVE_OBDII = /^obdii:([^:]+)$/;
 
-export function structuredCode(provider: Provider, faultKey: string): StructuredFaultCodeV1 | null {
+export function structuredCode(provider: Provider, faultKey: string, occurrenceCount: number | null = null): StructuredFaultCodeV1 | null {
+  const code = keyStructure(provider, faultKey);
+  return code?.standard === 'j1939' && occurrenceCount !== null ? { ...code, occurrenceCount } : code;
+}
+
+function keyStructure(provider: Provider, faultKey: string): StructuredFaultCodeV1 | null {
   if (provider === 'geotab') {
     const parts = faultKey.split('|');
     if (parts.length !== 4 || parts.some((p) => p === '')) return null;

@@ -1,7 +1,7 @@
 /** The fault derivation rules, one scenario each, without a database. */
 import { describe, expect, it } from '@jest/globals';
 import type { FaultRecordV1, FaultSnapshotV1 } from '@switchyard/messaging';
-import { INACTIVITY_TIMEOUT_MS, deriveFromRecords, deriveFromSnapshots, type FaultState } from './fault-derivation.js';
+import { INACTIVITY_TIMEOUT_MS, deriveFromRecords, deriveFromSnapshots, occurrenceKey, type FaultState } from './fault-derivation.js';
 
 const empty = (): FaultState => ({ open: new Map(), watch: new Map(), lastCleared: new Map() });
 const snap = (observedAt: string, keys: string[]): FaultSnapshotV1 => ({
@@ -40,6 +40,21 @@ describe('deriveFromSnapshots', () => {
     const state = empty();
     state.watch.set('vehicle:v1', '2026-03-01T12:00:00.000Z');
     expect(deriveFromSnapshots(state, [snap('2026-03-01T12:00:00.000Z', ['x']), snap('2026-03-01T09:00:00.000Z', ['y'])]).transitions).toEqual([]);
+  });
+});
+
+describe('occurrence count', () => {
+  it('keeps the count of the latest observation that reported one', () => {
+    const state = empty();
+    const j = (count?: number) => ({ faultKey: 'j', code: 'J', description: null, ...(count === undefined ? {} : { occurrenceCount: count }) });
+    const first = deriveFromSnapshots(state, [{ ...snap('2026-03-01T10:00:00.000Z', []), active: [j(2)] }]);
+    expect(first.changed[0]?.occurrenceCount).toBe(2);
+    const occurrence = first.changed[0]!;
+    state.open.set(occurrenceKey('v1', 'j'), occurrence);
+    deriveFromSnapshots(state, [{ ...snap('2026-03-01T11:00:00.000Z', []), active: [j(5)] }]);
+    expect(occurrence.occurrenceCount).toBe(5);
+    deriveFromSnapshots(state, [{ ...snap('2026-03-01T12:00:00.000Z', []), active: [j()] }]);
+    expect(occurrence.occurrenceCount).toBe(5);
   });
 });
 

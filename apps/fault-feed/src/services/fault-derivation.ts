@@ -41,6 +41,8 @@ export interface Occurrence {
   clearedAt: string | null;
   clearedBy: ClearedBy | null;
   bootstrap: boolean;
+  /** The J1939 occurrence count of the latest observation that reported one; null when none did. */
+  occurrenceCount: number | null;
 }
 
 export interface TransitionDraft {
@@ -78,16 +80,17 @@ class Recorder {
   readonly watch = new Map<string, string>();
   constructor(private readonly state: FaultState) {}
 
-  open(model: Occurrence['model'], vehicleSourceId: string, code: { faultKey: string; code: string; description: string | null }, at: string, bootstrap: boolean) {
-    const occurrence: Occurrence = { id: randomUUID(), vehicleSourceId, ...code, model, openedAt: at, lastObservedAt: at, clearedAt: null, clearedBy: null, bootstrap };
+  open(model: Occurrence['model'], vehicleSourceId: string, code: { faultKey: string; code: string; description: string | null; occurrenceCount?: number }, at: string, bootstrap: boolean) {
+    const occurrence: Occurrence = { id: randomUUID(), vehicleSourceId, ...code, model, openedAt: at, lastObservedAt: at, clearedAt: null, clearedBy: null, bootstrap, occurrenceCount: code.occurrenceCount ?? null };
     this.state.open.set(occurrenceKey(vehicleSourceId, code.faultKey), occurrence);
     this.changed.set(occurrence.id, occurrence);
     this.transitions.push({ occurrence, kind: 'opened', observedAt: at, bootstrap, clearedBy: null });
   }
 
-  seen(occurrence: Occurrence, at: string) {
+  seen(occurrence: Occurrence, at: string, occurrenceCount: number | undefined) {
     if (ms(at) <= ms(occurrence.lastObservedAt)) return;
     occurrence.lastObservedAt = at;
+    if (occurrenceCount !== undefined) occurrence.occurrenceCount = occurrenceCount;
     this.changed.set(occurrence.id, occurrence);
   }
 
@@ -116,7 +119,7 @@ export function deriveFromSnapshots(state: FaultState, snapshots: readonly Fault
     const active = new Map(snapshot.active.map((c) => [c.faultKey, c]));
     for (const occurrence of [...state.open.values()]) {
       if (occurrence.vehicleSourceId !== snapshot.vehicleSourceId) continue;
-      if (active.has(occurrence.faultKey)) rec.seen(occurrence, snapshot.observedAt);
+      if (active.has(occurrence.faultKey)) rec.seen(occurrence, snapshot.observedAt, active.get(occurrence.faultKey)?.occurrenceCount);
       else rec.clear(occurrence, snapshot.observedAt, 'snapshot_absent');
     }
     for (const code of active.values()) {
@@ -140,7 +143,7 @@ export function deriveFromRecords(state: FaultState, records: readonly FaultReco
   for (const record of ordered) {
     const key = occurrenceKey(record.vehicleSourceId, record.faultKey);
     let occurrence = state.open.get(key);
-    if (occurrence) rec.seen(occurrence, record.observedAt);
+    if (occurrence) rec.seen(occurrence, record.observedAt, record.occurrenceCount);
     else {
       const cleared = state.lastCleared.get(key);
       if (cleared === undefined || ms(record.observedAt) > ms(cleared)) {

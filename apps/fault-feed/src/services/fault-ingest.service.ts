@@ -48,7 +48,7 @@ export class FaultIngestService {
           observedAt: new Date(d.observedAt).toISOString(),
           clearedBy: d.clearedBy,
           bootstrap: d.bootstrap,
-          structured: structuredCode(provider, d.occurrence.faultKey),
+          structured: structuredCode(provider, d.occurrence.faultKey, d.occurrence.occurrenceCount),
         });
         return { id, connection_id: connectionId, sequence: first + i, occurrence_id: d.occurrence.id, kind: d.kind, observed_at: d.observedAt, bootstrap: d.bootstrap, payload };
       });

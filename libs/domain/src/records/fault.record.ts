@@ -11,6 +11,11 @@ export interface FaultCode {
   readonly faultKey: string;
   readonly code: string;
   readonly description: string | null;
+  /**
+   * J1939 occurrence count as the provider reports it for this observation (Samsara j1939
+   * `occurrenceCount`, Motive `occurrence_count`); absent when not reported. Not part of the identity.
+   */
+  readonly occurrenceCount?: number;
 }
 
 export interface FaultSnapshot {

@@ -143,7 +143,7 @@ export const observationV1 = z.discriminatedUnion('metric', [
   obs('engineState', z.object({ state: z.enum(ENGINE_STATES) }).strict()),
 ]);
 
-const faultCode = { faultKey: z.string().min(1).max(1024), code: z.string().min(1), description: z.string().nullable() };
+const faultCode = { faultKey: z.string().min(1).max(1024), code: z.string().min(1), description: z.string().nullable(), occurrenceCount: z.number().int().min(0).optional() };
 
 export const faultSnapshotV1 = z
   .object({

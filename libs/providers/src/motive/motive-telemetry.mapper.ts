@@ -221,7 +221,9 @@ export function buildFaultSnapshots(
     if (open === undefined && !withheld.has(vehicleId)) withheld.set(vehicleId, `fault_code ${f.id}: unknown status ${JSON.stringify(f.status.slice(0, 32))}`);
     if (!open) continue;
     const parts = [f.code_description, f.fmi_description].flatMap((w) => (w.kind === 'value' && w.value.trim() !== '' ? [w.value.trim()] : []));
-    active.set(faultKeyOf(f), { faultKey: faultKeyOf(f), code: faultCodeOf(f), description: parts.length > 0 ? parts.join(' — ') : null });
+    const count = f.occurrence_count;
+    const occurrenceCount = faultKeyOf(f).startsWith('j1939:') && typeof count === 'number' && Number.isInteger(count) && count >= 0 ? { occurrenceCount: count } : {};
+    active.set(faultKeyOf(f), { faultKey: faultKeyOf(f), code: faultCodeOf(f), description: parts.length > 0 ? parts.join(' — ') : null, ...occurrenceCount });
   }
   const unattributed = opts.unreadable?.find((r) => r.sourceId === null);
   for (const record of opts.unreadable ?? []) {

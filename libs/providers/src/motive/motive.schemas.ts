@@ -191,6 +191,7 @@ export const faultCodeSchema = z.object({
   network: z.string().nullish(),
   fmi: z.union([z.number(), z.string()]).nullish(),
   fmi_description: str(),
+  occurrence_count: z.number().nullish(),
   first_observed_at: str(),
   last_observed_at: str(),
   vehicle: embeddedVehicleSchema,

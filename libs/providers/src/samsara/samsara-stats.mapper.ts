@@ -156,7 +156,8 @@ export function faultCodesOf(point: SamsaraFaultCodesPoint): FaultCode[] | undef
   const codes = new Map<string, FaultCode>();
   for (const d of point.j1939?.diagnosticTroubleCodes ?? []) {
     const description = [d.spnDescription, d.fmiDescription].filter((s): s is string => !!s).join(': ') || null;
-    codes.set(`j1939:${d.txId ?? 'na'}:spn${d.spnId}:fmi${d.fmiId}`, { faultKey: `j1939:${d.txId ?? 'na'}:spn${d.spnId}:fmi${d.fmiId}`, code: `SPN ${d.spnId} FMI ${d.fmiId}`, description });
+    const occurrenceCount = d.occurrenceCount !== undefined && Number.isInteger(d.occurrenceCount) && d.occurrenceCount >= 0 ? { occurrenceCount: d.occurrenceCount } : {};
+    codes.set(`j1939:${d.txId ?? 'na'}:spn${d.spnId}:fmi${d.fmiId}`, { faultKey: `j1939:${d.txId ?? 'na'}:spn${d.spnId}:fmi${d.fmiId}`, code: `SPN ${d.spnId} FMI ${d.fmiId}`, description, ...occurrenceCount });
   }
   for (const group of point.obdii?.diagnosticTroubleCodes ?? []) {
     for (const kind of ['confirmed', 'pending', 'permanent'] as const) {

@@ -26,6 +26,7 @@ interface OccurrenceRow {
   opened_at: string;
   last_observed_at: string;
   bootstrap: boolean;
+  occurrence_count: number | null;
 }
 
 const isoCol = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${c}`;
@@ -54,7 +55,8 @@ export class FaultRepository {
     const t = tableNamer(em);
     const open = await query<OccurrenceRow>(
       em,
-      `select id, vehicle_source_id, fault_key, code, description, model, ${isoCol('opened_at')}, ${isoCol('last_observed_at')}, bootstrap
+      `select id, vehicle_source_id, fault_key, code, description, model, ${isoCol('opened_at')}, ${isoCol('last_observed_at')}, bootstrap,
+              (structured->>'occurrenceCount')::int as occurrence_count
          from ${t('fault_occurrence')} where connection_id = ?::uuid and model = ? and cleared_at is null
         order by opened_at, vehicle_source_id, fault_key`,
       [connectionId, model],
@@ -79,7 +81,7 @@ export class FaultRepository {
       open: new Map(
         open.map((r) => [
           occurrenceKey(r.vehicle_source_id, r.fault_key),
-          { id: r.id, vehicleSourceId: r.vehicle_source_id, faultKey: r.fault_key, code: r.code, description: r.description, model: r.model, openedAt: r.opened_at, lastObservedAt: r.last_observed_at, clearedAt: null, clearedBy: null, bootstrap: r.bootstrap },
+          { id: r.id, vehicleSourceId: r.vehicle_source_id, faultKey: r.fault_key, code: r.code, description: r.description, model: r.model, openedAt: r.opened_at, lastObservedAt: r.last_observed_at, clearedAt: null, clearedBy: null, bootstrap: r.bootstrap, occurrenceCount: r.occurrence_count },
         ]),
       ),
       watch: new Map(watch.map((w) => [w.scope, w.last_observed_at])),
@@ -103,7 +105,7 @@ export class FaultRepository {
       cleared_at: o.clearedAt,
       cleared_by: o.clearedBy,
       bootstrap: o.bootstrap,
-      structured: structuredCode(provider, o.faultKey),
+      structured: structuredCode(provider, o.faultKey, o.occurrenceCount),
     }));
     await query(
       em,
@@ -112,7 +114,7 @@ export class FaultRepository {
          from json_to_recordset(?::json) as r(id uuid, model text, vehicle_id text, vehicle_source_id text, fault_key text, code text, description text,
               opened_at timestamptz, last_observed_at timestamptz, cleared_at timestamptz, cleared_by text, bootstrap boolean, structured jsonb)
         order by r.id
-       on conflict (id) do update set last_observed_at = excluded.last_observed_at, cleared_at = excluded.cleared_at, cleared_by = excluded.cleared_by`,
+       on conflict (id) do update set last_observed_at = excluded.last_observed_at, cleared_at = excluded.cleared_at, cleared_by = excluded.cleared_by, structured = excluded.structured`,
       [connectionId, provider, JSON.stringify(rows)],
     );
   }
