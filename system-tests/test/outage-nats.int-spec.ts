@@ -30,9 +30,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close().catch(() => undefined);
-  await nats?.destroy();
-});
+  try {
+    await gw?.close().catch(() => undefined);
+  } finally {
+    await nats?.destroy();
+  }
+}, 120_000);
 
 async function readyz(): Promise<{ status: number; body: { checks?: { bus?: boolean } } }> {
   const response = await fetch(`${gw.internalUrl}/readyz`);

@@ -54,10 +54,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await dlqSub?.drain().catch(() => undefined);
-  await gw?.close().catch(() => undefined);
-  await pg?.destroy();
-});
+  try {
+    await dlqSub?.drain().catch(() => undefined);
+    await gw?.close().catch(() => undefined);
+  } finally {
+    await pg?.destroy();
+  }
+}, 120_000);
 
 /** Every documented operation, path parameters filled with a placeholder. */
 function operations(): { method: string; path: string }[] {

@@ -49,11 +49,15 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await stack?.close().catch(() => undefined);
-  await simulator?.kill();
-  await nats?.destroy();
-  await pg?.destroy();
-});
+  // The owned servers go whatever happens before (a hook that timed out would leave them running).
+  try {
+    await stack?.close().catch(() => undefined);
+    await simulator?.kill();
+  } finally {
+    await nats?.destroy();
+    await pg?.destroy();
+  }
+}, 120_000);
 
 describe('restarts under load', () => {
   it('loses no acknowledged data, answers 503 with Retry-After meanwhile and recovers within 10 s', async () => {

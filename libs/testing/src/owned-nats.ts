@@ -67,6 +67,8 @@ export async function startOwnedNats(): Promise<OwnedNats> {
       return destroyed;
     },
   };
+  // A test process that ends without destroy() still kills it.
+  process.once('exit', () => child?.kill('SIGKILL'));
   try {
     await owned.start();
   } catch (error) {

@@ -6,7 +6,7 @@
  * /usr/lib/postgresql/<version>/bin, or PG_BIN_DIR). As root, the cluster runs as the `postgres`
  * user (PostgreSQL refuses root). Measured here: initdb about 1 s, start about 0.2 s.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -74,6 +74,18 @@ export async function startOwnedPostgres(): Promise<OwnedPostgres> {
       return destroyed;
     },
   };
+  // A test process that ends without destroy() (a timed-out hook, a killed worker) still stops it.
+  const stopOnExit = () => {
+    if (!running) return;
+    const args = ['-D', data, '-m', 'immediate', '-w', 'stop'];
+    try {
+      if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args], { stdio: 'ignore' });
+      else execFileSync(path.join(bin, 'pg_ctl'), args, { stdio: 'ignore' });
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', stopOnExit);
   try {
     await owned.start();
   } catch (error) {
