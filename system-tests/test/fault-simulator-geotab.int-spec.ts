@@ -164,6 +164,8 @@ describe('fault transitions from the geotab simulator, window by window', () => 
     // feed's order is the oracle's (a pass's opens in record order, then its clears).
     const perVehicle = (rows: typeof actualRows) => [...new Set(rows.map((r) => r.vehicle))].sort().map((v) => rows.filter((r) => r.vehicle === v).map(row));
     expect(perVehicle(actualRows).map((rows) => [...rows].sort())).toEqual(perVehicle(expectedRows).map((rows) => [...rows].sort()));
+    // The structured code travels the whole way (adapter, collector batch, fault-feed, payload): the simulator's FaultData `count` is always 1.
+    for (const p of mine) expect(p.structured).toMatchObject({ standard: 'geotab', diagnosticId: p.faultKey.split('|')[1], occurrenceCount: 1 });
     // Each occurrence: opened, then (maybe) cleared, in sequence order.
     const byOccurrence = new Map<string, string[]>();
     for (const p of mine) byOccurrence.set(p.occurrenceId, [...(byOccurrence.get(p.occurrenceId) ?? []), p.kind]);

@@ -60,7 +60,7 @@ export const faultTransitionConsumerV1 = faultTransitionV1
       .nullable()
       .optional()
       .describe(
-        'The code\'s structure where the provider gives it, null when it has none: `{standard: "j1939", spn, fmi, sourceAddress, occurrenceCount?}` (occurrenceCount: the provider\'s J1939 occurrence count at the latest observation, absent when never reported), `{standard: "obdii", dtc, status}` (status confirmed, pending, permanent or null), `{standard: "geotab", diagnosticId, failureModeId, controllerId}`. More standards and members may be added (additive).',
+        'The code\'s structure where the provider gives it, null when it has none: `{standard: "j1939", spn, fmi, sourceAddress, occurrenceCount?}` (occurrenceCount: the provider\'s J1939 occurrence count at the latest observation, absent when never reported), `{standard: "obdii", dtc, status}` (status confirmed, pending, permanent or null), `{standard: "geotab", diagnosticId, failureModeId, controllerId, occurrenceCount?}` (FaultData `count`). More standards and members may be added (additive).',
       ),
   })
   .loose()

@@ -232,6 +232,7 @@ describe('mapFault', () => {
       providerState: 'Active',
       dismissedAt: null,
       fetchedAt: ctx.fetchedAt,
+      occurrenceCount: 1,
     });
   });
 

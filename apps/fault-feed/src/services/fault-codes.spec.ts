@@ -10,9 +10,10 @@ describe('structuredCode', () => {
     expect(structuredCode('samsara', 'oem:ENG-42')).toBeNull();
   });
 
-  it('adds the J1939 occurrence count when one was reported, to J1939 codes only', () => {
+  it('adds the occurrence count when one was reported, to J1939 and Geotab codes only', () => {
     expect(structuredCode('samsara', 'j1939:0:spn110:fmi0', 3)).toEqual({ standard: 'j1939', spn: 110, fmi: 0, sourceAddress: 0, occurrenceCount: 3 });
     expect(structuredCode('motive', 'j1939:spn110:fmi1', 0)).toEqual({ standard: 'j1939', spn: 110, fmi: 1, sourceAddress: null, occurrenceCount: 0 });
+    expect(structuredCode('geotab', 'b1|aXyz|aFm1|aCtl', 7)).toEqual({ standard: 'geotab', diagnosticId: 'aXyz', failureModeId: 'aFm1', controllerId: 'aCtl', occurrenceCount: 7 });
     expect(structuredCode('samsara', 'obdii:7:P0420:confirmed', 3)).toEqual({ standard: 'obdii', dtc: 'P0420', status: 'confirmed' });
     expect(structuredCode('samsara', 'j1939:0:spn110:fmi0', null)).toEqual({ standard: 'j1939', spn: 110, fmi: 0, sourceAddress: 0 });
   });

@@ -8,7 +8,7 @@
  * - Geotab `<device>|<diagnostic>|<failure mode or NoFailureModeId>|<controller or ControllerNoneId>`.
  * A key outside these grammars has no structure (null), never a guessed one. The J1939 occurrence
  * count is not in the key: it comes with each observation (`occurrenceCount`, the latest one seen)
- * and is added to a J1939 structure when known.
+ * and is added to a J1939 or Geotab structure when known (Geotab FaultData `count`).
  */
 import type { Provider } from '@switchyard/domain';
 import type { StructuredFaultCodeV1 } from '@switchyard/messaging';
@@ -20,7 +20,7 @@ const MOTIVE_OBDII = /^obdii:([^:]+)$/;
 
 export function structuredCode(provider: Provider, faultKey: string, occurrenceCount: number | null = null): StructuredFaultCodeV1 | null {
   const code = keyStructure(provider, faultKey);
-  return code?.standard === 'j1939' && occurrenceCount !== null ? { ...code, occurrenceCount } : code;
+  return (code?.standard === 'j1939' || code?.standard === 'geotab') && occurrenceCount !== null ? { ...code, occurrenceCount } : code;
 }
 
 function keyStructure(provider: Provider, faultKey: string): StructuredFaultCodeV1 | null {

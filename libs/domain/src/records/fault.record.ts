@@ -13,7 +13,8 @@ export interface FaultCode {
   readonly description: string | null;
   /**
    * J1939 occurrence count as the provider reports it for this observation (Samsara j1939
-   * `occurrenceCount`, Motive `occurrence_count`); absent when not reported. Not part of the identity.
+   * `occurrenceCount`, Motive `occurrence_count`, Geotab FaultData `count`); absent when not
+   * reported. Not part of the identity.
    */
   readonly occurrenceCount?: number;
 }

@@ -20,7 +20,7 @@ import { providerV1 } from './connection-config.v1.js';
 export const structuredFaultCodeV1 = z.discriminatedUnion('standard', [
   z.object({ standard: z.literal('j1939'), spn: z.number().int().min(0), fmi: z.number().int().min(0), sourceAddress: z.number().int().min(0).nullable(), occurrenceCount: z.number().int().min(0).optional() }).strict(),
   z.object({ standard: z.literal('obdii'), dtc: z.string().min(1), status: z.enum(['confirmed', 'pending', 'permanent']).nullable() }).strict(),
-  z.object({ standard: z.literal('geotab'), diagnosticId: z.string().min(1), failureModeId: z.string().min(1).nullable(), controllerId: z.string().min(1).nullable() }).strict(),
+  z.object({ standard: z.literal('geotab'), diagnosticId: z.string().min(1), failureModeId: z.string().min(1).nullable(), controllerId: z.string().min(1).nullable(), occurrenceCount: z.number().int().min(0).optional() }).strict(),
 ]);
 
 export type StructuredFaultCodeV1 = z.output<typeof structuredFaultCodeV1>;

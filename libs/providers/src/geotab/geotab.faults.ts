@@ -44,5 +44,6 @@ export function mapFault(fault: GeotabFaultData, lookups: FaultLookups, ctx: Map
     providerState: fault.faultState ?? fault.faultStates?.effectiveStatus ?? null,
     dismissedAt: dismissed,
     fetchedAt: ctx.fetchedAt,
+    ...(typeof fault.count === 'number' && Number.isInteger(fault.count) && fault.count >= 0 ? { occurrenceCount: fault.count } : {}),
   };
 }
