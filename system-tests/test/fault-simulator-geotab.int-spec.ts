@@ -17,6 +17,13 @@
  * duplicate, a later record re-opens a new occurrence, and the last week's faults stay open.
  * The HTTP feed (validated against the OpenAPI document) and the `fleet.faults` subjects must carry
  * exactly those transitions; the open faults at the end must be the oracle's open set.
+ *
+ * Mutations tried: bootstrap only for the connection's first batch (fault-feed before the
+ * `explicit-bootstrap:<syncId>` mark) → the first pass's faults of all but one vehicle lose
+ * `bootstrap`; the late-duplicate rule removed (a record before the key's last clear re-opens) →
+ * 28 extra opens and clears. An inactivity expiry inside a pass's fetch interval (the batches'
+ * fetch times are not known to the test) makes the oracle throw rather than guess (rare: seconds
+ * against days).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
