@@ -212,7 +212,8 @@ describe('Motive contract: faults', () => {
   const truthOf = (v: number) =>
     h.fleet
       .stateAt(v, NOW)
-      .activeFaults.map((f) => ({ faultKey: f.key, code: f.code, description: f.description }))
+      // The simulator reports occurrence_count 1 on every code; the adapter keeps it for J1939 codes only.
+      .activeFaults.map((f) => ({ faultKey: f.key, code: f.code, description: f.description, ...(f.key.startsWith('j1939:') ? { occurrenceCount: 1 } : {}) }))
       .sort((a, b) => a.faultKey.localeCompare(b.faultKey));
 
   it('complete snapshots for the requested vehicles: open codes only, closed ones cleared', async () => {
