@@ -137,17 +137,21 @@ function providerCredentials(text: string | undefined): Record<string, string> |
 function patchFrom(a: ReturnType<typeof checked>): ConnectionConfigPatch {
   const s = a.str;
   const patch: { -readonly [K in keyof ConnectionConfigPatch]: ConnectionConfigPatch[K] } = {};
-  if (s('status') !== undefined) patch.status = oneOf(CONNECTION_STATUSES, s('status')!, 'status');
-  if (s('unified-collection') !== undefined) patch.unifiedCollection = oneOf(['true', 'false'], s('unified-collection')!, 'unified-collection') === 'true';
+  const status = s('status');
+  if (status !== undefined) patch.status = oneOf(CONNECTION_STATUSES, status, 'status');
+  const unified = s('unified-collection');
+  if (unified !== undefined) patch.unifiedCollection = oneOf(['true', 'false'], unified, 'unified-collection') === 'true';
   if (s('purposes') !== undefined) patch.purposes = flags(['vehicles', 'groupMemberships', 'trips'] as const, list(s('purposes')), 'purposes');
   if (s('opt-ins') !== undefined) patch.optIns = flags(['groupInventory', 'vehicleMetadata', 'extendedTelemetry'] as const, list(s('opt-ins')), 'opt-ins');
   if (s('approved-vehicles') !== undefined) patch.approvedVehicleIds = list(s('approved-vehicles'));
   if (s('include') !== undefined) patch.includeVehicleIds = list(s('include'));
   if (s('exclude') !== undefined) patch.excludeVehicleIds = list(s('exclude'));
-  if (s('include-statuses') !== undefined) patch.includeStatuses = subset(RECORD_STATUSES, s('include-statuses')!, 'include-statuses');
+  const includeStatuses = s('include-statuses');
+  if (includeStatuses !== undefined) patch.includeStatuses = subset(RECORD_STATUSES, includeStatuses, 'include-statuses');
   if (s('approved-groups') !== undefined) patch.approvedGroupIds = list(s('approved-groups'));
   // Duplicates and the 4-signal limit are the domain validator's (one message listing every problem).
-  if (s('signals') !== undefined) patch.selectedSignals = subset(SELECTED_SIGNALS, s('signals')!, 'signals');
+  const signals = s('signals');
+  if (signals !== undefined) patch.selectedSignals = subset(SELECTED_SIGNALS, signals, 'signals');
   if (Object.keys(patch).length === 0) fail(`connection:configure: nothing to change\n${USAGE}`);
   return patch;
 }
