@@ -10,12 +10,12 @@
  * The record builders are pure (tested in bench/test/directory-seed.test.mjs) and mirror
  * system-tests/test/reads-fixture.ts: every metadata cell a status, never a zero.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startDirectory } from '@switchyard/directory';
 import { available, missing } from '@switchyard/domain';
-import { createBus, EVENTS, INGEST_MAX_RECORDS, ingestBatchId, subjectFor } from '@switchyard/messaging';
+import { INGEST_MAX_RECORDS } from '@switchyard/messaging';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
-import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
+import { ingestAndWait, seedBatch, seedThroughContext } from './context-seed.mjs';
+import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const SRC = 'bench:field';
 const HOUR = 3_600_000;
@@ -83,101 +83,41 @@ export function chunks(records, size) {
   return out;
 }
 
-async function untilCommitted(orm, batchId, timeoutMs = 60_000) {
-  const table = `"${orm.config.get('schema')}"."ingest_batch"`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await orm.em.fork().getConnection().execute(`select status from ${table} where batch_id = ?`, [batchId]);
-    if (row?.status === 'committed') return;
-    if (Date.now() > deadline) throw new Error(`directory batch ${batchId} not committed after ${timeoutMs} ms (status ${row?.status ?? 'none'})`);
-    await sleep(50);
-  }
-}
-
 /**
  * Creates the fixture and seeds it: `vehicles` vehicles, `trips` trips of the last days, all in
  * final batches of one unit per kind. Resolves the fixture with `connectionId`, `token`,
  * `vehicleIds` (the directory's `vcl_` ids) and `seeded` counts.
  */
-export async function createStoredReadFixture({ vehicles, trips }) {
-  const fixture = await createGatewayFixture();
-  let bus;
-  let directory;
-  try {
-    let config;
-    await withGatewayOrm(fixture, async (_orm, { credentials, connections }) => {
-      config = await connections.create({ customerId: 'bench-customer', provider: 'samsara', environment: 'sandbox' });
-      const key = await credentials.createConsumerKey('bench');
-      await credentials.grantConsumer(key.id, config.connectionId, ['read']);
-      fixture.connectionId = config.connectionId;
-      fixture.token = key.token;
-      fixture.lookupId = key.token.slice(3, 15);
-    });
-    bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
-    directory = await startDirectory({
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas.directory,
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'warn',
-      http: { port: 0, host: '127.0.0.1' },
-    });
-    const orm = directory.runtime.orm;
-    await new ConnectionConfigStore(orm).apply(config);
-    const fetchedAt = new Date().toISOString();
-    const vehicleIds = vehicleSourceIds(vehicles);
-    const publish = async (kind, records, unitId) => {
-      const parts = chunks(records, INGEST_MAX_RECORDS[kind]);
-      const ids = [];
-      for (const [part, chunk] of parts.entries()) {
-        const batch = {
-          batchId: ingestBatchId({ connectionId: fixture.connectionId, kind, unitId, fencingToken: '1', pageKey: 'p', part }),
-          connectionId: fixture.connectionId,
-          provider: 'samsara',
-          syncId: 'sync_01JD0000000000000000000000',
-          unitId,
-          fencingToken: '1',
-          kind,
-          records: chunk,
-          fetchedAt,
-          providerCursor: null,
-          final: part === parts.length - 1,
-        };
-        await bus.publish(EVENTS.directoryBatch, subjectFor(EVENTS.directoryBatch.subject, fixture.connectionId), batch, { msgId: batch.batchId });
-        ids.push(batch.batchId);
+export function createStoredReadFixture({ vehicles, trips }) {
+  return seedThroughContext({
+    service: 'directory',
+    start: (common) => startDirectory(common),
+    seed: async ({ fixture, bus, orm, config }) => {
+      await new ConnectionConfigStore(orm).apply(config);
+      const fetchedAt = new Date().toISOString();
+      const vehicleIds = vehicleSourceIds(vehicles);
+      const publish = async (kind, records, unitId) => {
+        const parts = chunks(records, INGEST_MAX_RECORDS[kind]);
+        await ingestAndWait(bus, orm, parts.map((chunk, part) => seedBatch(fixture, { kind, unitId, part, records: chunk, fetchedAt, final: part === parts.length - 1 })));
+        return parts.length;
+      };
+      const vehicleBatches = await publish('vehicles', vehicleIds.map((id) => vehicleRecord(id, fetchedAt)), '1');
+      const start = Date.now() - (trips * 600_000 + HOUR);
+      const tripBatches = await publish('trips', tripRecords(trips, vehicleIds, start, fetchedAt), '2');
+      // Planner statistics as autovacuum would leave them on a long-lived database: without them a
+      // fresh table is estimated at a handful of rows and the page sorts all of the connection's
+      // trips (bitmap scan + top-N sort, ~9 ms at 3,000) instead of walking trip_window_idx (~0.5 ms).
+      for (const table of ['vehicle', 'trip', 'ingest_batch', 'connection_publication', 'connection_config']) {
+        await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas.directory}"."${table}"`);
       }
-      for (const id of ids) await untilCommitted(orm, id);
-      return ids.length;
-    };
-    const vehicleBatches = await publish('vehicles', vehicleIds.map((id) => vehicleRecord(id, fetchedAt)), '1');
-    const start = Date.now() - (trips * 600_000 + HOUR);
-    const tripBatches = await publish('trips', tripRecords(trips, vehicleIds, start, fetchedAt), '2');
-    // Planner statistics as autovacuum would leave them on a long-lived database: without them a
-    // fresh table is estimated at a handful of rows and the page sorts all of the connection's
-    // trips (bitmap scan + top-N sort, ~9 ms at 3,000) instead of walking trip_window_idx (~0.5 ms).
-    for (const table of ['vehicle', 'trip', 'ingest_batch', 'connection_publication', 'connection_config']) {
-      await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas.directory}"."${table}"`);
-    }
-    const rows = await orm.em
-      .fork()
-      .getConnection()
-      .execute(`select id from "${fixture.schemas.directory}"."vehicle" where connection_id = ?::uuid order by source_id`, [fixture.connectionId]);
-    fixture.vehicleIds = rows.map((r) => r.id);
-    fixture.seeded = { vehicles, trips, vehicleBatches, tripBatches, via: 'directory ingest (INGEST stream → directory consumer)' };
-    return fixture;
-  } catch (error) {
-    await directory?.close().catch(() => undefined);
-    await bus?.close().catch(() => undefined);
-    directory = undefined;
-    bus = undefined;
-    await dropGatewayFixture(fixture).catch(() => undefined);
-    throw error;
-  } finally {
-    await directory?.close();
-    await bus?.close();
-  }
+      const rows = await orm.em
+        .fork()
+        .getConnection()
+        .execute(`select id from "${fixture.schemas.directory}"."vehicle" where connection_id = ?::uuid order by source_id`, [fixture.connectionId]);
+      fixture.vehicleIds = rows.map((r) => r.id);
+      fixture.seeded = { vehicles, trips, vehicleBatches, tripBatches, via: 'directory ingest (INGEST stream → directory consumer)' };
+    },
+  });
 }
 
 export { dropGatewayFixture as dropStoredReadFixture };

@@ -15,10 +15,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { vehicleId } from '@switchyard/domain';
 import { startEnrichment, VinIdentityDecoder, VpicDatabase } from '@switchyard/enrichment';
-import { createBus, EVENTS, subjectFor } from '@switchyard/messaging';
+import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { createFleet, startVendorSimulator } from '@switchyard/sandbox';
 import { vehicleSourceIds } from './directory-seed.mjs';
-import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
+import { seedThroughContext } from './context-seed.mjs';
+import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const VENDOR_KEY = 'bench-autospec-key';
 
@@ -52,65 +53,37 @@ export async function decodeThroughput(vins) {
   }
 }
 
-export async function createEnrichmentFixture({ vehicles = 100 } = {}) {
-  const fixture = await createGatewayFixture();
-  let bus;
-  let context;
-  let vendor;
-  try {
-    await withGatewayOrm(fixture, async (_orm, { credentials, connections }) => {
-      const config = await connections.create({ customerId: 'bench-customer', provider: 'samsara', environment: 'sandbox' });
-      const key = await credentials.createConsumerKey('bench');
-      await credentials.grantConsumer(key.id, config.connectionId, ['read']);
-      fixture.connectionId = config.connectionId;
-      fixture.token = key.token;
-    });
-    vendor = await startVendorSimulator({ apiKey: VENDOR_KEY, ratePerSecond: 1_000 });
-    bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
-    context = await startEnrichment({
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas.enrichment,
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'warn',
-      http: { port: 0, host: '127.0.0.1' },
-      vendorBaseUrl: vendor.url,
-      env: { ...process.env, ENRICHMENT_VENDOR_API_KEY: VENDOR_KEY, ENRICHMENT_POLL_MS: '50', ENRICHMENT_VENDOR_RATE_PER_SECOND: '1000', ENRICHMENT_VENDOR_BURST: '1000' },
-    });
-    const orm = context.runtime.orm;
-    const now = new Date().toISOString();
-    const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: now, hidden: [] };
-    await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
-    const fleet = createFleet({ seed: 'bench-enrichment', vehicles }).vehicles();
-    const sourceIds = vehicleSourceIds(vehicles);
-    const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
-    for (const [i, sourceId] of sourceIds.entries()) {
-      const event = { connectionId: fixture.connectionId, vehicleId: vcl(sourceId), vin: fleet[i]?.vin ?? null, sequence: '1', changedAt: now };
-      await bus.publish(EVENTS.vehicleVin, subjectFor(EVENTS.vehicleVin.subject, fixture.connectionId), event, { msgId: `bench-vin-${event.vehicleId}` });
-    }
-    await untilSettled(orm, vehicles * 4);
-    for (const table of ['enrichment_vehicle', 'enrichment_product', 'vehicle_visibility']) await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas.enrichment}"."${table}"`);
-    fixture.vehicleIds = sourceIds.filter((_, i) => fleet[i]?.vin).map(vcl).sort();
-    const decode = await decodeThroughput(fleet.map((v) => v.vin).filter((v) => v !== null));
-    console.log(`identity decode (VinIdentityDecoder, node:sqlite vPIC): ${decode.vins} VINs cold ${decode.coldMs} ms = ${decode.coldVinsPerSecond} VINs/s; warm ${decode.warmMs} ms = ${decode.warmVinsPerSecond} VINs/s`);
-    fixture.seeded = { vehicles, via: 'enrichment pipeline (events.vehicle.vin → worker → vPIC + AutoSpec simulator)', decode };
-    return fixture;
-  } catch (error) {
-    await context?.close().catch(() => undefined);
-    await bus?.close().catch(() => undefined);
-    await vendor?.close().catch(() => undefined);
-    context = undefined;
-    bus = undefined;
-    vendor = undefined;
-    await dropGatewayFixture(fixture).catch(() => undefined);
-    throw error;
-  } finally {
-    await context?.close();
-    await bus?.close();
-    await vendor?.close();
-  }
+export function createEnrichmentFixture({ vehicles = 100 } = {}) {
+  return seedThroughContext({
+    service: 'enrichment',
+    start: async (common, defer) => {
+      const vendor = await startVendorSimulator({ apiKey: VENDOR_KEY, ratePerSecond: 1_000 });
+      defer(() => vendor.close());
+      return startEnrichment({
+        ...common,
+        vendorBaseUrl: vendor.url,
+        env: { ...process.env, ENRICHMENT_VENDOR_API_KEY: VENDOR_KEY, ENRICHMENT_POLL_MS: '50', ENRICHMENT_VENDOR_RATE_PER_SECOND: '1000', ENRICHMENT_VENDOR_BURST: '1000' },
+      });
+    },
+    seed: async ({ fixture, bus, orm }) => {
+      const now = new Date().toISOString();
+      const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: now, hidden: [] };
+      await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
+      const fleet = createFleet({ seed: 'bench-enrichment', vehicles }).vehicles();
+      const sourceIds = vehicleSourceIds(vehicles);
+      const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
+      for (const [i, sourceId] of sourceIds.entries()) {
+        const event = { connectionId: fixture.connectionId, vehicleId: vcl(sourceId), vin: fleet[i]?.vin ?? null, sequence: '1', changedAt: now };
+        await bus.publish(EVENTS.vehicleVin, subjectFor(EVENTS.vehicleVin.subject, fixture.connectionId), event, { msgId: `bench-vin-${event.vehicleId}` });
+      }
+      await untilSettled(orm, vehicles * 4);
+      for (const table of ['enrichment_vehicle', 'enrichment_product', 'vehicle_visibility']) await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas.enrichment}"."${table}"`);
+      fixture.vehicleIds = sourceIds.filter((_, i) => fleet[i]?.vin).map(vcl).sort();
+      const decode = await decodeThroughput(fleet.map((v) => v.vin).filter((v) => v !== null));
+      console.log(`identity decode (VinIdentityDecoder, node:sqlite vPIC): ${decode.vins} VINs cold ${decode.coldMs} ms = ${decode.coldVinsPerSecond} VINs/s; warm ${decode.warmMs} ms = ${decode.warmVinsPerSecond} VINs/s`);
+      fixture.seeded = { vehicles, via: 'enrichment pipeline (events.vehicle.vin → worker → vPIC + AutoSpec simulator)', decode };
+    },
+  });
 }
 
 export { dropGatewayFixture as dropEnrichmentFixture };

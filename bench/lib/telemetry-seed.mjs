@@ -13,13 +13,13 @@
  * the hour `fixture.window` (default configuration: no extended telemetry, so Telemetry holds
  * location and odometer).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { vehicleId } from '@switchyard/domain';
-import { createBus, EVENTS, INGEST_MAX_RECORDS, ingestBatchId, subjectFor } from '@switchyard/messaging';
+import { INGEST_MAX_RECORDS } from '@switchyard/messaging';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chunks, vehicleSourceIds } from './directory-seed.mjs';
-import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
+import { ingestAndWait, seedBatch, seedThroughContext } from './context-seed.mjs';
+import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const HOUR = 3_600_000;
 
@@ -44,83 +44,29 @@ export function telemetryRecords({ sourceIds, historySourceId, historyPoints, no
   return [...latest, ...history];
 }
 
-async function untilCommitted(orm, batchId, timeoutMs = 60_000) {
-  const table = `"${orm.config.get('schema')}"."ingest_batch"`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await orm.em.fork().getConnection().execute(`select status from ${table} where batch_id = ?`, [batchId]);
-    if (row?.status === 'committed') return;
-    if (Date.now() > deadline) throw new Error(`telemetry batch ${batchId} not committed after ${timeoutMs} ms (status ${row?.status ?? 'none'})`);
-    await sleep(50);
-  }
-}
-
-export async function createTelemetryReadFixture({ vehicles = 100, historyPoints = 1000 } = {}) {
-  const fixture = await createGatewayFixture();
-  let bus;
-  let context;
-  try {
-    let config;
-    await withGatewayOrm(fixture, async (_orm, { credentials, connections }) => {
-      config = await connections.create({ customerId: 'bench-customer', provider: 'samsara', environment: 'sandbox' });
-      const key = await credentials.createConsumerKey('bench');
-      await credentials.grantConsumer(key.id, config.connectionId, ['read', 'history']);
-      fixture.connectionId = config.connectionId;
-      fixture.token = key.token;
-    });
-    bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
-    context = await startTelemetryIngest({
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas['telemetry-ingest'],
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'warn',
-      http: { port: 0, host: '127.0.0.1' },
-    });
-    const orm = context.runtime.orm;
-    await new ConnectionConfigStore(orm).apply(config);
-    const nowMs = Date.now();
-    const sourceIds = vehicleSourceIds(vehicles);
-    const historySourceId = sourceIds[7];
-    fixture.window = { startTime: new Date(nowMs - 2 * HOUR).toISOString(), endTime: new Date(nowMs - HOUR).toISOString() };
-    const records = telemetryRecords({ sourceIds, historySourceId, historyPoints, nowMs, window: fixture.window });
-    const parts = chunks(records, INGEST_MAX_RECORDS.observations);
-    for (const [part, chunk] of parts.entries()) {
-      const batch = {
-        batchId: ingestBatchId({ connectionId: fixture.connectionId, kind: 'observations', unitId: '1', fencingToken: '1', pageKey: 'p', part }),
-        connectionId: fixture.connectionId,
-        provider: 'samsara',
-        syncId: 'sync_01JD0000000000000000000000',
-        unitId: '1',
-        fencingToken: '1',
-        kind: 'observations',
-        records: chunk,
-        fetchedAt: new Date(nowMs).toISOString(),
-        providerCursor: null,
-        final: part === parts.length - 1,
-      };
-      await bus.publish(EVENTS.telemetryBatch, subjectFor(EVENTS.telemetryBatch.subject, fixture.connectionId), batch, { msgId: batch.batchId });
-      await untilCommitted(orm, batch.batchId);
-    }
-    for (const table of ['latest_readings', 'observations', 'connection_config']) await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas['telemetry-ingest']}"."${table}"`);
-    const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
-    fixture.vehicleIds = sourceIds.map(vcl).sort();
-    fixture.historyVehicleId = vcl(historySourceId);
-    fixture.seeded = { vehicles, historyPoints, batches: parts.length, via: 'telemetry-ingest ingest (INGEST stream → telemetry-ingest consumer)' };
-    return fixture;
-  } catch (error) {
-    await context?.close().catch(() => undefined);
-    await bus?.close().catch(() => undefined);
-    context = undefined;
-    bus = undefined;
-    await dropGatewayFixture(fixture).catch(() => undefined);
-    throw error;
-  } finally {
-    await context?.close();
-    await bus?.close();
-  }
+export function createTelemetryReadFixture({ vehicles = 100, historyPoints = 1000 } = {}) {
+  return seedThroughContext({
+    service: 'telemetry-ingest',
+    permissions: ['read', 'history'],
+    start: (common) => startTelemetryIngest(common),
+    seed: async ({ fixture, bus, orm, config }) => {
+      await new ConnectionConfigStore(orm).apply(config);
+      const nowMs = Date.now();
+      const sourceIds = vehicleSourceIds(vehicles);
+      const historySourceId = sourceIds[7];
+      fixture.window = { startTime: new Date(nowMs - 2 * HOUR).toISOString(), endTime: new Date(nowMs - HOUR).toISOString() };
+      const records = telemetryRecords({ sourceIds, historySourceId, historyPoints, nowMs, window: fixture.window });
+      const parts = chunks(records, INGEST_MAX_RECORDS.observations);
+      for (const [part, chunk] of parts.entries()) {
+        await ingestAndWait(bus, orm, [seedBatch(fixture, { kind: 'observations', part, records: chunk, fetchedAt: new Date(nowMs).toISOString(), final: part === parts.length - 1 })]);
+      }
+      for (const table of ['latest_readings', 'observations', 'connection_config']) await orm.em.fork().getConnection().execute(`analyze "${fixture.schemas['telemetry-ingest']}"."${table}"`);
+      const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
+      fixture.vehicleIds = sourceIds.map(vcl).sort();
+      fixture.historyVehicleId = vcl(historySourceId);
+      fixture.seeded = { vehicles, historyPoints, batches: parts.length, via: 'telemetry-ingest ingest (INGEST stream → telemetry-ingest consumer)' };
+    },
+  });
 }
 
 export { dropGatewayFixture as dropTelemetryReadFixture };

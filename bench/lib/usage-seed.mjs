@@ -11,97 +11,67 @@
  * seeded observation exist: a backfill).
  */
 import { vehicleId } from '@switchyard/domain';
-import { createBus } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { startTelemetryIngest, UsageRollupRepository } from '@switchyard/telemetry-ingest';
 import { vehicleSourceIds } from './directory-seed.mjs';
-import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
+import { seedThroughContext } from './context-seed.mjs';
+import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const MINUTE = 60_000;
 
 /** `count(driving minutes before minute i)` in SQL for the seeded day pattern (08:00-16:00 UTC driving). */
 const DRIVEN = (i) => `(floor(${i} / 1440) * 480 + greatest(0, least(mod(${i}, 1440), 960) - 480))`;
 
-export async function createUsageFixture({ vehicles, minutes, window }) {
-  const fixture = await createGatewayFixture();
-  let bus;
-  let context;
-  try {
-    let config;
-    await withGatewayOrm(fixture, async (_orm, { credentials, connections }) => {
-      config = await connections.create({ customerId: 'bench-customer', provider: 'samsara', environment: 'sandbox' });
-      const key = await credentials.createConsumerKey('bench');
-      await credentials.grantConsumer(key.id, config.connectionId, ['read']);
-      fixture.connectionId = config.connectionId;
-      fixture.token = key.token;
-    });
-    bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
-    context = await startTelemetryIngest({
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas['telemetry-ingest'],
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'warn',
-      http: { port: 0, host: '127.0.0.1' },
-    });
-    const orm = context.runtime.orm;
-    const sourceIds = vehicleSourceIds(vehicles);
-    await new ConnectionConfigStore(orm).apply({ ...config, approvedVehicleIds: sourceIds });
-    const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
-    const schema = fixture.schemas['telemetry-ingest'];
-    const t = (table) => `"${schema}"."${table}"`;
-    const execute = (text, params = []) => orm.em.fork().getConnection().execute(text, params);
-    // Start on a day boundary so the driving pattern is the same for every window of the scenarios.
-    const startMs = Math.floor((Date.parse(window.startTime) - 3_600_000) / 86_400_000) * 86_400_000;
-    const endMs = startMs + minutes * MINUTE;
-    for (let m = new Date(startMs); m.getTime() < endMs; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) {
-      const from = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth(), 1));
-      const to = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1));
-      const name = `observations_y${from.getUTCFullYear()}m${String(from.getUTCMonth() + 1).padStart(2, '0')}`;
-      await execute(`create table if not exists ${t(name)} partition of ${t('observations')} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`);
-    }
-    const ids = sourceIds.map((s) => ({ s, v: vcl(s) }));
-    const metrics = [
-      ['odometer', 'samsara:obdOdometerMeters', `'meters'`, `1000000 + 500 * ${DRIVEN('i')}`],
-      ['engineHours', 'samsara:obdEngineSeconds', `'seconds'`, `36000 + 60 * ${DRIVEN('i')}`],
-    ];
-    for (const [metric, source, key, value] of metrics) {
-      await execute(
-        `insert into ${t('observations')} (connection_id, vehicle_id, metric, observed_at, source, provider, vehicle_source_id, value, value_num, units, fetched_at, batch_id, seq)
-         select ?::uuid, v.id, ?, to_timestamp((?::bigint + i::bigint * 60000) / 1000.0), ?, 'samsara', v.source_id, jsonb_build_object(${key}, ${value}), ${value}, null, now(), 'bench-seed', nextval('${schema}.observation_seq')
-         from json_to_recordset(?::json) as v(id text, source_id text), generate_series(0, ?::int - 1) as i`,
-        [fixture.connectionId, metric, startMs, source, JSON.stringify(ids.map(({ s, v }) => ({ id: v, source_id: s }))), minutes],
-      );
-    }
-    const rollups = new UsageRollupRepository();
-    for (const { v } of ids) {
-      await inTransaction(orm, (em) =>
-        rollups.refresh(em, fixture.connectionId, [
-          { vehicle_id: v, metric: 'odometer', observed_at: new Date(startMs).toISOString() },
-          { vehicle_id: v, metric: 'odometer', observed_at: new Date(endMs - MINUTE).toISOString() },
-        ]),
-      );
-    }
-    await execute(`update ${t('usage_rollup_epoch')} set started_at = ?::timestamptz`, [new Date(startMs - 86_400_000).toISOString()]);
-    for (const table of ['observations', 'usage_slot', 'usage_excluded_interval', 'connection_config']) await execute(`analyze ${t(table)}`);
-    fixture.window = window;
-    fixture.vehicleIds = ids.map(({ v }) => v).sort();
-    fixture.seeded = { vehicles, minutes, observations: 2 * vehicles * minutes, via: 'SQL generate_series; rollups by UsageRollupRepository.refresh' };
-    return fixture;
-  } catch (error) {
-    await context?.close().catch(() => undefined);
-    await bus?.close().catch(() => undefined);
-    context = undefined;
-    bus = undefined;
-    await dropGatewayFixture(fixture).catch(() => undefined);
-    throw error;
-  } finally {
-    await context?.close();
-    await bus?.close();
-  }
+export function createUsageFixture({ vehicles, minutes, window }) {
+  return seedThroughContext({
+    service: 'telemetry-ingest',
+    start: (common) => startTelemetryIngest(common),
+    seed: async ({ fixture, orm, config }) => {
+      const sourceIds = vehicleSourceIds(vehicles);
+      await new ConnectionConfigStore(orm).apply({ ...config, approvedVehicleIds: sourceIds });
+      const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
+      const schema = fixture.schemas['telemetry-ingest'];
+      const t = (table) => `"${schema}"."${table}"`;
+      const execute = (text, params = []) => orm.em.fork().getConnection().execute(text, params);
+      // Start on a day boundary so the driving pattern is the same for every window of the scenarios.
+      const startMs = Math.floor((Date.parse(window.startTime) - 3_600_000) / 86_400_000) * 86_400_000;
+      const endMs = startMs + minutes * MINUTE;
+      for (let m = new Date(startMs); m.getTime() < endMs; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) {
+        const from = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth(), 1));
+        const to = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1));
+        const name = `observations_y${from.getUTCFullYear()}m${String(from.getUTCMonth() + 1).padStart(2, '0')}`;
+        await execute(`create table if not exists ${t(name)} partition of ${t('observations')} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`);
+      }
+      const ids = sourceIds.map((s) => ({ s, v: vcl(s) }));
+      const metrics = [
+        ['odometer', 'samsara:obdOdometerMeters', `'meters'`, `1000000 + 500 * ${DRIVEN('i')}`],
+        ['engineHours', 'samsara:obdEngineSeconds', `'seconds'`, `36000 + 60 * ${DRIVEN('i')}`],
+      ];
+      for (const [metric, source, key, value] of metrics) {
+        await execute(
+          `insert into ${t('observations')} (connection_id, vehicle_id, metric, observed_at, source, provider, vehicle_source_id, value, value_num, units, fetched_at, batch_id, seq)
+           select ?::uuid, v.id, ?, to_timestamp((?::bigint + i::bigint * 60000) / 1000.0), ?, 'samsara', v.source_id, jsonb_build_object(${key}, ${value}), ${value}, null, now(), 'bench-seed', nextval('${schema}.observation_seq')
+           from json_to_recordset(?::json) as v(id text, source_id text), generate_series(0, ?::int - 1) as i`,
+          [fixture.connectionId, metric, startMs, source, JSON.stringify(ids.map(({ s, v }) => ({ id: v, source_id: s }))), minutes],
+        );
+      }
+      const rollups = new UsageRollupRepository();
+      for (const { v } of ids) {
+        await inTransaction(orm, (em) =>
+          rollups.refresh(em, fixture.connectionId, [
+            { vehicle_id: v, metric: 'odometer', observed_at: new Date(startMs).toISOString() },
+            { vehicle_id: v, metric: 'odometer', observed_at: new Date(endMs - MINUTE).toISOString() },
+          ]),
+        );
+      }
+      await execute(`update ${t('usage_rollup_epoch')} set started_at = ?::timestamptz`, [new Date(startMs - 86_400_000).toISOString()]);
+      for (const table of ['observations', 'usage_slot', 'usage_excluded_interval', 'connection_config']) await execute(`analyze ${t(table)}`);
+      fixture.window = window;
+      fixture.vehicleIds = ids.map(({ v }) => v).sort();
+      fixture.seeded = { vehicles, minutes, observations: 2 * vehicles * minutes, via: 'SQL generate_series; rollups by UsageRollupRepository.refresh' };
+    },
+  });
 }
 
 /** What both sides must agree on: per vehicle, the figures the hand-written SQL computes (3 decimals). */
