@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBus, ingestBatchId } from '@switchyard/messaging';
 import { publishIngestBatch } from '@switchyard/sync-orchestrator';
-import { createGatewayFixture, dropGatewayFixture, withGatewayOrm } from './gateway-fixture.mjs';
+import { createGatewayFixture, dropGatewayFixture, serviceStartOptions, withGatewayOrm } from './gateway-fixture.mjs';
 
 /**
  * `start(common, defer)` starts the context with `common` (its schema, the bus, sandbox, migrate on
@@ -36,17 +36,7 @@ export async function seedThroughContext({ service, permissions = ['read'], star
     });
     const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
     closers.push(() => bus.close());
-    const common = {
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas[service],
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'warn',
-      http: { port: 0, host: '127.0.0.1' },
-    };
-    const context = await start(common, (close) => closers.push(close));
+    const context = await start(serviceStartOptions(fixture, service, bus, 'warn'), (close) => closers.push(close));
     closers.push(() => context.close());
     await seed({ fixture, bus, context, orm: context.runtime.orm, config });
     return fixture;

@@ -51,6 +51,20 @@ export async function withGatewayOrm(fixture, fn) {
   }
 }
 
+/** The start options of one service on the fixture: its isolated schema, `bus`, sandbox, migrating on start, health port on loopback. */
+export function serviceStartOptions(fixture, service, bus, logLevel) {
+  return {
+    databaseUrl: fixture.databaseUrl,
+    bus,
+    environment: 'sandbox',
+    schema: fixture.schemas[service],
+    allServiceSchemas: Object.values(fixture.schemas),
+    migrateOnStart: true,
+    logLevel,
+    http: { port: 0, host: '127.0.0.1' },
+  };
+}
+
 /** Drops every schema of the fixture and deletes its namespace's JetStream streams. */
 export async function dropGatewayFixture(fixture) {
   const failures = [];

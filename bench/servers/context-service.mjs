@@ -11,6 +11,7 @@
  * Invariant: one service per process, as deployed; the bus is closed after the service.
  */
 import { createBus } from '@switchyard/messaging';
+import { serviceStartOptions } from '../lib/gateway-fixture.mjs';
 
 const SERVICE = new URL(import.meta.url).searchParams.get('service');
 const UNLIMITED_RATE = { perConsumerKey: { ratePerSecond: 1e9, burst: 1e9 }, perApplication: { ratePerSecond: 1e9, burst: 1e9 } };
@@ -46,16 +47,7 @@ export async function start(fixture) {
   const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: `bench-${SERVICE}`, namespace: fixture.namespace });
   let service;
   try {
-    service = await startFor(fixture, {
-      databaseUrl: fixture.databaseUrl,
-      bus,
-      environment: 'sandbox',
-      schema: fixture.schemas[SERVICE],
-      allServiceSchemas: Object.values(fixture.schemas),
-      migrateOnStart: true,
-      logLevel: 'info',
-      http: { port: 0, host: '127.0.0.1' },
-    });
+    service = await startFor(fixture, serviceStartOptions(fixture, SERVICE, bus, 'info'));
   } catch (error) {
     await bus.close();
     throw error;
