@@ -14,6 +14,7 @@ import {
   isVehicleId,
   newSyncId,
   newUuid,
+  sourceIdOfVehicle,
   syncIdTime,
   vehicleId,
   type SourceRef,
@@ -144,5 +145,14 @@ describe('uuids', () => {
     expect(a[14]).toBe('4');
     expect(newUuid()).not.toBe(a);
     expect(isUuid('not-a-uuid')).toBe(false);
+  });
+});
+
+describe('sourceIdOfVehicle', () => {
+  const ref = { connectionId: '3f0c2b7e-54a1-4c55-9d51-3a2b3c4d5e6f', provider: 'samsara' as const };
+  it('finds the candidate whose minted vcl_ id matches, and nothing for an id none of them mints', () => {
+    expect(sourceIdOfVehicle(ref, ['a1', 'a2', 'b3'], vehicleId({ ...ref, sourceId: 'a2' }))).toBe('a2');
+    expect(sourceIdOfVehicle(ref, ['a1', 'b3'], vehicleId({ ...ref, sourceId: 'a2' }))).toBeUndefined();
+    expect(sourceIdOfVehicle({ ...ref, provider: 'motive' }, ['a2'], vehicleId({ ...ref, sourceId: 'a2' }))).toBeUndefined();
   });
 });

@@ -140,6 +140,14 @@ export const driverId = (ref: SourceRef): DriverId => entityId('driver', ref);
 export const tripId = (ref: SourceRef): TripId => entityId('trip', ref);
 export const vehicleId = (ref: SourceRef): VehicleId => entityId('vehicle', ref);
 
+/**
+ * Which of `sourceIds` (a connection's provider vehicle ids, e.g. its approved ones) mints `id`:
+ * ids are one-way hashes, so the only way back from a `vcl_` id is to mint each candidate.
+ */
+export function sourceIdOfVehicle(ref: Omit<SourceRef, 'sourceId'>, sourceIds: readonly string[], id: string): string | undefined {
+  return sourceIds.find((sourceId) => vehicleId({ ...ref, sourceId }) === id);
+}
+
 /** 2^48 - 1: the largest millisecond time a ULID can hold (year 10889). */
 const MAX_ULID_TIME = 2 ** 48 - 1;
 let lastTime = -1;

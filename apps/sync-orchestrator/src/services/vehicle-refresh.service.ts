@@ -22,7 +22,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
-import { CORE_TELEMETRY_METRICS, vehicleId, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, sourceIdOfVehicle, type TelemetryMetric } from '@switchyard/domain';
 import { ingestBatchId, RpcError, splitIngestRecords, type ConnectionConfigV1, type ObservationV1, type RefreshVehicleReplyV1, type RefreshVehicleRequestV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { capabilitiesFor, type ProviderAdapter } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type Logger, type ServiceRuntime } from '@switchyard/service-kit';
@@ -50,7 +50,7 @@ export interface RefreshPorts {
 export async function refreshVehicle(ports: RefreshPorts, { connectionId, vehicleId: id }: RefreshVehicleRequestV1): Promise<RefreshVehicleReplyV1> {
   const config = await ports.config(connectionId);
   if (!config || config.status === 'disconnected') throw new RpcError('not_found');
-  const sourceId = config.approvedVehicleIds.find((s) => vehicleId({ connectionId, provider: config.provider, sourceId: s }) === id);
+  const sourceId = sourceIdOfVehicle(config, config.approvedVehicleIds, id);
   if (sourceId === undefined) throw new RpcError('not_found');
 
   const slot = await ports.claim(connectionId, sourceId, REFRESH_MIN_INTERVAL_S);

@@ -30,7 +30,7 @@
  *   `events.faults.observed`, faults-observed.handler.ts) — never from the faults schema.
  */
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
-import { CORE_TELEMETRY_METRICS, SELECTED_SIGNALS, TELEMETRY_METRICS, hasVisibilityRules, vehicleId as mintVehicleId, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, SELECTED_SIGNALS, TELEMETRY_METRICS, hasVisibilityRules, sourceIdOfVehicle, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
 import {
   METRIC_VALUES,
   RpcError,
@@ -86,7 +86,7 @@ export function metricStatus(metric: TelemetryMetric, row: Reading | undefined, 
 
 /** The provider id among the connection's approved vehicles whose `vcl_` id is `vehicleId` (ids are minted from connection, provider and provider id). */
 function approvedSourceId(config: ConnectionConfigV1, id: string): string | undefined {
-  return config.approvedVehicleIds.find((sourceId) => mintVehicleId({ connectionId: config.connectionId, provider: config.provider, sourceId }) === id);
+  return sourceIdOfVehicle(config, config.approvedVehicleIds, id);
 }
 
 /** Whether a stored vehicle is visible under the connection's configuration and the directory's hidden set. */
