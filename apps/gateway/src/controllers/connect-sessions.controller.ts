@@ -18,6 +18,7 @@ import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principa
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ApiError } from '../http/api-error.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
+import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { CONNECT_SESSION_RATE, ConnectSessionService } from '../services/connect-session.service.js';
 
@@ -56,7 +57,7 @@ export class ConnectSessionsController {
     'Retry-After': { description: 'Seconds until a new session may be created.', schema: { type: 'integer' } },
   })
   async create(@Req() req: AuthenticatedRequest & FastifyRequest): Promise<ConnectSessionV1> {
-    if (bodyOf(req) !== undefined) throw new ApiError('invalid_body', {}, { in: 'body', reason: 'not_empty' });
+    requireNoBody(req);
     const origin = `${req.protocol}://${req.headers.host ?? 'localhost'}`;
     return this.sessions.create(consumerPrincipalOf(req), origin);
   }
