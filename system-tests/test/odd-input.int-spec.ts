@@ -21,30 +21,14 @@ import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
-import { createResponseValidator, loadOpenApi } from '@switchyard/testing';
+import { createResponseValidator } from '@switchyard/testing';
+import { concretePath as concrete, documentedOperations, openApiDocument, pathParameterNames, usesApplicationSecret, type Operation, type Parameter } from './openapi-operations.js';
 import { logLines, type TestGateway } from './support.js';
 import { readKey } from './reads-fixture.js';
 import { createConnection, createSyncApp, type SyncApp } from './syncs-fixture.js';
 
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schema?: { format?: string; enum?: string[] };
-}
-interface Operation {
-  parameters?: Parameter[];
-  requestBody?: unknown;
-  security?: Record<string, string[]>[];
-}
-
-const doc = loadOpenApi();
-const validator = createResponseValidator(doc);
-const operations = Object.entries(doc.paths ?? {}).flatMap(([template, item]) =>
-  Object.entries(item as Record<string, Operation>)
-    .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-    .map(([method, op]) => ({ method: method.toUpperCase(), template, op, label: `${method.toUpperCase()} ${template}` })),
-);
+const validator = createResponseValidator(openApiDocument);
+const operations = documentedOperations;
 
 let gw: TestGateway;
 let connectionId: string;
@@ -87,17 +71,13 @@ function pathValues(): Record<string, string> {
 
 const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
-function concrete(template: string, values: Record<string, string>, fallback = 'x'): string {
-  return template.replace(/\{([A-Za-z]+)\}/g, (_m, name: string) => values[name] ?? fallback);
-}
-
 /** The operation's path with well-formed values (the real sync id on sync routes). */
 function pathOf(template: string): string {
   return concrete(template, template.startsWith('/v1/syncs') ? { ...pathValues(), id: syncId } : pathValues(), UNKNOWN_UUID);
 }
 
 function headersFor(op: Operation, path: string): Record<string, string> {
-  const app_ = (op.security ?? []).some((r) => 'applicationSecret' in r);
+  const app_ = usesApplicationSecret(op);
   return app_ || path.startsWith('/v1/syncs') ? { ...app.headers } : { ...key };
 }
 
@@ -195,7 +175,7 @@ function baseline(parameters: Parameter[]): Record<string, string> {
   const values: Record<string, string> = {};
   for (const p of parameters.filter((q) => q.required)) {
     if (p.schema?.format === 'date-time') values[p.name] = /end|to$/i.test(p.name) ? '2026-11-02T00:00:00Z' : '2026-11-01T00:00:00Z';
-    else values[p.name] = p.schema?.enum?.[0] ?? '1';
+    else values[p.name] = String(p.schema?.enum?.[0] ?? '1');
   }
   return values;
 }
@@ -283,7 +263,7 @@ describe('generated odd input on every operation of the document', () => {
     for (const { method, template, op, label } of operations) {
       const values = pathValues();
       values.id = connectionId;
-      for (const name of [...template.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]!)) {
+      for (const name of pathParameterNames(template)) {
         // A parameter this suite has no value for (e.g. a session uuid) gets a well-formed unknown uuid.
         const valid = name === 'id' && template.startsWith('/v1/syncs') ? syncId : (values[name] ?? UNKNOWN_UUID);
         const base = { ...values, ...(template.startsWith('/v1/syncs') ? { id: syncId } : {}) };
