@@ -28,16 +28,26 @@ export async function pruneIngestLedger(orm: Orm, now = new Date()): Promise<num
   }
 }
 
-/** Starts the hourly passes for `runtime`; `stop()` ends them and waits for a pass in flight. */
-export function startLedgerRetention(runtime: ServiceRuntime): { stop(): Promise<void> } {
+/** A running retention job: `stop()` ends its passes and waits for a pass in flight. */
+export interface RetentionJob {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `pass` in every process of a service: the first a minute after start, then hourly, each
+ * only once the schema is migrated; a failed pass is logged and retried at the next one. The
+ * schedule of the ledger's retention and of any other retention job (telemetry-ingest's partition
+ * drops); `what` names the job in the logs, `pass` returns how many rows (or partitions) went.
+ */
+export function startRetentionPasses(runtime: ServiceRuntime, what: string, pass: (orm: Orm) => Promise<number>): RetentionJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const schedule = (delay: number) => {
     timer = setTimeout(() => {
-      running = (runtime.state.migrated ? pruneIngestLedger(runtime.orm) : Promise.resolve(0))
-        .then((pruned) => pruned > 0 && runtime.logger.info({ pruned }, 'ingest ledger pruned (retention)'))
-        .catch((error: unknown) => runtime.logger.warn({ err: error }, 'ingest ledger retention: prune failed, will retry'))
+      running = (runtime.state.migrated ? pass(runtime.orm) : Promise.resolve(0))
+        .then((pruned) => pruned > 0 && runtime.logger.info({ pruned }, `${what} pruned (retention)`))
+        .catch((error: unknown) => runtime.logger.warn({ err: error }, `${what} retention: prune failed, will retry`))
         .finally(() => !stopped && schedule(PASS_MS));
     }, delay);
     timer.unref();
@@ -50,4 +60,9 @@ export function startLedgerRetention(runtime: ServiceRuntime): { stop(): Promise
       await running;
     },
   };
+}
+
+/** Starts the hourly ledger passes for `runtime`. */
+export function startLedgerRetention(runtime: ServiceRuntime): RetentionJob {
+  return startRetentionPasses(runtime, 'ingest ledger', (orm) => pruneIngestLedger(orm));
 }
