@@ -3,10 +3,11 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
-import { startIngestContext, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
+import { startIngestContext, startRetentionPasses, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { TelemetryIngestModule } from './app.module.js';
 import { telemetryIngestEntities } from './db/entities/index.js';
 import { telemetryIngestMigrations } from './db/migrations/index.js';
+import { pruneObservations } from './services/observation-retention.js';
 
 export const telemetryIngestService: ServiceDefinition = {
   service: 'telemetry-ingest',
@@ -15,9 +16,23 @@ export const telemetryIngestService: ServiceDefinition = {
   module: TelemetryIngestModule,
 };
 
-/** Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env). */
-export function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
-  return startIngestContext(telemetryIngestService, options);
+/**
+ * Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env), and
+ * the observation retention passes (decision 0025), stopped before the service closes.
+ */
+export async function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
+  const running = await startIngestContext(telemetryIngestService, options);
+  const retention = startRetentionPasses(running.runtime, 'observation history', async (orm) => {
+    const pruned = await pruneObservations(orm);
+    return pruned.months.length + pruned.slots + pruned.excludedIntervals;
+  });
+  return {
+    ...running,
+    async close() {
+      await retention.stop();
+      await running.close();
+    },
+  };
 }
 
 /** The history row mapping and COPY text encoding (the ingest benchmark COPYs the very rows the consumer writes). */

@@ -16,9 +16,14 @@ import { TelemetryIngestService } from '../services/telemetry-ingest.service.js'
 
 @Controller()
 export class IngestTelemetryHandler {
-  private readonly ingest = new TelemetryIngestService();
+  private readonly ingest: TelemetryIngestService;
 
-  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
+    // Readings past retention (decision 0025) are not an error: the batch commits, the log says so.
+    this.ingest = new TelemetryIngestService({
+      onBeyondRetention: (batchId, readings) => runtime.logger.warn({ batchId, readings }, 'observations older than the retention horizon kept as latest readings only, not as history'),
+    });
+  }
 
   @EventPattern<Consumes<'telemetryIngest'>>(CONSUMERS.telemetryIngest.durable)
   async handle(@Payload() batch: TelemetryBatchV1, @Ctx() ctx: unknown): Promise<void> {

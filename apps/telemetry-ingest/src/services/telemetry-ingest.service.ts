@@ -4,12 +4,23 @@
  * Invariant: a record whose provider differs from the batch's is poison; a reading without a
  * number (location, engine state) has value_num NULL, never 0. The usage rollups of the vehicles
  * the batch touches are rebuilt in the same transaction (UsageRollupRepository.refresh).
+ * Retention (decision 0025, observation-retention.ts): a reading observed before the horizon
+ * (400 days ago) moves the latest reading only — no history row, no partition, no rollup — and is
+ * reported through `onBeyondRetention` (the handler logs it).
  */
 import { vehicleId } from '@switchyard/domain';
 import { PoisonMessage, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ObservationRepository, monthsOf, type ObservationRow } from '../db/repositories/observation.repository.js';
 import { UsageRollupRepository } from '../db/repositories/usage-rollup.repository.js';
+import { observationHorizon } from './observation-retention.js';
+
+export interface TelemetryIngestOptions {
+  /** The clock the retention horizon is taken from (tests move it). */
+  now?: () => Date;
+  /** Told of a batch's readings older than the horizon (kept as latest readings only). */
+  onBeyondRetention?: (batchId: string, readings: number) => void;
+}
 
 export function numericValue(o: ObservationV1): number | null {
   switch (o.metric) {
@@ -30,14 +41,19 @@ export function numericValue(o: ObservationV1): number | null {
 }
 
 export class TelemetryIngestService {
-  constructor(
-    private readonly repository = new ObservationRepository(),
-    private readonly rollups = new UsageRollupRepository(),
-  ) {}
+  private readonly repository = new ObservationRepository();
+  private readonly rollups = new UsageRollupRepository();
 
-  /** Before the batch's transaction: the partitions its readings need. */
+  constructor(private readonly options: TelemetryIngestOptions = {}) {}
+
+  private horizon(): Date {
+    return observationHorizon(this.options.now?.() ?? new Date());
+  }
+
+  /** Before the batch's transaction: the partitions its readings within retention need. */
   prepare(orm: Orm, batch: TelemetryBatchV1): Promise<void> {
-    return this.repository.ensurePartitions(orm, monthsOf(batch.records.map((o) => o.observedAt)));
+    const horizon = this.horizon().getTime();
+    return this.repository.ensurePartitions(orm, monthsOf(batch.records.map((o) => o.observedAt).filter((at) => Date.parse(at) >= horizon)));
   }
 
   async apply(em: Em, batch: TelemetryBatchV1): Promise<number> {
@@ -59,8 +75,11 @@ export class TelemetryIngestService {
         batch_id: batchId,
       };
     });
-    await this.repository.write(em, rows);
-    await this.rollups.refresh(em, connectionId, rows);
+    const horizon = this.horizon();
+    const history = rows.filter((r) => Date.parse(r.observed_at) >= horizon.getTime());
+    if (history.length < rows.length) this.options.onBeyondRetention?.(batchId, rows.length - history.length);
+    await this.repository.write(em, rows, horizon.toISOString());
+    await this.rollups.refresh(em, connectionId, history);
     return batch.records.length;
   }
 }

@@ -3,7 +3,7 @@
  * `latest_readings`, on the batch's transaction: the rows are COPYed into a session temp table
  * (`observation_stage`, ON COMMIT DELETE ROWS) on the transaction's own connection, then ONE
  * statement inserts history (ON CONFLICT DO NOTHING) and moves latest readings forward from it.
- * Plus on-demand monthly partitions.
+ * Plus on-demand monthly partitions, and their drop once a month is past retention (decision 0025).
  *
  * Why COPY into staging (decision 0012): the previous single statement over
  * `json_to_recordset(?::json)` sent the batch as one JSON literal that MikroORM escapes and inlines;
@@ -91,8 +91,28 @@ async function transactionClient(em: Em): Promise<PgClient> {
   return client;
 }
 
-// Advisory lock namespace for partition DDL ("SWTP"), second key hashtext(schema).
+// Advisory lock namespace for partition DDL ("SWTP"), second key hashtext(schema): creation and drop.
 const PARTITION_LOCK = 0x53575450;
+const PARTITION_NAME = /^observations_y(\d{4})m(\d{2})$/;
+
+/** The monthly partition holding `month` (`2026-01` → `observations_y2026m01`). */
+export function partitionName(month: string): string {
+  const [year, mm] = month.split('-') as [string, string];
+  return `observations_y${year}m${mm}`;
+}
+
+/**
+ * The partitions this process knows to exist, per schema: module-wide, so a drop by the retention
+ * job (any ObservationRepository of the process) is forgotten by the ingest's repository too.
+ * Another process may still list a dropped month; the ingest never asks for one (it stores no
+ * history before the retention horizon, which stays a day ahead of every dropped month: decision 0025).
+ */
+const knownPartitions = new Map<string, Set<string>>();
+function known(schema: string): Set<string> {
+  let set = knownPartitions.get(schema);
+  if (!set) knownPartitions.set(schema, (set = new Set()));
+  return set;
+}
 
 /** `2026-01` for every month the rows touch (UTC). */
 export function monthsOf(observedAt: readonly string[]): string[] {
@@ -100,24 +120,22 @@ export function monthsOf(observedAt: readonly string[]): string[] {
 }
 
 export class ObservationRepository {
-  private readonly known = new Set<string>();
-
   /**
    * Creates the monthly partitions of `months` that do not exist yet, each in its own short
    * transaction under an advisory lock (CREATE … PARTITION OF locks the parent; two processes
    * racing on `if not exists` could still collide on the catalog, the lock serializes them).
    * Outside the batch's transaction so the parent's lock is held for milliseconds, not a batch.
-   * The set of known partitions is cached per process (a retention job that drops a partition
-   * must not drop the current month).
+   * The set of known partitions is cached per process and schema (knownPartitions).
    */
   async ensurePartitions(orm: Orm, months: readonly string[]): Promise<void> {
     const schema = ormSchema(orm);
+    const cache = known(schema);
     for (const month of months) {
-      if (this.known.has(month)) continue;
+      if (cache.has(month)) continue;
       const [year, mm] = month.split('-').map(Number) as [number, number];
       const from = new Date(Date.UTC(year, mm - 1, 1)).toISOString();
       const to = new Date(Date.UTC(year, mm, 1)).toISOString();
-      const name = `observations_y${year}m${String(mm).padStart(2, '0')}`;
+      const name = partitionName(month);
       await inTransaction(orm, async (em) => {
         const t = tableNamer(em);
         const [exists] = await query<{ found: boolean }>(em, `select to_regclass(?) is not null as found`, [t(name)]);
@@ -125,12 +143,50 @@ export class ObservationRepository {
         await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [PARTITION_LOCK, schema]);
         await query(em, `create table if not exists ${t(name)} partition of ${t('observations')} for values from ('${from}') to ('${to}')`);
       });
-      this.known.add(month);
+      cache.add(month);
     }
   }
 
-  /** Inserts history (duplicates ignored) and moves latest readings forward; returns rows new to history. */
-  async write(em: Em, rows: readonly ObservationRow[]): Promise<number> {
+  /** The months (`2026-01`) of the schema's monthly partitions, oldest first. */
+  async partitionMonths(em: Em): Promise<string[]> {
+    const rows = await query<{ name: string }>(
+      em,
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = to_regclass(?) order by c.relname`,
+      [tableNamer(em)('observations')],
+    );
+    return rows.flatMap(({ name }) => {
+      const m = PARTITION_NAME.exec(name);
+      return m ? [`${m[1]}-${m[2]}`] : [];
+    });
+  }
+
+  /**
+   * Drops the monthly partitions of months before `beforeMonth` (`2026-01`), each in its own short
+   * transaction under the partition DDL lock (no creation of the same month interleaves), and
+   * forgets them in this process's cache. DROP locks the parent ACCESS EXCLUSIVE: it waits for
+   * batches writing history (at most DB_LOCK_TIMEOUT_MS, then the pass fails and the next retries)
+   * and holds them back for the drop's milliseconds. Returns the months dropped.
+   */
+  async dropPartitionsBefore(orm: Orm, beforeMonth: string): Promise<string[]> {
+    const schema = ormSchema(orm);
+    const old = (await this.partitionMonths(orm.em.fork())).filter((month) => month < beforeMonth);
+    for (const month of old) {
+      await inTransaction(orm, async (em) => {
+        await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [PARTITION_LOCK, schema]);
+        await query(em, `drop table if exists ${tableNamer(em)(partitionName(month))}`);
+      });
+      known(schema).delete(month);
+    }
+    return old;
+  }
+
+  /**
+   * Inserts history (duplicates ignored) and moves latest readings forward; returns rows new to
+   * history. `historyFrom` (ISO): rows observed before it move latest readings only (the
+   * retention horizon, decision 0025: history before it is not kept, its partitions may be gone).
+   */
+  async write(em: Em, rows: readonly ObservationRow[], historyFrom?: string): Promise<number> {
     if (rows.length === 0) return 0;
     const t = tableNamer(em);
     const client = await transactionClient(em);
@@ -149,7 +205,8 @@ export class ObservationRepository {
       em,
       `with history as (
          insert into ${t('observations')} (${NAMES}, seq)
-         select ${NAMES}, nextval('${t('observation_seq')}') from pg_temp.observation_stage order by vehicle_id, metric, observed_at, source
+         select ${NAMES}, nextval('${t('observation_seq')}') from pg_temp.observation_stage
+          where observed_at >= coalesce(?::timestamptz, '-infinity') order by vehicle_id, metric, observed_at, source
          on conflict do nothing returning 1),
        latest as (
          insert into ${t('latest_readings')} as t (${NAMES}, updated_at)
@@ -161,7 +218,13 @@ export class ObservationRepository {
          where (excluded.observed_at, excluded.source) > (t.observed_at, t.source)
          returning 1)
        select (select count(*) from history) as inserted, (select count(*) from latest) as moved`,
-    );
+      [historyFrom ?? null],
+    ).catch((error: unknown) => {
+      // A month this process listed was dropped after all (a clock more than the drop margin
+      // behind another process's): forget the cache, so the batch's retry checks the catalog again.
+      if (error instanceof Error && error.message.includes('no partition of relation')) known(ormSchema(em)).clear();
+      throw error;
+    });
     return Number(result?.inserted ?? 0);
   }
 }

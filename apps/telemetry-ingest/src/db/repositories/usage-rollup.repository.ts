@@ -11,6 +11,7 @@
  *   the observations are read: of two batches touching one vehicle, the later rebuild reads after
  *   the earlier committed, so the last rebuild of a range always sees every observation of it.
  * - `slots`, `excluded`: what a report over the aligned interior of a window reads.
+ * - `pruneBefore`: the retention of rollups (decision 0025), with the observations' partitions.
  */
 import {
   ceilSlot,
@@ -164,5 +165,24 @@ export class UsageRollupRepository {
       series: r.series,
       interval: { kind: 'excluded', startMs: Number(r.start_ms), endMs: Number(r.end_ms), reason: r.reason === 'implausible_increase' ? 'implausible_increase' : 'counter_decreased' },
     }));
+  }
+
+  /**
+   * Retention (decision 0025, observation-retention.ts): deletes up to `limit` slots starting
+   * before `boundary` and up to `limit` excluded intervals ending by it (wholly in dropped time; one
+   * straddling the boundary stays, it counts towards kept slots), rows other passes hold skipped.
+   */
+  async pruneBefore(em: Em, boundary: Date, limit: number): Promise<{ slots: number; excludedIntervals: number }> {
+    const t = tableNamer(em);
+    const [row] = await query<{ slots: number; excluded: number }>(
+      em,
+      `with slots as (
+         delete from ${t('usage_slot')} where ctid in (select ctid from ${t('usage_slot')} where slot_start < ?::timestamptz limit ? for update skip locked) returning 1),
+       excluded as (
+         delete from ${t('usage_excluded_interval')} where ctid in (select ctid from ${t('usage_excluded_interval')} where end_at <= ?::timestamptz limit ? for update skip locked) returning 1)
+       select (select count(*)::int from slots) as slots, (select count(*)::int from excluded) as excluded`,
+      [boundary.toISOString(), limit, boundary.toISOString(), limit],
+    );
+    return { slots: row?.slots ?? 0, excludedIntervals: row?.excluded ?? 0 };
   }
 }
