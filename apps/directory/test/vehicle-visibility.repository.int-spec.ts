@@ -3,10 +3,15 @@
  * PostgreSQL: the stored vehicles the rule reads, the stored set whose sequence moves only when the
  * set changes, and the relay's outbox — unpublished rows claimed `for update skip locked` (a second
  * relay skips them), published marks that never move back.
+ * Retention (issue 14, item 4): the outbox is state, not a log — n changes of a connection's hidden
+ * set leave its one row (bounded by the connections; nothing is pruned: a deleted row would restart
+ * its sequence at 1, below what consumers hold).
+ * Mutation tried: the outbox as a log (migration 0005 without the primary key on connection_id,
+ * `save` inserting a row per change with the next sequence) — "one row" fails (23 rows for the connection).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { inTransaction } from '@switchyard/persistence';
+import { inTransaction, query, tableNamer } from '@switchyard/persistence';
 import { useMigratedSchema } from '@switchyard/testing/jest';
 import { directoryMigrations } from '../src/db/migrations/index.js';
 import { VehicleVisibilityRepository, type HiddenVehicle } from '../src/db/repositories/vehicle-visibility.repository.js';
@@ -58,5 +63,22 @@ describe('VehicleVisibilityRepository', () => {
     expect(await unpublished()).toEqual([]);
     await repository.save(db.em(), connectionId, 4, { rule: 4 }, []);
     expect((await unpublished()).map((r) => r.sequence)).toEqual(['3']);
+  });
+
+  it('keeps one row per connection however often its hidden set changes (bounded state, nothing to prune)', async () => {
+    const t = tableNamer(db.em());
+    const rows = async () => (await query<{ n: number }>(db.em(), `select count(*)::int as n from ${t('vehicle_visibility')} where connection_id = ?::uuid`, [connectionId]))[0]?.n;
+    const [vehicle] = await repository.vehicles(db.em(), connectionId);
+    const hidden: HiddenVehicle[] = [{ vehicleId: vehicle!.id, sourceId: vehicle!.source_id, visibility: 'hidden_by_status' }];
+    const changes = 20;
+    for (let i = 0; i < changes; i++) {
+      await repository.save(db.em(), connectionId, 5 + i, { rule: 5 + i }, i % 2 === 0 ? hidden : []);
+      await inTransaction(db.orm, async (em) => repository.markPublished(em, await repository.unpublished(em, 100)));
+    }
+    const state = await repository.state(db.em(), connectionId);
+    console.log(`[retention] visibility outbox: ${changes} published changes of one connection leave ${await rows()} row (sequence ${state?.sequence})`);
+    expect(await rows()).toBe(1);
+    expect(state).toEqual({ config_revision: 4 + changes, rules: { rule: 4 + changes }, hidden: [], sequence: String(3 + changes) });
+    expect(await unpublished()).toEqual([]);
   });
 });
