@@ -5,6 +5,10 @@
  *   by this context's own consumer) left out, a fault opened during a walk at its end;
  * - the transition feed after a stored position, hidden vehicles skipped but passed, retention:
  *   pruning a prefix and answering `beyondRetention` for a position before it;
+ * - the retention job itself (FaultRetention.prune, FAULT_EVENT_RETENTION_MS, issue 14 item 4)
+ *   deletes a published transition committed 91 days ago and keeps one of 89 days, and the period
+ *   is the one docs/faults.md documents. Mutation tried: FaultRetention.prune's cutoff without the
+ *   retention (`now`) — the 89-day transition is deleted too and "kept" fails;
  * - concurrency: four workers commit transitions of ONE connection in overlapping transactions
  *   (each holds its transaction open for a random while after deriving) while a reader pages the
  *   feed with stored positions; the reader sees every transition exactly once, in sequence order.
@@ -13,7 +17,9 @@
  *   `em.fork({ disableTransactions: true })` fork) makes a later sequence visible before an earlier one commits —
  *   the reader passes it and this test fails with missing sequences.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FAULT_EVENT_RETENTION_DAYS } from '@switchyard/contracts';
 import { vehicleId } from '@switchyard/domain';
 import { EVENTS, ingestBatchId, subjectFor, vehicleVisibilityMsgId, type FaultBatchV1, type FaultEventV1, type FaultSnapshotV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
@@ -21,6 +27,7 @@ import { pollUntil, sleep, startIngestHarness, type IngestHarness } from '@switc
 import { FaultReadRepository } from '../src/db/repositories/fault-read.repository.js';
 import { FaultIngestService } from '../src/services/fault-ingest.service.js';
 import { FaultReadService } from '../src/services/fault-read.service.js';
+import { FaultRetention } from '../src/services/fault-retention.service.js';
 import { faultFeedService, startFaultFeed } from '../src/index.js';
 
 let counter = 0;
@@ -131,6 +138,21 @@ describe('fault reads', () => {
     expect(await reads.events(em(), { connectionId, limit: 10, after: '2' })).toMatchObject({ events: [{ sequence: 3 }], last: '4', beyondRetention: false });
     // A first read starts at the oldest retained event.
     expect((await reads.events(em(), { connectionId, limit: 10 })).events.map((e) => e.sequence)).toEqual([3]);
+  });
+
+  it('the retention job deletes transitions past the documented 90 days and keeps younger ones', async () => {
+    const connectionId = crypto.randomUUID();
+    await apply(connectionId, [snapshot('v1', at(0), ['a']), snapshot('v2', at(0), ['b']), snapshot('v3', at(0), ['c'])]);
+    const rows = () => x.sql<{ sequence: string; published: boolean }>(`select sequence::text as sequence, published_at is not null as published from ${x.t('fault_transition')} where connection_id = ? order by sequence`, [connectionId]);
+    // Only published transitions are pruned: wait for the relay, then age them.
+    await pollUntil(async () => (await rows()).every((r) => r.published), { timeoutMs: 10_000, description: 'transitions published' });
+    await x.sql(`update ${x.t('fault_transition')} set created_at = now() - case sequence when 1 then interval '91 days' when 2 then interval '89 days' else interval '0' end where connection_id = ?`, [connectionId]);
+    const pruned = await new FaultRetention(x.h.service.runtime).prune();
+    const left = (await rows()).map((r) => r.sequence);
+    console.log(`[retention] fault transitions (${FAULT_EVENT_RETENTION_DAYS} days): the pass pruned ${pruned} (91 days old), kept sequences ${left.join(', ')} (89 days old and new)`);
+    expect(left).toEqual(['2', '3']);
+    expect(await reads.events(em(), { connectionId, limit: 10 })).toMatchObject({ events: [{ sequence: 2 }, { sequence: 3 }], beyondRetention: false });
+    expect(readFileSync(new URL('../../../docs/faults.md', import.meta.url), 'utf8')).toContain(`Events stay ${FAULT_EVENT_RETENTION_DAYS} days.`);
   });
 
   it('a reader paging with stored positions sees every transition exactly once, in order, while four workers commit concurrently', async () => {
