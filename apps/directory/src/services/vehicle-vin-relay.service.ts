@@ -5,6 +5,9 @@
  * visibility relay's pattern (vehicle-visibility-relay.service.ts). The ingest consumer calls
  * `flush()` after a vehicles batch commits; a 1 s poll catches anything a failed flush left behind.
  * Consumers (enrichment) keep the highest sequence per vehicle.
+ * Retention (decision 0025): none, and none needed — the outbox is one row per stored vehicle,
+ * updated in place, so published rows are state, not a log (no `prunePublished`; deleting a row
+ * would restart its sequence below what consumers hold).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, subjectFor } from '@switchyard/messaging';

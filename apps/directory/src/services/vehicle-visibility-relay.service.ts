@@ -6,6 +6,9 @@
  * it) or, after a newer change, the newer set — consumers keep the highest sequence. The ingest
  * and config consumers call `flush()` after their commit; a 1 s poll catches anything a failed
  * flush left behind.
+ * Retention (decision 0025): none, and none needed — the outbox is one row per connection, updated
+ * in place, so published rows are state, not a log (no `prunePublished`; deleting a row would
+ * restart its sequence below what consumers hold).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENTS, subjectFor, vehicleVisibilityMsgId } from '@switchyard/messaging';
