@@ -56,6 +56,8 @@ for (const s of ALL_STREAMS) {
   if (JSON.stringify([...c.subjects].sort()) !== JSON.stringify([...s.subjects].sort())) problems.push(`${c.file}: subjects ${c.subjects} != ${s.subjects}`);
   if (c.duplicate_window !== s.duplicateWindowMs * NS) problems.push(`${c.file}: duplicate_window ${c.duplicate_window} != ${s.duplicateWindowMs * NS}`);
   if (c.max_age !== (s.maxAgeMs ?? 0) * NS) problems.push(`${c.file}: max_age ${c.max_age} != ${(s.maxAgeMs ?? 0) * NS}`);
+  if (c.max_bytes !== (s.maxBytes ?? -1)) problems.push(`${c.file}: max_bytes ${c.max_bytes} != ${s.maxBytes ?? -1}`);
+  if (c.discard !== (s.discard ?? 'old')) problems.push(`${c.file}: discard ${c.discard} != ${s.discard ?? 'old'}`);
   if (c.retention !== 'limits' || c.storage !== 'file') problems.push(`${c.file}: expected retention limits, storage file`);
 }
 for (const [name, c] of files) problems.push(`${c.file}: stream ${name} is not declared in libs/messaging`);

@@ -2,7 +2,10 @@
 # Creates or updates Switchyard's JetStream streams from deploy/nats/streams/*.json with the nats CLI,
 # for operators who provision streams themselves (for example when the services' NATS accounts may
 # not manage streams). The services also create/update them at start (libs/messaging), reconciling
-# only subjects, duplicate_window and max_age, so settings such as num_replicas set here survive.
+# only subjects, duplicate_window, max_age, max_bytes and discard, so settings such as num_replicas
+# set here survive. max_bytes here is the default; a deployment that sets NATS_STREAM_MAX_BYTES_<STREAM>
+# edits the file to match. Never lower max_bytes below what a stream stores: nats-server then
+# deletes its oldest messages at once (docs/decisions/0026-stream-byte-limits.md).
 #
 # Usage: [NATS_NAMESPACE=<ns>] deploy/nats/apply-streams.sh [--print] [nats CLI options...]
 #   NATS_NAMESPACE  same value the services get; `staging` turns `ingest.>` into `staging.ingest.>`

@@ -115,7 +115,9 @@ export async function runDelivery<P extends z.ZodType>(args: RunDeliveryArgs<P>)
       const retry = settleAfterDeadLetterFailure(message.deliveryCount, backoff);
       port.nak(retry.delayMs);
       decision = retry;
-      logger.error({ ...log, ...describeError(error) }, 'dead-letter write failed; message will be redelivered');
+      // The stream and sequence find the message in its own stream should the server stop
+      // redelivering it (maxDeliver + spare) while the DLQ still refuses it (full: decision 0026).
+      logger.error({ ...log, stream: consumer.event.stream, streamSequence: message.streamSequence, ...describeError(error) }, 'dead-letter write failed; message will be redelivered');
     }
   }
   return decision;

@@ -23,12 +23,16 @@ export class BusTimeoutError extends Error {
   }
 }
 
-/** Nobody serves the subject, no stream captures it, or the connection is down. */
+/**
+ * Nobody serves the subject, no stream captures it, the connection is down, or the stream is full
+ * (`stream_full`: its byte limit with `discard: new`, or the server's store; decision 0026) — every
+ * reason a "try again later" for the caller, never a verdict on the message.
+ */
 export class BusUnavailableError extends Error {
   override readonly name = 'BusUnavailableError';
   constructor(
     readonly subject: string,
-    readonly reason: 'no_responders' | 'no_stream' | 'connection_closed' | 'connection_error' | 'authorization_error' | 'tls_error',
+    readonly reason: 'no_responders' | 'no_stream' | 'stream_full' | 'connection_closed' | 'connection_error' | 'authorization_error' | 'tls_error',
     options?: ErrorOptions,
   ) {
     super(`${subject}: ${reason}`, options);

@@ -21,6 +21,8 @@ export {
   Namespace,
   RPCS,
   STREAMS,
+  type StreamName,
+  withStreamLimits,
   deadLetterSubject,
   streamForSubject,
   subjectFor,

@@ -47,6 +47,14 @@ export interface StreamDefinition {
   /** Duplicate window for msgId de-duplication, ms. */
   readonly duplicateWindowMs: number;
   readonly maxAgeMs?: number;
+  /** Most bytes the stream stores (JetStream `max_bytes`); unlimited when absent. */
+  readonly maxBytes?: number;
+  /**
+   * What a full stream does (decision 0026): `new` refuses the publish (`BusUnavailableError`
+   * `stream_full`, a retry-later for every caller) and keeps what it stores; `old` drops its oldest
+   * messages to make room. Absent: `old`, JetStream's default.
+   */
+  readonly discard?: 'new' | 'old';
 }
 
 /** A durable consumer (a consumer group: every process with the same durable shares the work). */

@@ -40,21 +40,49 @@ const DAY_MS = 24 * 60 * MINUTE_MS;
 /** 2 minutes: the JetStream default, long enough to cover a publisher's retry after a lost ack. */
 export const DUPLICATE_WINDOW_MS = 2 * MINUTE_MS;
 
-const stream = (name: string, subject: string, maxAgeDays: number): StreamDefinition => ({ name, subjects: [subject], duplicateWindowMs: DUPLICATE_WINDOW_MS, maxAgeMs: maxAgeDays * DAY_MS });
+const MIB = 1024 * 1024;
 
-/** Streams: what each captures and how long it keeps it. */
+const stream = (name: string, subject: string, maxAgeDays: number, maxBytes: number): StreamDefinition => ({
+  name,
+  subjects: [subject],
+  duplicateWindowMs: DUPLICATE_WINDOW_MS,
+  maxAgeMs: maxAgeDays * DAY_MS,
+  maxBytes,
+  // Every stream refuses a publish when full rather than dropping its oldest messages
+  // (docs/decisions/0026-stream-byte-limits.md): a refused publish is a retry-later for its
+  // publisher, a dropped message is data nobody knows is gone.
+  discard: 'new',
+});
+
+/**
+ * Streams: what each captures, how long it keeps it and the most bytes it stores (the default of
+ * NATS_STREAM_MAX_BYTES_<NAME>, docs/configuration.md; sized in decision 0026).
+ */
 export const STREAMS = {
   /** Normalized batches, collectors → owning contexts. */
-  INGEST: stream('INGEST', 'ingest.>', 7),
+  INGEST: stream('INGEST', 'ingest.>', 7, 1024 * MIB),
   /** Per-batch receipts, contexts → orchestrator. */
-  RECEIPTS: stream('RECEIPTS', 'receipt.>', 7),
+  RECEIPTS: stream('RECEIPTS', 'receipt.>', 7, 128 * MIB),
   /** Domain events: connection configuration, grants, health, vehicle visibility. */
-  EVENTS: stream('EVENTS', 'events.>', 30),
+  EVENTS: stream('EVENTS', 'events.>', 30, 256 * MIB),
   /** Fault transitions for internal consumers. */
-  FAULTS: stream('FAULTS', 'fleet.faults.>', 30),
+  FAULTS: stream('FAULTS', 'fleet.faults.>', 30, 256 * MIB),
   /** Dead letters: kept 90 days so an operator can inspect and replay after a fix. */
-  DLQ: stream('DLQ', 'dlq.>', 90),
+  DLQ: stream('DLQ', 'dlq.>', 90, 512 * MIB),
 } as const satisfies Record<string, StreamDefinition>;
+
+export type StreamName = keyof typeof STREAMS;
+
+/**
+ * The streams with a deployment's byte limits (NATS_STREAM_MAX_BYTES_<NAME>) in place of the
+ * defaults above; a stream not named keeps its default.
+ */
+export function withStreamLimits(limits: Partial<Record<StreamName, number>>): StreamDefinition[] {
+  return (Object.keys(STREAMS) as StreamName[]).map((name) => {
+    const maxBytes = limits[name];
+    return maxBytes === undefined ? STREAMS[name] : { ...STREAMS[name], maxBytes };
+  });
+}
 
 export const ALL_STREAMS: readonly StreamDefinition[] = Object.values(STREAMS);
 

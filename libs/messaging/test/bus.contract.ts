@@ -14,6 +14,7 @@ import {
   EVENTS,
   PoisonMessage,
   RpcError,
+  STREAMS,
   deadLetterSubject,
   subjectFor,
   type BusLogger,
@@ -23,6 +24,7 @@ import {
   type EventDefinition,
   type MessageBus,
   type RpcDefinition,
+  type StreamDefinition,
   type Subscription,
 } from '../src/index.js';
 import { eventually, sleep, type CapturedLog } from './test-helpers.js';
@@ -210,6 +212,36 @@ export function runBusContract(label: string, makeBus: MakeBus): void {
     it('refuses to publish to a subject no stream captures', async () => {
       const orphan: EventDefinition = { subject: 'orphan.contract.*', stream: 'ORPHAN', schema: z.unknown(), version: 1 };
       await expect(bus.publish(orphan, 'orphan.contract.x', { a: 1 }, { msgId: 'o1' })).rejects.toBeInstanceOf(BusUnavailableError);
+    });
+
+    // Decision 0026. Mutation tried: the streams' `discard` switched to 'old' in subjects.ts — no
+    // publish is refused, and the consumer finds only the newest items (the oldest were dropped).
+    it('refuses a publish to a full stream with stream_full and keeps everything it stored', async () => {
+      // INGEST's limits policy on a stream of its own, with room for a handful of items.
+      const tinyStream: StreamDefinition = { ...STREAMS.INGEST, name: 'TINY', subjects: ['tiny.>'], maxBytes: 2_000 };
+      const tinyEvent: EventDefinition<typeof itemSchema> = { subject: 'tiny.contract.*', stream: 'TINY', schema: itemSchema, version: 1 };
+      await bus.ensureStreams([tinyStream]);
+      const label = 'x'.repeat(100);
+      let refusal: unknown;
+      let stored = 0;
+      for (let n = 0; n < 100 && refusal === undefined; n++) {
+        await bus.publish(tinyEvent, 'tiny.contract.a', { n, label }, { msgId: `tiny-${n}` }).then(
+          () => void (stored += 1),
+          (error: unknown) => void (refusal = error),
+        );
+      }
+      // Nothing stored was dropped to make room: a consumer from the start sees items 0 … stored-1.
+      const seen: number[] = [];
+      track(await bus.consume({ durable: 'contract_tiny', event: tinyEvent, ackWaitMs: ACK_WAIT_MS, maxDeliver: 5, maxAckPending: 100 }, async (d) => void seen.push(d.payload.n)));
+      await eventually(() => expect(seen).toHaveLength(stored));
+      expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: stored }, (_, n) => n));
+      // … and the publish after the last stored one was refused as a retry-later.
+      expect(refusal).toBeInstanceOf(BusUnavailableError);
+      expect(refusal).toMatchObject({ reason: 'stream_full', subject: 'tiny.contract.a' });
+      expect(stored).toBeGreaterThan(2);
+      // A repeated msgId inside the duplicate window is still answered as a duplicate, not refused.
+      await expect(bus.publish(tinyEvent, 'tiny.contract.a', { n: 0, label }, { msgId: 'tiny-0' })).resolves.toMatchObject({ duplicate: true });
+      process.stdout.write(`[stream-limits] ${bus.kind}: ${stored} items stored under maxBytes ${tinyStream.maxBytes}, the next refused (stream_full), none dropped\n`);
     });
 
     it('stores a repeated msgId once and delivers it once', async () => {

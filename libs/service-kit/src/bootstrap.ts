@@ -11,7 +11,7 @@ import { Global, Module, type DynamicModule, type Provider, type Type } from '@n
 import { NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ALL_STREAMS, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, type MessageBus, type StreamDefinition } from '@switchyard/messaging';
 import { createOrm, migrateUp, SERVICE_SCHEMAS, type DatabaseTimeouts, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
 import type { Registry } from 'prom-client';
 import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.js';
@@ -34,6 +34,8 @@ export interface StartOptions {
   /** Connect, statement and lock deadlines of the pool (main.ts: DB_*_TIMEOUT_MS); defaults otherwise. */
   databaseTimeouts?: Partial<DatabaseTimeouts>;
   bus: MessageBus;
+  /** The streams ensured at start: ALL_STREAMS, or with the deployment's byte limits (main-runner.ts: NATS_STREAM_MAX_BYTES_*). */
+  streams?: readonly StreamDefinition[];
   environment: 'sandbox' | 'production';
   /** Overrides the default schema (tests use isolated names). */
   schema?: string;
@@ -99,7 +101,7 @@ export async function startService(def: ServiceDefinition, options: StartOptions
   let app: NestFastifyApplication | undefined;
   let internal: NestFastifyApplication | undefined;
   try {
-    await options.bus.ensureStreams(ALL_STREAMS);
+    await options.bus.ensureStreams(options.streams ?? ALL_STREAMS);
     if (options.migrateOnStart ?? true) {
       await migrateUp(orm, { log: (line) => logger.info(line) });
       runtime.state.migrated = true;

@@ -4,7 +4,7 @@
  * and secret values never appear in that message (only their names).
  */
 import { accessSync, constants } from 'node:fs';
-import type { JetStreamBusConfig } from '@switchyard/messaging';
+import { STREAMS, withStreamLimits, type JetStreamBusConfig, type StreamDefinition, type StreamName } from '@switchyard/messaging';
 import { DEFAULT_DATABASE_TIMEOUTS } from '@switchyard/persistence';
 import { z } from 'zod';
 
@@ -77,6 +77,29 @@ export function natsAuth(env: NatsEnv): NonNullable<JetStreamBusConfig['auth']> 
   };
 }
 
+/** At least 1 MiB: a stream must hold its largest message (an ingest batch is capped under 1 MiB). */
+const streamMaxBytes = z.coerce.number().int().min(1_048_576).max(Number.MAX_SAFE_INTEGER).optional();
+
+/**
+ * NATS_STREAM_MAX_BYTES_<STREAM>: a deployment's byte limit of each stream (decision 0026; the
+ * defaults are STREAMS in libs/messaging). Every process ensures every stream at start, so all
+ * processes of a deployment must share the values — with two values the last process started wins.
+ */
+const streamLimitFields = Object.fromEntries((Object.keys(STREAMS) as StreamName[]).map((name) => [`NATS_STREAM_MAX_BYTES_${name}`, streamMaxBytes])) as Record<
+  `NATS_STREAM_MAX_BYTES_${StreamName}`,
+  typeof streamMaxBytes
+>;
+
+/** The streams a process ensures at start, with the byte limits its environment sets. */
+export function streamsFromEnv(env: Partial<Record<`NATS_STREAM_MAX_BYTES_${StreamName}`, number | undefined>>): StreamDefinition[] {
+  const limits: Partial<Record<StreamName, number>> = {};
+  for (const name of Object.keys(STREAMS) as StreamName[]) {
+    const value = env[`NATS_STREAM_MAX_BYTES_${name}`];
+    if (value !== undefined) limits[name] = value;
+  }
+  return withStreamLimits(limits);
+}
+
 /** Variables every service reads. */
 export const baseEnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
@@ -90,6 +113,7 @@ export const baseEnvSchema = z.object({
     .string()
     .regex(/^([a-z0-9][a-z0-9-]*)?$/, 'lower-case letters, digits and -, starting with a letter or digit')
     .default(''),
+  ...streamLimitFields,
   MIGRATE_ON_START: z
     .enum(['true', 'false'])
     .default('true')

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from './config.js';
+import { STREAMS } from '@switchyard/messaging';
+import { ConfigError, streamsFromEnv } from './config.js';
 import { parseMainEnv, shutdownWithin } from './main-runner.js';
 
 const gateway = { portVariable: 'PORT', defaultPort: 3000, defaultHost: '127.0.0.1', metricsPort: { variable: 'METRICS_PORT', defaultPort: 9464 } } as const;
@@ -34,6 +35,16 @@ describe('parseMainEnv', () => {
       expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'METRICS_PORT']);
     }
     expect(() => parseMainEnv(gateway, { PORT: '9464' })).toThrow(new ConfigError(['METRICS_PORT: must differ from PORT (9464)']));
+  });
+
+  it('NATS_STREAM_MAX_BYTES_<STREAM>: a deployment byte limit per stream (decision 0026), the others keep their default; below 1 MiB is named', () => {
+    const { env } = parseMainEnv(context, { NATS_STREAM_MAX_BYTES_INGEST: '8589934592' });
+    const streams = streamsFromEnv(env);
+    expect(streams.find((s) => s.name === 'INGEST')).toMatchObject({ maxBytes: 8_589_934_592, discard: 'new', maxAgeMs: STREAMS.INGEST.maxAgeMs });
+    expect(streams.find((s) => s.name === 'DLQ')).toEqual(STREAMS.DLQ);
+    expect(streams.map((s) => s.name)).toEqual(Object.keys(STREAMS));
+    const bad = { NATS_STREAM_MAX_BYTES_DLQ: '1000', NATS_STREAM_MAX_BYTES_EVENTS: '1GiB' };
+    expect(() => parseMainEnv(context, bad)).toThrow(/NATS_STREAM_MAX_BYTES_EVENTS: .*\n.*NATS_STREAM_MAX_BYTES_DLQ: /);
   });
 
   it('context: its one port serves /metrics (no METRICS_PORT read), 0 disables it', () => {

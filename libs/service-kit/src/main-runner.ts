@@ -11,7 +11,7 @@ import { resolveDatabaseUrl } from '@switchyard/persistence';
 import { z } from 'zod';
 import type { RunningService, ServiceDefinition, StartOptions } from './bootstrap.js';
 import { startService } from './bootstrap.js';
-import { baseEnvSchema, checkNatsEnv, ConfigError, loadConfig, natsAuth } from './config.js';
+import { baseEnvSchema, checkNatsEnv, ConfigError, loadConfig, natsAuth, streamsFromEnv } from './config.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './logger.js';
 
@@ -97,6 +97,7 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
     databaseTimeouts: { connectMs: env.DB_CONNECT_TIMEOUT_MS, statementMs: env.DB_STATEMENT_TIMEOUT_MS, lockMs: env.DB_LOCK_TIMEOUT_MS },
     schema: env.DB_SCHEMA,
     bus,
+    streams: streamsFromEnv(env),
     environment: env.SWITCHYARD_ENV,
     migrateOnStart: env.MIGRATE_ON_START,
     logger,

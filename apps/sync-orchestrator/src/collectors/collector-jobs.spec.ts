@@ -5,7 +5,7 @@ import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { decodeFleetCursor, decodeMembershipCursor, encodeFleetCursor, encodeMembershipCursor, groupIntoJobs, groupVehicles, healthDatasets, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
 import { failureCode, RETRYABLE_CODES } from './collector.service.js';
 import { ProviderError } from '@switchyard/providers';
-import { RpcError } from '@switchyard/messaging';
+import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
 
 const CONNECTION = '0b9f3c1e-2f4a-4d7e-9b1c-3a2e5f6d7c8b';
 let nextId = 1;
@@ -171,10 +171,13 @@ describe('pageBatches', () => {
 });
 
 describe('failureCode', () => {
-  it('keeps provider codes, maps the gateway’s missing credentials, and calls anything else a retryable collector_error', () => {
+  it('keeps provider codes, maps the gateway’s missing credentials, a refused or unreachable bus to bus_unavailable, and calls anything else a retryable collector_error', () => {
     expect(failureCode(new ProviderError('provider_auth_required', { status: 401 }))).toBe('provider_auth_required');
     expect(failureCode(new RpcError('provider_config_invalid'))).toBe('provider_config_invalid');
+    // A full INGEST stream (decision 0026) or NATS down: retried on the next lease, never a verdict on the sync.
+    expect(failureCode(new BusUnavailableError('ingest.telemetry.c1', 'stream_full'))).toBe('bus_unavailable');
+    expect(failureCode(new BusTimeoutError('ingest.telemetry.c1', 5000))).toBe('bus_unavailable');
     expect(failureCode(new Error('socket hang up'))).toBe('collector_error');
-    expect([...RETRYABLE_CODES].sort()).toEqual(['collector_error', 'provider_throttled', 'provider_unavailable']);
+    expect([...RETRYABLE_CODES].sort()).toEqual(['bus_unavailable', 'collector_error', 'provider_throttled', 'provider_unavailable']);
   });
 });

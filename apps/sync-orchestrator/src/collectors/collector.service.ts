@@ -22,7 +22,10 @@
  *   Retry-After (at least THROTTLE_MIN_DELAY_MS), WITHOUT counting an error attempt — up to
  *   COLLECTOR_MAX_THROTTLE_REQUEUES times per unit and attempt, after which it counts like
  *   `provider_unavailable`;
- * - failures: `provider_unavailable` (and unexpected errors, recorded as `collector_error`) store
+ * - failures: `provider_unavailable`, `bus_unavailable` (NATS unreachable, or a stream full and
+ *   refusing publishes, decision 0026: the page is not published, its cursor not saved, so the next
+ *   lease fetches it again — nothing accepted is lost) and unexpected errors (recorded as
+ *   `collector_error`) store
  *   the code on the unit and leave it to be re-leased when its lease expires, at most
  *   COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
  *   ProviderError code (auth, scope, config, response changed) and a gateway `provider_config_invalid`
@@ -43,7 +46,7 @@
  *   them (`skippedRecords`, at info whenever there are some, so an operator sees it without debug logs).
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
+import { BusTimeoutError, BusUnavailableError, EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
 import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -58,7 +61,7 @@ import { groupIntoJobs, healthDatasets, healthScopes, jobUnits, type CollectorJo
 import { runJob } from './purpose-fetchers.js';
 
 /** Codes after which the unit is re-leased (bounded); any other provider code fails the sync at once. */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['provider_throttled', 'provider_unavailable', 'collector_error']);
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['provider_throttled', 'provider_unavailable', 'bus_unavailable', 'collector_error']);
 
 /** Shortest wait before a throttled unit is leased again (a 429 without a usable Retry-After). */
 export const THROTTLE_MIN_DELAY_MS = 1_000;
@@ -69,9 +72,14 @@ export function throttleDelayMs(error: unknown): number {
   return Math.max(THROTTLE_MIN_DELAY_MS, retryAfter ?? 0);
 }
 
-/** The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid, else collector_error. */
+/**
+ * The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid,
+ * bus_unavailable when the bus refused or could not be reached (a retry-later, never the sync's
+ * fault), else collector_error.
+ */
 export function failureCode(error: unknown): string {
   if (error instanceof ProviderError) return error.code;
+  if (error instanceof BusUnavailableError || error instanceof BusTimeoutError) return 'bus_unavailable';
   if (error instanceof RpcError && (error.code === 'provider_config_invalid' || error.code === 'not_found')) return 'provider_config_invalid';
   return 'collector_error';
 }

@@ -77,6 +77,7 @@ export function buildAsyncApiDocument(): Record<string, unknown> {
         description: [
           `One message per opened or cleared fault occurrence, published by fault-feed after the transition committed (transactional outbox), in per-connection \`sequence\` order.`,
           `Stream \`${stream.name}\` captures \`${stream.subjects.join(', ')}\`; retention ${maxAge(stream.maxAgeMs)} (limits policy, max age), duplicate window ${isoDuration(stream.duplicateWindowMs)}.`,
+          `At most ${stream.maxBytes} bytes by default (a deployment sets its own, NATS_STREAM_MAX_BYTES_${stream.name}); a full stream refuses new transitions (fault-feed keeps them in its outbox and publishes them once there is room) and never drops unread ones (discard ${stream.discard}).`,
           'Subscribe to `fleet.faults.>` for every connection, `fleet.faults.<connectionId>.>` for one connection, `fleet.faults.*.opened` for opens only.',
         ].join(' '),
         parameters: {
@@ -89,6 +90,8 @@ export function buildAsyncApiDocument(): Record<string, unknown> {
           subjects: stream.subjects,
           maxAge: maxAge(stream.maxAgeMs),
           duplicateWindow: isoDuration(stream.duplicateWindowMs),
+          maxBytes: stream.maxBytes,
+          discard: stream.discard,
           retention: 'limits',
           storage: 'file',
         },

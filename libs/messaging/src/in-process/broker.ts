@@ -8,6 +8,7 @@
  * messages count against maxAckPending, including ones waiting for a nak delay, so maxAckPending 1
  * keeps per-subject order; redeliveries go out before new messages, lowest sequence first.
  */
+import { BusUnavailableError } from '../errors.js';
 import type { ConsumerDefinition, StreamDefinition } from '../port.js';
 import { serverMaxDeliver } from '../jetstream/settlement.js';
 import { subjectMatches } from '../subjects.js';
@@ -24,6 +25,8 @@ export interface StoredMessage {
 interface StreamState {
   def: StreamDefinition;
   messages: StoredMessage[];
+  /** Sum of `storedSize` over `messages`, against the stream's maxBytes. */
+  bytes: number;
   lastSeq: number;
   /** msgId → seq and time stored; insertion order is time order, so pruning walks from the front. */
   dedupe: Map<string, { seq: number; at: number }>;
@@ -62,7 +65,7 @@ export class Broker {
   ensureStream(def: StreamDefinition): void {
     const existing = this.streams.get(def.name);
     if (existing) existing.def = def;
-    else this.streams.set(def.name, { def, messages: [], lastSeq: 0, dedupe: new Map() });
+    else this.streams.set(def.name, { def, messages: [], bytes: 0, lastSeq: 0, dedupe: new Map() });
   }
 
   findStream(subject: string): StreamState | undefined {
@@ -79,12 +82,25 @@ export class Broker {
     const seen = stream.dedupe.get(msgId);
     if (seen) return { seq: seen.seq, duplicate: true };
     const maxAge = stream.def.maxAgeMs;
-    if (maxAge) while (stream.messages.length > 0 && now - (stream.messages[0] as StoredMessage).at > maxAge) stream.messages.shift();
+    if (maxAge) while (stream.messages.length > 0 && now - (stream.messages[0] as StoredMessage).at > maxAge) this.dropOldest(stream);
+    const size = storedSize(subject, data, headers);
+    const { maxBytes, discard } = stream.def;
+    if (maxBytes !== undefined && stream.bytes + size > maxBytes) {
+      // The JetStream rules (decision 0026): `new` refuses and keeps everything, `old` makes room.
+      if (discard === 'new') throw new BusUnavailableError(subject, 'stream_full');
+      while (stream.messages.length > 0 && stream.bytes + size > maxBytes) this.dropOldest(stream);
+    }
     const seq = ++stream.lastSeq;
     stream.messages.push({ seq, subject, data, headers, msgId, at: now });
+    stream.bytes += size;
     stream.dedupe.set(msgId, { seq, at: now });
     for (const durable of this.durables.values()) if (durable.stream === stream.def.name) this.pump(durable);
     return { seq, duplicate: false };
+  }
+
+  private dropOldest(stream: StreamState): void {
+    const oldest = stream.messages.shift();
+    if (oldest) stream.bytes -= storedSize(oldest.subject, oldest.data, oldest.headers);
   }
 
   upsertDurable(def: ConsumerDefinition, filter: string): DurableState {
@@ -169,6 +185,13 @@ export class Broker {
   shutdown(): void {
     for (const durable of this.durables.values()) for (const entry of durable.pending.values()) clearTimeout(entry.timer);
   }
+}
+
+/** A message's size against maxBytes: subject, headers and payload, as JetStream counts it (less its fixed per-message overhead). */
+function storedSize(subject: string, data: Uint8Array, headers: Record<string, string>): number {
+  let size = subject.length + data.length;
+  for (const [name, value] of Object.entries(headers)) size += name.length + value.length + 4;
+  return size;
 }
 
 const brokers = new Map<string, Broker>();

@@ -6,7 +6,7 @@
  * message is acked only after its handler returned and terminated only after its dead letter is
  * stored.
  */
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, JetStreamApiError, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { errors, headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { runDelivery, type RawDelivery } from '../delivery-runner.js';
@@ -59,6 +59,21 @@ function toMsgHdrs(record: Record<string, string>): MsgHdrs | undefined {
 function* headerEntries(h: MsgHdrs | undefined): Iterable<[string, string]> {
   if (!h) return;
   for (const [k, values] of h) if (values.length > 0) yield [k, values[0] as string];
+}
+
+/** JetStream API error codes of a refused store (nats-server errors.json). */
+const STREAM_STORE_FAILED = 10077;
+const INSUFFICIENT_RESOURCES = 10023;
+
+/**
+ * The stream refused the message for room: its byte (or message) limit with `discard: new`
+ * ("maximum bytes exceeded", 10077), or the server's store is full (10023). Both pass once space is
+ * freed, so the publisher hears `stream_full`, a retry-later (decision 0026).
+ */
+function isStreamFull(error: unknown): boolean {
+  if (!(error instanceof JetStreamApiError)) return false;
+  if (error.code === INSUFFICIENT_RESOURCES) return true;
+  return error.code === STREAM_STORE_FAILED && /maximum (bytes|messages) exceeded/.test(error.message);
 }
 
 export class JetStreamBus implements MessageBus {
@@ -178,6 +193,7 @@ export class JetStreamBus implements MessageBus {
       // JetStreamNotEnabled (a class it does not export), with the RequestError as cause.
       const cause = error instanceof Error ? error.cause : undefined;
       if (cause instanceof errors.RequestError && cause.isNoResponders()) throw new BusUnavailableError(subject, 'no_stream', { cause: error });
+      if (isStreamFull(error)) throw new BusUnavailableError(subject, 'stream_full', { cause: error });
       if (error instanceof errors.TimeoutError) throw new BusTimeoutError(subject, this.js.getOptions().timeout ?? 0);
       throw error;
     }

@@ -39,7 +39,9 @@ export function desiredStreamConfig(ns: Namespace, def: StreamDefinition): Strea
     max_age: nanos(def.maxAgeMs ?? 0),
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    discard: DiscardPolicy.Old,
+    // No limit is -1 on the wire (a stream that had one loses it when the definition drops it).
+    max_bytes: def.maxBytes ?? -1,
+    discard: def.discard === 'new' ? DiscardPolicy.New : DiscardPolicy.Old,
     num_replicas: 1,
   } as StreamConfig;
 }
@@ -65,10 +67,19 @@ export async function ensureStream(jsm: JetStreamManager, ns: Namespace, def: St
     }
   }
   const have = info.config;
+  const maxBytes = appliedMaxBytes(want.max_bytes, have.max_bytes, info.state.bytes);
+  if (maxBytes !== want.max_bytes) {
+    logger.warn(
+      { stream: want.name, storedBytes: info.state.bytes, declaredMaxBytes: want.max_bytes, keptMaxBytes: maxBytes },
+      'stream stores too much for its declared byte limit: limit not lowered (the server would delete the oldest messages); applied at a later start',
+    );
+  }
   if (
     sameSubjects(have.subjects ?? [], want.subjects) &&
     have.duplicate_window === want.duplicate_window &&
-    have.max_age === want.max_age
+    have.max_age === want.max_age &&
+    have.max_bytes === maxBytes &&
+    have.discard === want.discard
   ) {
     return;
   }
@@ -77,8 +88,27 @@ export async function ensureStream(jsm: JetStreamManager, ns: Namespace, def: St
     subjects: want.subjects,
     duplicate_window: want.duplicate_window,
     max_age: want.max_age,
+    max_bytes: maxBytes,
+    discard: want.discard,
   });
-  logger.info({ stream: want.name }, 'stream config updated');
+  logger.info({ stream: want.name, maxBytes, discard: want.discard }, 'stream config updated');
+}
+
+/** Stored bytes must stay under this share of a new limit for it to be applied (room for publishes racing the update). */
+const LIMIT_HEADROOM = 0.9;
+
+/**
+ * The byte limit an update of an existing stream sets (decision 0026). Lowering `max_bytes` below
+ * what a stream stores makes the server delete its oldest messages at once, whatever the discard
+ * policy (nats-server 2.9, checked by jetstream-bus.int-spec.ts), so a stream created before its
+ * limit, or given a smaller one, gets the declared limit only while it stores under 90 % of it;
+ * otherwise it keeps its current limit and a later start applies it once enough has aged out.
+ * Raising or removing a limit (-1) is always applied.
+ */
+export function appliedMaxBytes(declared: number, current: number | undefined, storedBytes: number): number {
+  const lowering = declared > 0 && (current === undefined || current <= 0 || declared < current);
+  if (!lowering || storedBytes <= declared * LIMIT_HEADROOM) return declared;
+  return current ?? -1;
 }
 
 export function desiredConsumerConfig(ns: Namespace, def: ConsumerDefinition): Partial<ConsumerConfig> {
