@@ -217,7 +217,7 @@ describe('the letter of the spec on the sync, catalog and connection routes', ()
     ],
     ['GET', '/v1/syncs', { ...APP, 200: [], 400: ['invalid_query', 'invalid_cursor', 'malformed_request'], 503: ['service_unavailable'] }],
     ['GET', '/v1/syncs/{id}', { ...APP, 200: [], 400: ['invalid_query', 'malformed_request'], 404: ['not_found'], 503: ['service_unavailable'] }],
-    ['POST', '/v1/syncs/{id}/retry', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query', 'malformed_request'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['gate_disabled', 'service_unavailable'] }],
+    ['POST', '/v1/syncs/{id}/retry', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query', 'malformed_request'], 404: ['not_found'], 409: ['too_many_open_syncs'], 422: ['sync_state_conflict'], 503: ['gate_disabled', 'service_unavailable'] }],
     ['POST', '/v1/syncs/{id}/cancel', { ...APP, 200: [], 400: ['invalid_body', 'invalid_query', 'malformed_request'], 404: ['not_found'], 422: ['sync_state_conflict'], 503: ['service_unavailable'] }],
     ['GET', '/v1/catalog', { ...TRANSPORT, ...RATE, 200: [], 400: ['invalid_query', 'malformed_request'], 401: ['unauthorized'], 500: ['internal_error'], 503: ['service_unavailable'] }],
     ['GET', '/v1/connections/{id}', { ...KEY, 200: [] }],

@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   // 409: the request is valid but conflicts with the state of the connection.
   provider_requests_not_supported: { status: 409, description: 'A sync create body carries a non-empty providerRequests (spec 4.1 rule 2).' },
   unsupported_purpose: { status: 409, description: 'The sync requires work this provider or connection cannot do; nothing was created (spec 4.1 rule 5).' },
-  too_many_open_syncs: { status: 409, description: 'The application already has the most open (requested or in progress) syncs it may have (catalog `limits.openSyncsPerApplication`); nothing was created. Create again once one has completed or failed.' },
+  too_many_open_syncs: { status: 409, description: 'The application already has the most open (requested or in progress) syncs it may have (catalog `limits.openSyncsPerApplication`); nothing was created, and a sync asked to retry stays failed. Create or retry again once one has completed or failed.' },
   empty_selection: { status: 409, description: 'The connection has no explicitly approved vehicles, so a sync would collect nothing; nothing was created (spec 4.1 rule 5).' },
   pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },
   geotab_account_setup_required: { status: 409, description: 'The Geotab service account and database binding are not prepared (spec 4.3 rule 3).' },

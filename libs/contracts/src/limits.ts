@@ -28,7 +28,8 @@ export const REQUEST_RATE = {
 
 /**
  * Open syncs (requested or in progress) one application may have across its connections (ours;
- * issue 14): a create past it is 409 `too_many_open_syncs`, nothing created.
+ * issue 14): a create past it is 409 `too_many_open_syncs`, nothing created; so is a retry past it
+ * (a retry reopens a failed sync), which leaves the sync failed.
  */
 export const OPEN_SYNCS_PER_APPLICATION = 50;
 

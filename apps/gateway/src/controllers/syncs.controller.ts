@@ -157,12 +157,14 @@ export class SyncsController {
   @ApiOperation({
     operationId: 'retrySync',
     summary: 'Retry a failed sync',
-    description: 'Only from `failed`. Keeps the request, interval, selection and purposes; attempts + 1; every unit needs a fresh data receipt. No body.',
+    description:
+      'Only from `failed`. Keeps the request, interval, selection and purposes; attempts + 1; every unit needs a fresh data receipt. The sync is open again, so it counts against the open-sync cap like a create (catalog `limits.openSyncsPerApplication`). No body.',
   })
   @ApiParam({ name: 'id', description: 'Sync id.', schema: { type: 'string' } })
   @ApiOkResponse({ type: SyncControlDto, description: 'Retry accepted; the sync is `requested` again.' })
   @NO_BODY
   @NOT_FOUND
+  @err(409, 'Retrying would reopen one sync more than the application may have open; the sync stays `failed` (`too_many_open_syncs`, catalog `limits.openSyncsPerApplication`).')
   @err(422, 'The sync is not `failed` (`sync_state_conflict`).')
   @err(503, `Unified collection off, the connection not active, or a purpose of the sync disabled (\`gate_disabled\`); ${UNAVAILABLE}`)
   async retry(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {

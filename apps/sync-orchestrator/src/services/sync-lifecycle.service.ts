@@ -106,12 +106,20 @@ export class SyncLifecycleService implements ScheduledRunCreator {
 
       const purposes = enabledPurposes(config);
       if (!gateOpen(config) || purposes.length === 0) throw new RpcError('gate_disabled');
-      // Issue 14: an application keeps at most OPEN_SYNCS_PER_APPLICATION syncs open at once.
-      if ((await this.syncs.lockAndCountOpen(em, request.caller.applicationId)) >= OPEN_SYNCS_PER_APPLICATION) throw new RpcError('too_many_open_syncs');
+      await this.assertOpenSyncRoom(em, request.caller.applicationId);
       const plan = await this.planAndInsert(em, { owner: ownerOf(request.caller), origin: 'api', config, purposes, startFrom, intervalEnd: requestedAt, requestedAt });
       if (!plan.ok) throw new RpcError(plan.error, plan.detail);
       return toSyncRecord(await this.load(em, request.caller, plan.id));
     });
+  }
+
+  /**
+   * Issue 14: an application keeps at most OPEN_SYNCS_PER_APPLICATION syncs open (requested or in
+   * progress) at once — create and retry both open one. Counted under the application's advisory
+   * lock (held to the commit), so concurrent creates and retries queue and the cap holds exactly.
+   */
+  private async assertOpenSyncRoom(em: Em, applicationId: string): Promise<void> {
+    if ((await this.syncs.lockAndCountOpen(em, applicationId)) >= OPEN_SYNCS_PER_APPLICATION) throw new RpcError('too_many_open_syncs');
   }
 
   async get(caller: SyncCallerV1, syncId: string): Promise<SyncRecordV1> {
@@ -138,6 +146,9 @@ export class SyncLifecycleService implements ScheduledRunCreator {
       if (!nextStatus(sync.status, 'retry')) throw new RpcError('sync_state_conflict');
       const config = await this.config(em, caller.connectionId, false);
       if (!gateOpen(config) || sync.purposes.some((p) => !isPublicPurpose(p) || !config.purposes[p])) throw new RpcError('gate_disabled');
+      // A retry reopens the sync, so it counts against the same cap as a create, under the same
+      // per-application lock (the retried sync is failed, not yet among the open ones counted).
+      await this.assertOpenSyncRoom(em, caller.applicationId);
       await this.syncs.resetForRetry(em, syncId);
       return toSyncRecord(await this.load(em, caller, syncId));
     });
