@@ -73,3 +73,75 @@ export function concretePath(template: string, values: Record<string, string>, f
 export function usesApplicationSecret(op: Operation): boolean {
   return (op.security ?? []).some((requirement) => 'applicationSecret' in requirement);
 }
+
+/** The query parameters the operation declares, in document order. */
+export function queryParameters(op: Operation): Parameter[] {
+  return (op.parameters ?? []).filter((p) => p.in === 'query');
+}
+
+/** Every non-empty subset of `items`, in a stable order (singletons first). */
+function subsets<T>(items: T[]): T[][] {
+  const all: T[][] = [];
+  for (let mask = 1; mask < 1 << items.length; mask++) all.push(items.filter((_x, i) => mask & (1 << i)));
+  return all.sort((a, b) => a.length - b.length);
+}
+
+/**
+ * Well-formed values of one query parameter, read from its schema: each enum value; for a list of
+ * enum values (`explode: false`, comma-separated), every non-empty subset; for an integer, its
+ * minimum, default and maximum; for anything else (free strings such as ids, cursors, date-times,
+ * time zones) the caller's `given[name]`, else none. Raw values: the caller URL-encodes them.
+ */
+export function wellFormedValues(p: Parameter, given: Record<string, string[]> = {}): string[] {
+  const schema = p.schema ?? {};
+  if (given[p.name]) return given[p.name]!;
+  if (schema.enum) return schema.enum.map(String);
+  if (schema.type === 'array' && schema.items?.enum) return subsets(schema.items.enum.map(String)).map((s) => s.join(','));
+  if (schema.type === 'integer') return [...new Set([schema.minimum, schema.default, schema.maximum].filter((n) => n !== undefined).map(String))];
+  return [];
+}
+
+/** A small deterministic generator (mulberry32), so a failing case is the same on the next run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Combinations of query parameter values, at most `max`: the required parameters alone, then each
+ * value of each parameter alone beside them, then seeded random combinations (each optional
+ * parameter present or not) until `max` distinct ones. `values[name]` lists a parameter's values;
+ * a parameter without values is left out.
+ */
+export function queryCombinations(parameters: Parameter[], values: Record<string, string[]>, max: number, seed = 1): Record<string, string>[] {
+  const usable = parameters.filter((p) => (values[p.name] ?? []).length > 0);
+  const required = usable.filter((p) => p.required);
+  const random = seededRandom(seed);
+  const pick = (name: string) => values[name]![Math.floor(random() * values[name]!.length)]!;
+  const base = () => Object.fromEntries(required.map((p) => [p.name, pick(p.name)]));
+  const seen = new Map<string, Record<string, string>>();
+  const add = (query: Record<string, string>) => {
+    const key = JSON.stringify(Object.entries(query).sort());
+    if (seen.size < max && !seen.has(key)) seen.set(key, query);
+  };
+  add(base());
+  for (const p of usable) for (const value of values[p.name]!) add({ ...base(), [p.name]: value });
+  for (let tries = 0; seen.size < max && tries < max * 20; tries++) {
+    const query = base();
+    for (const p of usable) if (!p.required && random() < 0.5) query[p.name] = pick(p.name);
+    add(query);
+  }
+  return [...seen.values()];
+}
+
+/** `?a=1&b=2` with each value URL-encoded (a list value's commas kept, as `explode: false` sends them); '' for none. */
+export function queryString(query: Record<string, string>): string {
+  const pairs = Object.entries(query).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value).replaceAll('%2C', ',')}`);
+  return pairs.length > 0 ? `?${pairs.join('&')}` : '';
+}

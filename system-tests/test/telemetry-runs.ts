@@ -28,8 +28,8 @@ export async function settledInternalRun(stack: PipelineStack, input: Omit<Inter
   return last;
 }
 
-/** Publishes `records` as one final observations batch of the connection and waits until telemetry-ingest committed it. */
-export async function ingestObservations(stack: PipelineStack, bus: MessageBus, target: { connectionId: string; provider: Provider }, records: Observation[]): Promise<void> {
+/** Publishes `records` as one final observations batch of the connection and waits until telemetry-ingest committed it (`stack.sql` reads `$telemetry.` as its schema). */
+export async function ingestObservations(stack: Pick<PipelineStack, 'sql'>, bus: MessageBus, target: { connectionId: string; provider: Provider }, records: Observation[]): Promise<void> {
   const unitId = String(Math.floor(Math.random() * 1e9));
   const batch = {
     batchId: ingestBatchId({ connectionId: target.connectionId, kind: 'observations', unitId, fencingToken: '1', pageKey: 'p', part: 0 }),
