@@ -25,10 +25,13 @@
  * B's mark (in every string B's data holds), B's connection, entity, session and sync ids, and VINs.
  * Afterwards B is still active with its syncs as they were, and nothing was logged as unexpected.
  *
- * Mutation tried: dropping the connection from the consumer key's grant lookup (auth.repository.ts
- * consumerKey: `left join consumer_grant g on g.consumer_key_id = k.id`, no `and g.connection_id =
- * ?`), so any grant of the key authorizes every connection, fails this test with thousands of B's
- * answers served to KA (200 with B's data, B's disconnect and refresh reachable).
+ * Mutations tried: (1) the connection dropped from the consumer key's grant lookup (auth.repository.ts
+ * consumerKey: `g.connection_id = ?` made `(g.connection_id = ? or true)`), so any grant of the key
+ * authorizes every connection: 5,305 failing cases — B's data served to KA on every connection route,
+ * B disconnected by KA; (2) the connection dropped from the directory's vehicle lookup by id
+ * (vehicles-read.repository.ts byId): 120 failing cases, B's vehicle served on A's path. The same
+ * mutation of the driver lookup (drivers-read.repository.ts byId) alone is not caught, and rightly:
+ * the roster check beside it (passes.roster, by connection) still answers not_found.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
