@@ -182,6 +182,11 @@ function connectionCases(op: DocumentedOperation): Case[] {
     }
     for (const cursor of routeCursors) push("B's connection", `${pathFor(op, b.connectionId, ids)}${queryString({ ...combinations(op, b, 1)[0], cursor })}`, a.key, NOT_FOUND);
   }
+  // B's connection id in upper case (the same uuid), and B's ids in undeclared parameters (the grant check answers before the parameters are read).
+  for (const query of combinations(op, b, 4, 8)) push("B's connection", `${pathFor(op, b.connectionId.toUpperCase(), bPathIds[0]!)}${queryString(query)}`, a.key, NOT_FOUND);
+  for (const [name, value] of [['connectionId', b.connectionId], ['vehicleId', b.ids.vehicleId![0]!], ['syncId', b.syncIds[0]!], ['id', b.connectionId]] as const) {
+    push("B's connection", `${pathFor(op, b.connectionId, bPathIds[0]!)}${queryString({ [name]: value })}`, a.key, NOT_FOUND);
+  }
   // Every cursor read on B (of any route) once on B's route, with one of its combinations in turn.
   if (hasCursor(op)) {
     const queries = combinations(op, b, 12, 7);
