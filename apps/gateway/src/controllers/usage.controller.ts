@@ -29,6 +29,7 @@ import { parseInstant } from '../http/instant.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
+import { resultsByteBudget } from '../services/read-query.js';
 
 interface UsageWindow {
   startTime: string;
@@ -94,12 +95,15 @@ const IDLING = counterRoute('getVehicleIdling', 'Idle time of one vehicle over a
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class UsageController {
   private readonly fleetCursors: ReadCursorCodec<z.output<typeof fleetCursorV1>>;
+  /** A fleet page's byte budget: the response limit and the NATS reply it travels in (read-query.ts). */
+  private readonly maxBytes: number;
 
   constructor(
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
     this.fleetCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/utilization', fleetCursorV1);
+    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
   }
 
   private async counter(req: AuthenticatedRequest, rawId: string, query: UsageQueryDto, report: CounterReportName): Promise<CounterReportV1> {
@@ -155,7 +159,7 @@ export class UsageController {
     operationId: 'getFleetUtilization',
     summary: 'Utilization of every visible vehicle over a window',
     description: [
-      `The Utilization of every visible vehicle of the connection (approved or with stored telemetry), ascending vehicle id, at most ${FLEET_UTILIZATION_PAGE.max} per page (default ${FLEET_UTILIZATION_PAGE.default}); vehicles hidden by the connection's visibility rules never appear and are never counted. A vehicle without observations is listed with \`missing\` counters.`,
+      `The Utilization of every visible vehicle of the connection (approved or with stored telemetry), ascending vehicle id, at most ${FLEET_UTILIZATION_PAGE.max} per page (default ${FLEET_UTILIZATION_PAGE.default}) and at most the response byte limit: a page may hold fewer (hourly intervals make a report large), \`nextCursor\` continues; vehicles hidden by the connection's visibility rules never appear and are never counted. A vehicle without observations is listed with \`missing\` counters.`,
       DEFINITIONS,
       WINDOW_TEXT,
     ].join(' '),
@@ -174,7 +178,7 @@ export class UsageController {
     const filters = { ...window };
     const position = query.cursor === undefined ? undefined : this.fleetCursors.decode(principal, filters, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.telemetry.usage.fleet, { connectionId: principal.connectionId, limit: limit.value, ...window, ...(position ? { after: position.p } : {}) });
+    const reply = await this.contexts.request(RPCS.telemetry.usage.fleet, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...window, ...(position ? { after: position.p } : {}) });
     const next = reply.next === undefined ? undefined : this.fleetCursors.encode(principal, filters, { p: reply.next });
     return { window: { startTime: window.startTime, endTime: window.endTime }, vehicles: reply.vehicles, ...nextCursorLink(next) };
   }

@@ -241,8 +241,19 @@ export class UsageReportService {
     const rest = after === undefined ? visible : visible.filter((v) => v > after);
     const page = rest.slice(0, request.limit);
     const views = await this.viewsOf(em, request.connectionId, page, window);
-    const vehicles = page.map((v) => utilizationReport(v, views.get(v) ?? rawUsageViews(emptyUsageObservations(), window), window, edges));
-    const last = page.at(-1);
-    return { vehicles, ...(rest.length > page.length && last !== undefined ? { next: last } : {}) };
+    // The page ends early at maxBytes (at least one vehicle): hourly intervals over a long window
+    // make a vehicle's report large, and the reply must fit one NATS message (found by
+    // system-tests/test/contract-fuzz.int-spec.ts: a 503 after the RPC timeout otherwise).
+    const vehicles: UtilizationV1[] = [];
+    let bytes = 2;
+    for (const v of page) {
+      const report = utilizationReport(v, views.get(v) ?? rawUsageViews(emptyUsageObservations(), window), window, edges);
+      const size = Buffer.byteLength(JSON.stringify(report)) + 1;
+      if (vehicles.length > 0 && bytes + size > request.maxBytes) break;
+      vehicles.push(report);
+      bytes += size;
+    }
+    const last = vehicles.at(-1)?.vehicleId;
+    return { vehicles, ...(rest.length > vehicles.length && last !== undefined ? { next: last } : {}) };
   }
 }

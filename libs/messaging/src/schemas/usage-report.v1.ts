@@ -122,8 +122,14 @@ export const usageUtilizationReplyV1 = z.object({ utilization: utilizationV1 }).
 export type UsageUtilizationRequestV1 = z.output<typeof usageUtilizationRequestV1>;
 export type UsageUtilizationReplyV1 = z.output<typeof usageUtilizationReplyV1>;
 
-/** telemetry.read.usage.fleet: one page of the fleet's Utilization, keyset by vehicle id. */
-export const usageFleetRequestV1 = z.object({ connectionId: z.uuid(), limit: z.number().int().min(1).max(100), after: vehicleIdV1.optional(), ...usageWindowFields }).strict();
+/**
+ * telemetry.read.usage.fleet: one page of the fleet's Utilization, keyset by vehicle id: at most
+ * `limit` vehicles and at most `maxBytes` of their JSON (at least one vehicle), so a page of hourly
+ * intervals still fits one NATS reply — the page ends early and `next` continues.
+ */
+export const usageFleetRequestV1 = z
+  .object({ connectionId: z.uuid(), limit: z.number().int().min(1).max(100), maxBytes: z.number().int().min(1024), after: vehicleIdV1.optional(), ...usageWindowFields })
+  .strict();
 export const usageFleetReplyV1 = z.object({ vehicles: z.array(utilizationV1), next: vehicleIdV1.optional() }).strict();
 export type UsageFleetRequestV1 = z.output<typeof usageFleetRequestV1>;
 export type UsageFleetReplyV1 = z.output<typeof usageFleetReplyV1>;
