@@ -77,8 +77,11 @@ export function natsAuth(env: NatsEnv): NonNullable<JetStreamBusConfig['auth']> 
   };
 }
 
-/** At least 1 MiB: a stream must hold its largest message (an ingest batch is capped under 1 MiB). */
-const streamMaxBytes = z.coerce.number().int().min(1_048_576).max(Number.MAX_SAFE_INTEGER).optional();
+/**
+ * At least 1 MiB: a stream must hold its largest message (an ingest batch is capped under 1 MiB);
+ * at most 1 TiB: past that a value is more likely a typo (a unit slip) than a sized store.
+ */
+const streamMaxBytes = z.coerce.number().int().min(1_048_576).max(1_099_511_627_776).optional();
 
 /**
  * NATS_STREAM_MAX_BYTES_<STREAM>: a deployment's byte limit of each stream (decision 0026; the
