@@ -143,4 +143,19 @@ describe('unit batch ledger', () => {
     expect(await consumer.handle(receipt(second!, 'b_new_a', true))).toMatchObject({ action: 'receipted', result: { outcome: 'receipted', status: 'completed', progress: 100 } });
     expect(await syncRow(syncId)).toMatchObject({ status: 'completed', receipted_units: 1 });
   });
+
+  it('refuses a record under the current token once the sync failed: a page fetched while the run failed is never published', async () => {
+    // Mutation tried: the sync status condition removed from UnitBatchRepository.record (the unit
+    // row alone checked): the record after the failure answers true (the collector would publish
+    // the page; fault-simulator.int-spec.ts then saw a snapshot of a step its failed run never had).
+    const { connectionId, syncId } = await syncOf(2);
+    const [first, second] = await units.leaseUnits('collector', 2, { connectionId });
+    expect(await units.recordBatches(first!.unitId, first!.fencingToken, [{ batchId: 'b_before', final: false }])).toBe(true);
+    // Another unit of the sync spent its attempts: the sync fails while `first` is mid-page.
+    expect(await units.failSync(syncId, 'provider_unavailable')).toBe(true);
+    expect(await syncRow(syncId)).toMatchObject({ status: 'failed' });
+    expect(await units.recordBatches(first!.unitId, first!.fencingToken, [{ batchId: 'b_after', final: true }])).toBe(false);
+    expect(await units.recordBatches(second!.unitId, second!.fencingToken, [{ batchId: 'b_other', final: true }])).toBe(false);
+    expect(await sql<{ batch_id: string }>('select batch_id from $s.sync_unit_batch where unit_id in (?::bigint, ?::bigint) order by batch_id', [first!.unitId, second!.unitId])).toEqual([{ batch_id: 'b_before' }]);
+  });
 });

@@ -216,7 +216,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         record: async (unit, batches) => {
           crashPoint('after-fetch'); // record runs once per fetched page and unit, before anything is published
           const recorded = await this.units.recordBatches(unit.unitId, unit.fencingToken, batches.map((b) => ({ batchId: b.batchId, final: b.final })));
-          if (!recorded) this.fencedOff(unit, 'record');
+          if (!recorded) await this.refusedRecord(job.syncId, unit);
           else if (batches.some((b) => b.final)) finals.add(unit);
           return recorded;
         },
@@ -292,6 +292,20 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
   private fencedOff(unit: LeasedUnit, write: 'heartbeat' | 'record' | 'cursor'): void {
     this.lost.add(unit.unitId);
     this.runtime.logger.warn({ unitId: unit.unitId, fencingToken: unit.fencingToken, write }, 'lease lost: late write refused');
+  }
+
+  /**
+   * `record` refused a fetched page: either the lease was lost (fenced off, above) or the sync
+   * failed or was cancelled while the page was being fetched — then the page is dropped quietly,
+   * nothing of it published, and the unit is left alone.
+   */
+  private async refusedRecord(syncId: string, unit: LeasedUnit): Promise<void> {
+    if (isOpen((await this.units.syncStatus(syncId)) ?? 'failed')) {
+      this.fencedOff(unit, 'record');
+      return;
+    }
+    this.lost.add(unit.unitId);
+    this.runtime.logger.info({ syncId, unitId: unit.unitId, fencingToken: unit.fencingToken }, 'sync ended: fetched page not published');
   }
 
   private async heartbeatAll(): Promise<void> {

@@ -5,8 +5,11 @@
  * set committed? Only then may the unit be receipted (spec: completed only when every admitted unit
  * has a committed data receipt; a batch accepted into a stream is not completion).
  *
- * Fencing: `record` writes only while the token is the unit's current one and the unit is still
- * admitted (the unit row is held FOR SHARE, so a concurrent re-lease waits for it); `commit` runs
+ * Fencing: `record` writes only while the token is the unit's current one, the unit is still
+ * admitted and its sync still open (the unit and sync rows are held FOR SHARE, so a concurrent
+ * re-lease, failure or cancellation waits for it; a page a collector fetched while its sync failed
+ * or was cancelled is never published — found by fault-simulator.int-spec.ts: a job retrying the
+ * provider's 503s outlived its failed run and stored the snapshot of a step the run never had); `commit` runs
  * under the unit row lock FOR UPDATE, so two receipts of one unit never both see the other's batch
  * as pending and leave the unit waiting forever.
  */
@@ -30,14 +33,18 @@ export class UnitBatchRepository {
   /**
    * Records `batches` for the unit under `fencingToken` (idempotent: a republished batch keeps its
    * row and any committed receipt) and prunes rows of older tokens. False (nothing written) when the
-   * token is not current or the unit is no longer admitted: the caller must not publish then.
+   * token is not current, the unit is no longer admitted or its sync no longer open (failed,
+   * cancelled): the caller must not publish then.
    */
   async record(em: Em, unitId: string, fencingToken: string, batches: readonly UnitBatch[]): Promise<boolean> {
     const t = tableNamer(em);
-    const held = await query<{ id: string }>(em, `select id from ${t('sync_unit')} where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' for share`, [
-      unitId,
-      fencingToken,
-    ]);
+    const held = await query<{ id: string }>(
+      em,
+      `select u.id from ${t('sync_unit')} u join ${t('sync')} s on s.id = u.sync_id
+        where u.id = ?::bigint and u.fencing_token = ?::bigint and u.state = 'admitted' and s.status in ('requested', 'in_progress')
+        for share`,
+      [unitId, fencingToken],
+    );
     if (held.length === 0) return false;
     await query(em, `delete from ${t('sync_unit_batch')} where unit_id = ?::bigint and fencing_token < ?::bigint`, [unitId, fencingToken]);
     if (batches.length === 0) return true;
