@@ -42,7 +42,7 @@ import { groupRecord } from './groups-fixture.js';
 import { invalidJsonValue, invalidParameterValue, resolveSchema, rfc3339, serializeParameter, validValue, type Violation } from './openapi-arbitraries.js';
 import { concretePath, documentedOperations, openApiDocument, pathParameterNames, queryString, usesApplicationSecret, type DocumentedOperation, type OpenApiSchema, type Parameter } from './openapi-operations.js';
 import { driverRecord, ingest, tripRecord, vehicleRecord } from './reads-fixture.js';
-import { logLines, type TestGateway } from './support.js';
+import { logLines, UNLIMITED_REQUEST_RATE, type TestGateway } from './support.js';
 import { createSyncApp, type SyncApp } from './syncs-fixture.js';
 import { ingestObservations } from './telemetry-runs.js';
 
@@ -467,8 +467,7 @@ async function seedTelemetry(connectionId: string): Promise<void> {
 beforeAll(async () => {
   const gateway = await startGatewayOnly({
     rpcTimeoutMs: 10_000,
-    // Thousands of requests from one key: the per-key rate limit would answer most of them 429 (odd-input.int-spec.ts does the same).
-    requestRate: { perConsumerKey: { ratePerSecond: 1e9, burst: 1e9 }, perApplication: { ratePerSecond: 1e9, burst: 1e9 } },
+    requestRate: UNLIMITED_REQUEST_RATE,
     beside: [
       // A refresh reads the provider: a closed local port, so it fails fast (a documented 200 `failed`) and never leaves the machine.
       { name: 'sync-orchestrator', start: (o) => startSyncOrchestrator({ ...o, providerBaseUrls: { samsara: 'http://127.0.0.1:9', motive: 'http://127.0.0.1:9', geotab: 'http://127.0.0.1:9' } }) },

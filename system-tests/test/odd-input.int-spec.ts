@@ -15,15 +15,9 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { isErrorCode, statusOf } from '@switchyard/contracts';
 import { driverId, groupId, tripId, vehicleId } from '@switchyard/domain';
-import { startTestGateway as startGatewayOnly } from '@switchyard/gateway/testing';
-import { startDirectory } from '@switchyard/directory';
-import { startEnrichment } from '@switchyard/enrichment';
-import { startFaultFeed } from '@switchyard/fault-feed';
-import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
-import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { createResponseValidator } from '@switchyard/testing';
 import { concretePath as concrete, documentedOperations, openApiDocument, pathParameterNames, usesApplicationSecret, type Operation, type Parameter } from './openapi-operations.js';
-import { logLines, type TestGateway } from './support.js';
+import { logLines, startTestGateway, UNLIMITED_REQUEST_RATE, type TestGateway } from './support.js';
 import { readKey } from './reads-fixture.js';
 import { createConnection, createSyncApp, type SyncApp } from './syncs-fixture.js';
 
@@ -37,19 +31,7 @@ let app: SyncApp;
 let syncId: string;
 
 beforeAll(async () => {
-  const gateway = await startGatewayOnly({
-    rpcTimeoutMs: 10_000,
-    // Thousands of requests from one key: the per-key rate limit (request-rate.int-spec.ts) would answer most of them 429.
-    requestRate: { perConsumerKey: { ratePerSecond: 1e9, burst: 1e9 }, perApplication: { ratePerSecond: 1e9, burst: 1e9 } },
-    beside: [
-      { name: 'sync-orchestrator', start: startSyncOrchestrator },
-      { name: 'directory', start: startDirectory },
-      { name: 'telemetry-ingest', start: startTelemetryIngest },
-      { name: 'fault-feed', start: startFaultFeed },
-      { name: 'enrichment', start: startEnrichment },
-    ],
-  });
-  gw = Object.assign(gateway, { orchestrator: gateway.beside['sync-orchestrator'], directory: gateway.beside.directory });
+  gw = await startTestGateway({ syncOrchestrator: true, directory: true, telemetryIngest: true, faultFeed: true, enrichment: {}, rpcTimeoutMs: 10_000, requestRate: UNLIMITED_REQUEST_RATE });
   connectionId = await createConnection(gw);
   key = (await readKey(gw, [connectionId])).headers;
   app = await createSyncApp(gw, connectionId);

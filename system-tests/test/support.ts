@@ -29,6 +29,13 @@ export interface TestGateway extends GatewayOnly {
   enrichment?: RunningService;
 }
 
+/**
+ * The request rate limit lifted, for suites that send thousands of requests from one key (odd
+ * input, the contract fuzzer, the cross-connection generator): the per-key limit would answer most
+ * of them 429 and the input would never reach its route. Its statement still runs.
+ */
+export const UNLIMITED_REQUEST_RATE = { perConsumerKey: { ratePerSecond: 1e9, burst: 1e9 }, perApplication: { ratePerSecond: 1e9, burst: 1e9 } } as const;
+
 export interface StackOptions extends Omit<TestGatewayOptions, 'beside'> {
   syncOrchestrator?: boolean;
   directory?: boolean;
