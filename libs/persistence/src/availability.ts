@@ -11,7 +11,7 @@
  * 08 (connection exception), 53 (insufficient resources: too many connections, out of memory or
  * disk) and 57P01..57P05 (admin/crash shutdown, cannot connect now, idle timeouts) — followed
  * through `cause` and MikroORM's DriverException wrapper (`previous`). A statement that ran into
- * `statement_timeout` is told apart (`isStatementTimeout`): the API answers it 503 (a silent or
+ * `statement_timeout` or `lock_timeout` is told apart (`isDatabaseDeadline`): the API answers it 503 (a silent or
  * overloaded database), a consumer does not hold a message for it (the batch itself may be what is
  * slow, and holding would stall the consumer forever).
  */
@@ -63,6 +63,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** True when a statement was cancelled by `statement_timeout` (SQLSTATE 57014 with PostgreSQL's message). */
 export function isStatementTimeout(error: unknown): boolean {
   return someInChain(error, (value) => codeOf(value) === '57014' && /statement timeout/i.test(String((value as { message?: unknown }).message)));
+}
+
+/** True when a statement gave up waiting for a lock by `lock_timeout` (SQLSTATE 55P03 with PostgreSQL's message). */
+export function isLockTimeout(error: unknown): boolean {
+  return someInChain(error, (value) => codeOf(value) === '55P03' && /lock timeout/i.test(String((value as { message?: unknown }).message)));
+}
+
+/**
+ * A statement that ran past one of the session deadlines (`statement_timeout`, `lock_timeout`): a
+ * silent, overloaded or contended database. A request answers it 503 `service_unavailable` with
+ * `Retry-After` — in the gateway and in every context's request/reply handler — never 500; a
+ * consumer does not hold its message for it (see above).
+ */
+export function isDatabaseDeadline(error: unknown): boolean {
+  return isStatementTimeout(error) || isLockTimeout(error);
 }
 
 /** Deadlines of every pooled PostgreSQL connection (docs/configuration.md: DB_*_TIMEOUT_MS). */

@@ -38,6 +38,7 @@ import {
   type RpcDefinition,
   type Subscription,
 } from '@switchyard/messaging';
+import { isDatabaseDeadline } from '@switchyard/persistence';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { whenMigrated } from '../health.js';
 import type { ServiceRuntime } from '../runtime.js';
@@ -135,8 +136,9 @@ export class BusTransport extends Server implements CustomTransportStrategy {
           return await this.invoke(handler, request, new BusContext([rpc.subject, headers, undefined]));
         } catch (error) {
           if (error instanceof RpcError) throw error;
-          // PostgreSQL (or the bus) unreachable: the requester answers 503 with Retry-After, not 500.
-          if (isInfrastructureFailure(error)) {
+          // PostgreSQL (or the bus) unreachable, or a statement past its statement or lock deadline:
+          // the requester answers 503 with Retry-After, not 500.
+          if (isInfrastructureFailure(error) || isDatabaseDeadline(error)) {
             logger.warn({ err: error, subject: rpc.subject }, 'rpc handler: dependency unavailable');
             throw new RpcError('service_unavailable', 'dependency unavailable');
           }
