@@ -20,7 +20,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { CONSUMERS, type Consumes, receiptMsgId, type ReceiptV1 } from '@switchyard/messaging';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { crashPoint, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { UnitReceiptService, type BatchReceiptResult, type ReceiptResult } from '../services/unit-receipts.service.js';
 
 export type ReceiptHandling = { action: 'receipted'; result: ReceiptResult } | { action: 'progress'; batch: BatchReceiptResult } | { action: 'rejected'; failed: boolean };
@@ -41,6 +41,7 @@ export class ReceiptHandler {
       return { action: 'rejected', failed };
     }
     const batch = await this.units.commitBatchReceipt(receipt.unitId, receipt.fencingToken, receipt.batchId, receipt.committedAt);
+    crashPoint('receipt-after-ledger'); // the batch committed in the unit's ledger, the unit not marked receipted, not acked
     if (!batch.unitComplete) {
       this.runtime.logger.debug({ syncId: receipt.syncId, unitId: receipt.unitId, outcome: batch.outcome, pending: batch.pending }, 'batch receipt');
       return { action: 'progress', batch };

@@ -20,7 +20,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { inTransaction, type Em } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
-import { RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
+import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SchedulerSettings, type SyncOrchestratorSettings } from '../config.js';
 import { ScheduleRepository } from '../db/repositories/schedule.repository.js';
@@ -92,7 +92,7 @@ export class CollectionScheduler implements OnApplicationBootstrap, BeforeApplic
     if (report.stopped.length > 0) this.runtime.logger.info({ stopped: report.stopped }, 'scheduled runs stopped: their connection no longer collects');
 
     for (let i = 0; i < MAX_DECISIONS_PER_TICK && !this.abort.signal.aborted; i++) {
-      const decided = await inTransaction(orm, (em) => this.decideOne(em));
+      const decided = await inTransaction(orm, (em) => this.decideOne(em).then((d) => (d && crashPoint('scheduler-before-commit'), d)));
       if (!decided) break;
       if ('syncIds' in decided) report.created.push(decided);
       else report.skipped.push(decided);

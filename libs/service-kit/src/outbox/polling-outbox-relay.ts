@@ -12,6 +12,7 @@
  */
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Em } from '@switchyard/persistence';
+import { crashPoint } from '../crash-points.js';
 import type { ServiceRuntime } from '../runtime.js';
 
 /** Published outbox rows are kept 7 days (far past JetStream's 2-minute duplicate window), then deleted. */
@@ -53,7 +54,10 @@ export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap,
   private publishBatch(): Promise<number> {
     return this.runtime.orm.em.fork().transactional(async (em) => {
       const rows = await this.claim(em, this.options.batchSize);
-      for (const row of rows) await this.publish(row);
+      for (const row of rows) {
+        await this.publish(row);
+        crashPoint('relay-after-publish'); // a row published, none of the claimed rows marked yet
+      }
       if (rows.length > 0) await this.markPublished(em, rows);
       return rows.length;
     });
