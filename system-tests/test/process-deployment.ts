@@ -8,7 +8,7 @@
  *
  * Decisions: the gateway stays in the test process (it is not under test here and gives direct
  * access to the admin services); orchestrator processes run without the collection scheduler
- * (SCHEDULER_ENABLED=false, which main.ts would otherwise turn on); contexts log at debug so a test can attribute committed batches
+ * (SCHEDULER_ENABLED=false, which main.ts would otherwise turn on; a deployment's orchestrator environment may turn it back on, as the scheduler crash does); contexts log at debug so a test can attribute committed batches
  * to the process that committed them ("ingest batch handled" lines); teardown SIGKILLs whatever is
  * left (SIGCONT first, so a stopped process can die) and drops the schemas and streams it created.
  * Internal runs (telemetry, faults) are created the way the scheduler does, through
@@ -17,7 +17,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startGateway } from '@switchyard/gateway';
-import { createBus, type MessageBus } from '@switchyard/messaging';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { createBus, Namespace, type MessageBus } from '@switchyard/messaging';
 import { createOrm, type Orm } from '@switchyard/persistence';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, serviceStarted, spawnService, uniqueNamespace, type ContextApp, type NodeProcess } from '@switchyard/testing';
@@ -119,7 +121,7 @@ export class ProcessDeployment {
    * memberships and trips for the approved vehicles, and an application allowed to create syncs
    * over history; waits until every context process projected the configuration and the grant.
    */
-  async connect(): Promise<void> {
+  async connect(projections: readonly ContextApp[] = ['sync-orchestrator', ...INGEST_APPS]): Promise<void> {
     const gateway = this.running();
     const { connectionId, revision } = await createConnection(gateway, this.fleet.masterKey, {
       id: this.fleet.connectionId,
@@ -135,7 +137,7 @@ export class ProcessDeployment {
     });
     const { applicationId, headers } = await grantApplication(gateway, connectionId, 'crash test', ['sync.create', 'sync.read']);
     this.api = new SyncApi(gateway.url!, headers);
-    await awaitProjected(gateway, this.schemas, { connectionId, revision, projections: ['sync-orchestrator', ...INGEST_APPS], applicationId, timeoutMs: 120_000 });
+    await awaitProjected(gateway, this.schemas, { connectionId, revision, projections, applicationId, timeoutMs: 120_000 });
   }
 
   async createSync(): Promise<string> {
@@ -180,6 +182,25 @@ export class ProcessDeployment {
       schemas: Object.fromEntries(Object.entries(DUMPED).map(([context, app]) => [context, this.schemas[app]])),
       connectionIds: [this.fleet.connectionId],
     });
+  }
+
+  /**
+   * Messages `stream` (logical name) holds on subjects matching `filter` (logical, e.g.
+   * `fleet.faults.<connectionId>.>`), or all of them; 0 when the stream does not exist. Own NATS
+   * connection, closed before returning.
+   */
+  async streamMessages(stream: string, filter?: string): Promise<number> {
+    const ns = new Namespace(this.namespace);
+    const nc = await connect({ servers: this.fleet.natsUrl, name: `${this.namespace}-inspect` });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(ns.stream(stream), filter === undefined ? undefined : { subjects_filter: ns.subject(filter) }).catch(() => undefined);
+      if (info === undefined) return 0;
+      if (filter === undefined) return info.state.messages;
+      return Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+    } finally {
+      await nc.close();
+    }
   }
 
   /** SIGTERM to every live process (each must drain and exit 0), then the gateway. */
