@@ -144,6 +144,24 @@ describe('unit batch ledger', () => {
     expect(await syncRow(syncId)).toMatchObject({ status: 'completed', receipted_units: 1 });
   });
 
+  it('completes the unit on a completing receipt redelivered after a crash between the ledger commit and the unit receipt (crash point receipt-after-ledger)', async () => {
+    // The crash test kills the receipt consumer there 20 times, but a unit left unreceipted is
+    // re-leased and completes anyway, so its final state cannot tell; this case pins the step.
+    // Mutation tried: `unitComplete` only for a batch outcome of `committed` (a duplicate never
+    // completes) in UnitReceiptService.commitBatchReceipt: the redelivered receipt answers
+    // `progress` and the unit stays admitted.
+    const { connectionId, syncId } = await syncOf(1);
+    const [unit] = await units.leaseUnits('collector', 1, { connectionId });
+    expect(await units.recordBatches(unit!.unitId, unit!.fencingToken, [{ batchId: 'b_crash', final: true }])).toBe(true);
+    // The first delivery got as far as the ledger commit, then the process died (no receipt, no ack).
+    expect(await units.commitBatchReceipt(unit!.unitId, unit!.fencingToken, 'b_crash', new Date().toISOString())).toMatchObject({ outcome: 'committed', unitComplete: true });
+    expect(await unitState(unit!.unitId)).toBe('admitted');
+    // The redelivery finds the batch committed and completes the unit and the sync.
+    expect(await consumer.handle(receipt(unit!, 'b_crash', true))).toMatchObject({ action: 'receipted', result: { outcome: 'receipted', status: 'completed', progress: 100 } });
+    expect(await unitState(unit!.unitId)).toBe('receipted');
+    expect(await syncRow(syncId)).toMatchObject({ status: 'completed', receipted_units: 1 });
+  });
+
   it('refuses a record under the current token once the sync failed: a page fetched while the run failed is never published', async () => {
     // Mutation tried: the sync status condition removed from UnitBatchRepository.record (the unit
     // row alone checked): the record after the failure answers true (the collector would publish
