@@ -21,11 +21,12 @@
  *   spent its retries on 429s) puts its units back, leasable again after the provider's
  *   Retry-After (at least THROTTLE_MIN_DELAY_MS), WITHOUT counting an error attempt — up to
  *   COLLECTOR_MAX_THROTTLE_REQUEUES times per unit and attempt, after which it counts like
- *   `provider_unavailable`;
- * - failures: `provider_unavailable`, `bus_unavailable` (NATS unreachable, or a stream full and
- *   refusing publishes, decision 0026: the page is not published, its cursor not saved, so the next
- *   lease fetches it again — nothing accepted is lost) and unexpected errors (recorded as
- *   `collector_error`) store
+ *   `provider_unavailable`. A bus that refuses or cannot take a batch (`bus_unavailable`: NATS
+ *   unreachable, or a stream full and refusing publishes, decision 0026) is paced the same way,
+ *   leasable again one lease period later: the page was not published and its cursor not saved,
+ *   so the next lease fetches it again — nothing accepted is lost, and an outage or a backlog
+ *   shorter than COLLECTOR_MAX_THROTTLE_REQUEUES lease periods does not fail the sync;
+ * - failures: `provider_unavailable` and unexpected errors (recorded as `collector_error`) store
  *   the code on the unit and leave it to be re-leased when its lease expires, at most
  *   COLLECTOR_MAX_ATTEMPTS times, then the sync fails with that code; every other
  *   ProviderError code (auth, scope, config, response changed) and a gateway `provider_config_invalid`
@@ -263,10 +264,11 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
       let current = false;
       for (const unit of jobUnits(job)) {
         if (this.lost.has(unit.unitId)) continue;
-        if (code === 'provider_throttled') {
-          // No more heartbeats: they would push the lease past the Retry-After again.
+        if (code === 'provider_throttled' || code === 'bus_unavailable') {
+          // No more heartbeats: they would push the lease past the pause again.
           this.lost.add(unit.unitId);
-          const requeues = await this.units.requeueThrottled(unit.unitId, unit.fencingToken, throttleDelayMs(error));
+          const delayMs = code === 'provider_throttled' ? throttleDelayMs(error) : this.settings.leaseMs;
+          const requeues = await this.units.requeuePaced(unit.unitId, unit.fencingToken, delayMs, code);
           if (requeues === undefined || requeues <= this.settings.maxThrottleRequeues) continue;
         }
         const unitAttempts = await this.units.recordUnitError(unit.unitId, unit.fencingToken, code, retryable);

@@ -125,9 +125,9 @@ export class UnitReceiptService {
     return inTransaction(this.orm, (em) => this.units.awaitReceipts(em, unitId, fencingToken, waitMs));
   }
 
-  /** A throttled unit is leasable again after `delayMs`, no error attempt counted (UnitLeaseRepository.requeueThrottled). */
-  requeueThrottled(unitId: string, fencingToken: string, delayMs: number): Promise<number | undefined> {
-    return inTransaction(this.orm, (em) => this.units.requeueThrottled(em, unitId, fencingToken, delayMs));
+  /** A throttled or bus-refused unit is leasable again after `delayMs`, no error attempt counted (UnitLeaseRepository.requeuePaced). */
+  requeuePaced(unitId: string, fencingToken: string, delayMs: number, code: 'provider_throttled' | 'bus_unavailable'): Promise<number | undefined> {
+    return inTransaction(this.orm, (em) => this.units.requeuePaced(em, unitId, fencingToken, delayMs, code));
   }
 
   /** Stores a provider failure code on a held unit; see UnitLeaseRepository.recordUnitError. */

@@ -11,7 +11,7 @@
  * Waits that are not failures (migration 0009): a unit whose final batch is published waits for
  * its receipts (`awaitReceipts`: not leased again while its token is current and the deadline has
  * not passed, even after its lease ran out); a throttled unit is put back with its lease ending at
- * the provider's Retry-After (`requeueThrottled`) without counting an error attempt.
+ * the provider's Retry-After, or one lease period after the bus refused its batch (`requeuePaced`), without counting an error attempt.
  *
  * Lock order is sync row, then unit rows, everywhere a transaction takes both (receipts, retry);
  * `lease` takes only unit rows, and the requested → in_progress move runs after it in its own
@@ -251,19 +251,20 @@ export class UnitLeaseRepository {
   }
 
   /**
-   * A held unit's job was throttled by the provider: the unit becomes leasable again `delayMs`
-   * from now (the provider's Retry-After), the code is stored, and no error attempt is counted —
-   * throttling is pacing, not failure. Returns the unit's throttle re-queues of its current attempt
-   * (the caller bounds them), or undefined when the token is no longer current.
+   * A held unit's job was held back — throttled by the provider (`provider_throttled`) or its
+   * batch refused by a full or unreachable bus (`bus_unavailable`): the unit becomes leasable again
+   * `delayMs` from now, the code is stored, and no error attempt is counted — pacing, not failure.
+   * Returns the unit's re-queues of its current attempt (the caller bounds them), or undefined when
+   * the token is no longer current.
    */
-  async requeueThrottled(em: Em, unitId: string, fencingToken: string, delayMs: number): Promise<number | undefined> {
+  async requeuePaced(em: Em, unitId: string, fencingToken: string, delayMs: number, code: 'provider_throttled' | 'bus_unavailable'): Promise<number | undefined> {
     const rows = await query<{ throttle_requeues: number }>(
       em,
       `update ${tableNamer(em)('sync_unit')}
-          set last_error_code = 'provider_throttled', lease_expires_at = now() + (? * interval '1 millisecond'),
+          set last_error_code = ?, lease_expires_at = now() + (? * interval '1 millisecond'),
               throttle_requeues = case when throttle_attempt = attempt then throttle_requeues + 1 else 1 end, throttle_attempt = attempt
         where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning throttle_requeues`,
-      [delayMs, unitId, fencingToken],
+      [code, delayMs, unitId, fencingToken],
     );
     return rows[0]?.throttle_requeues;
   }
