@@ -3,7 +3,7 @@
  * Exports its service definition and start function for main.ts (one service per process) and the
  * sandbox launcher (every service in one process).
  */
-import { startIngestContext, startRetentionPasses, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
+import { startIngestContext, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { TelemetryIngestModule } from './app.module.js';
 import { telemetryIngestEntities } from './db/entities/index.js';
 import { telemetryIngestMigrations } from './db/migrations/index.js';
@@ -18,21 +18,18 @@ export const telemetryIngestService: ServiceDefinition = {
 
 /**
  * Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env), and
- * the observation retention passes (decision 0025), stopped before the service closes.
+ * the observation retention passes (decision 0025) beside the ledger's (startIngestContext).
  */
-export async function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
-  const running = await startIngestContext(telemetryIngestService, options);
-  const retention = startRetentionPasses(running.runtime, 'observation history', async (orm) => {
-    const pruned = await pruneObservations(orm);
-    return pruned.months.length + pruned.slots + pruned.excludedIntervals;
-  });
-  return {
-    ...running,
-    async close() {
-      await retention.stop();
-      await running.close();
+export function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
+  return startIngestContext(telemetryIngestService, options, [
+    {
+      what: 'observation history',
+      pass: async (orm) => {
+        const pruned = await pruneObservations(orm);
+        return pruned.months.length + pruned.slots + pruned.excludedIntervals;
+      },
     },
-  };
+  ]);
 }
 
 /** The history row mapping and COPY text encoding (the ingest benchmark COPYs the very rows the consumer writes). */

@@ -19,8 +19,9 @@
 import { z } from 'zod';
 import { startService, type RunningService, type ServiceDefinition, type StartOptions } from '../bootstrap.js';
 import { STREAMS } from '@switchyard/messaging';
+import type { Orm } from '@switchyard/persistence';
 import { loadConfig } from '../config.js';
-import { startLedgerRetention } from './ledger-retention.js';
+import { startLedgerRetention, startRetentionPasses } from './ledger-retention.js';
 
 export const DEFAULT_INGEST_ACK_WAIT_MS = 60_000;
 
@@ -44,8 +45,20 @@ export interface IngestContextStartOptions extends StartOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Starts an ingest context with its settings parsed from `env` (the start function of each ingest app). */
-export async function startIngestContext(def: ServiceDefinition, { env = process.env, ...options }: IngestContextStartOptions): Promise<RunningService> {
+/** A context's own retention job beside the ledger's, on the same schedule (startRetentionPasses). */
+export interface RetentionPass {
+  /** Names the job in the logs. */
+  what: string;
+  /** One pass; returns how many rows (or partitions) went. */
+  pass: (orm: Orm) => Promise<number>;
+}
+
+/**
+ * Starts an ingest context with its settings parsed from `env` (the start function of each ingest
+ * app), the batch ledger's retention and the context's own `retention` jobs, all stopped before
+ * the service closes.
+ */
+export async function startIngestContext(def: ServiceDefinition, { env = process.env, ...options }: IngestContextStartOptions, retention: readonly RetentionPass[] = []): Promise<RunningService> {
   const { ackWaitMs } = loadIngestSettings(env);
   const running = await startService(def, {
     ...options,
@@ -58,15 +71,14 @@ export async function startIngestContext(def: ServiceDefinition, { env = process
       },
     },
   });
-  // The batch ledger's retention (ledger-retention.ts), stopped before the service closes.
-  const retention = startLedgerRetention(running.runtime);
+  const jobs = [startLedgerRetention(running.runtime), ...retention.map((job) => startRetentionPasses(running.runtime, job.what, job.pass))];
   return {
     runtime: running.runtime,
     app: running.app,
     url: running.url,
     internalUrl: running.internalUrl,
     async close() {
-      await retention.stop();
+      for (const job of jobs) await job.stop();
       await running.close();
     },
   };

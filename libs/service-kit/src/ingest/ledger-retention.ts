@@ -36,8 +36,8 @@ export interface RetentionJob {
 /**
  * Runs `pass` in every process of a service: the first a minute after start, then hourly, each
  * only once the schema is migrated; a failed pass is logged and retried at the next one. The
- * schedule of the ledger's retention and of any other retention job (telemetry-ingest's partition
- * drops); `what` names the job in the logs, `pass` returns how many rows (or partitions) went.
+ * schedule of the ledger's retention and of every other retention job (telemetry-ingest's partition
+ * drops, fault-feed's transitions); `what` names the job in the logs, `pass` returns how many rows (or partitions) went.
  */
 export function startRetentionPasses(runtime: ServiceRuntime, what: string, pass: (orm: Orm) => Promise<number>): RetentionJob {
   let timer: NodeJS.Timeout | undefined;
