@@ -6,7 +6,8 @@
  * document); once the lock is released the same read is 200. The deadlines themselves and their
  * classification: libs/persistence/test/deadlines.int-spec.ts.
  * Mutation tried: `isDatabaseDeadline` left out of the request/reply handler's dependency rule
- * (libs/service-kit bus-transport.ts `serve`): the read answers 500 `internal_error`.
+ * (libs/service-kit dependency-outage.ts `answersUnavailable`, used by bus-transport.ts `serve`):
+ * the read answers 500 `internal_error`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDirectory } from '@switchyard/directory';

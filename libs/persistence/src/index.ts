@@ -22,5 +22,5 @@ export { SchemaMigration, migrateUp, pendingMigrations, parseMigrateOnStart, sch
 export { inTransaction, withRequestContext, type Em } from './request-context.js';
 export { isoSql, pingDatabase, query, tableNamer } from './sql.js';
 export { buildBulkUpsertSql, bulkUpsert, dedupeByConflictKey, type BulkUpsertSpec } from './bulk.js';
-export { DEFAULT_DATABASE_TIMEOUTS, isDatabaseDeadline, isDatabaseUnavailable, isLockTimeout, isStatementTimeout, type DatabaseTimeouts } from './availability.js';
+export { DEFAULT_DATABASE_TIMEOUTS, isDatabaseDeadline, isDatabaseUnavailable, type DatabaseTimeouts } from './availability.js';
 export { DEFAULT_DATABASE_URL, maskUrl, resolveDatabaseUrl } from './database-url.js';

@@ -6,6 +6,7 @@ export * from './health.js';
 export * from './logger.js';
 export * from './transport/bus-context.js';
 export * from './transport/bus-transport.js';
+export { answersUnavailable } from './transport/dependency-outage.js';
 export * from './runtime.js';
 export * from './runtime.module.js';
 export * from './context/connection-config.projection.js';

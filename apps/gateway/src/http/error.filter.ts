@@ -14,9 +14,8 @@
  */
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
-import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
-import { isDatabaseDeadline, isDatabaseUnavailable } from '@switchyard/persistence';
-import type { Logger } from '@switchyard/service-kit';
+import { RpcError } from '@switchyard/messaging';
+import { answersUnavailable, type Logger } from '@switchyard/service-kit';
 import { ApiError } from './api-error.js';
 import { ERROR_DETAIL_HEADER, formatErrorDetail, type ErrorDetail } from './error-detail.js';
 import type { RouteTable } from './route-table.js';
@@ -92,10 +91,10 @@ export interface Classified {
 
 export function classify(error: unknown): Classified {
   if (error instanceof ApiError) return { code: error.code, headers: error.headers, unexpected: false, ...(error.detail ? { detail: error.detail } : {}) };
-  if (error instanceof BusTimeoutError || error instanceof BusUnavailableError) return { code: 'service_unavailable', headers: {}, unexpected: false };
-  // PostgreSQL down, restarting, refusing connections, out of pool slots or past its statement or
-  // lock deadline: a dependency outage, never the client's fault nor a bug (docs/reliability.md).
-  if (isDatabaseUnavailable(error) || isDatabaseDeadline(error)) return { code: 'service_unavailable', headers: {}, unexpected: false };
+  // The bus unreachable or timing out; PostgreSQL down, restarting, refusing connections, out of
+  // pool slots or past its statement or lock deadline: a dependency outage, never the client's
+  // fault nor a bug (docs/reliability.md) — the same rule as every context's request/reply handler.
+  if (answersUnavailable(error)) return { code: 'service_unavailable', headers: {}, unexpected: false };
   if (error instanceof RpcError) {
     const code = codeFromRpc(error);
     return { code, headers: {}, unexpected: code === 'internal_error' };

@@ -38,12 +38,11 @@ import {
   type RpcDefinition,
   type Subscription,
 } from '@switchyard/messaging';
-import { isDatabaseDeadline } from '@switchyard/persistence';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { whenMigrated } from '../health.js';
 import type { ServiceRuntime } from '../runtime.js';
 import { BusContext } from './bus-context.js';
-import { holdThroughOutages, isInfrastructureFailure } from './dependency-outage.js';
+import { answersUnavailable, holdThroughOutages } from './dependency-outage.js';
 
 export interface BusTransportOptions {
   /** Patterns (as declared on the handler) this process leaves unbound, e.g. the receipt consumer of an API-only orchestrator. */
@@ -138,7 +137,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
           if (error instanceof RpcError) throw error;
           // PostgreSQL (or the bus) unreachable, or a statement past its statement or lock deadline:
           // the requester answers 503 with Retry-After, not 500.
-          if (isInfrastructureFailure(error) || isDatabaseDeadline(error)) {
+          if (answersUnavailable(error)) {
             logger.warn({ err: error, subject: rpc.subject }, 'rpc handler: dependency unavailable');
             throw new RpcError('service_unavailable', 'dependency unavailable');
           }

@@ -13,7 +13,7 @@
  * docs/reliability.md: the figures and the test (system-tests/test/outage-postgres.int-spec.ts).
  */
 import { BusTimeoutError, BusUnavailableError } from '@switchyard/messaging';
-import { isDatabaseUnavailable } from '@switchyard/persistence';
+import { isDatabaseDeadline, isDatabaseUnavailable } from '@switchyard/persistence';
 
 /** Pause between tries of a held delivery: 250 ms doubling, at most this (the recovery bound after the dependency is back). */
 export const OUTAGE_RETRY_MAX_MS = 2_000;
@@ -22,6 +22,16 @@ const OUTAGE_RETRY_FIRST_MS = 250;
 /** PostgreSQL or the bus unreachable: an infrastructure failure, not the message's fault. */
 export function isInfrastructureFailure(error: unknown): boolean {
   return error instanceof BusUnavailableError || error instanceof BusTimeoutError || isDatabaseUnavailable(error);
+}
+
+/**
+ * What a request answers 503 `service_unavailable` with `Retry-After` (the gateway's error filter,
+ * every context's request/reply handler): an infrastructure failure, or a statement past its
+ * statement or lock deadline. A consumer holds its delivery for the former only (a slow batch
+ * itself may be what hits the deadline, and holding it would stall the consumer).
+ */
+export function answersUnavailable(error: unknown): boolean {
+  return isInfrastructureFailure(error) || isDatabaseDeadline(error);
 }
 
 export interface HoldOptions {
