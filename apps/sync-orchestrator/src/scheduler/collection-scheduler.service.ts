@@ -92,7 +92,11 @@ export class CollectionScheduler implements OnApplicationBootstrap, BeforeApplic
     if (report.stopped.length > 0) this.runtime.logger.info({ stopped: report.stopped }, 'scheduled runs stopped: their connection no longer collects');
 
     for (let i = 0; i < MAX_DECISIONS_PER_TICK && !this.abort.signal.aborted; i++) {
-      const decided = await inTransaction(orm, (em) => this.decideOne(em).then((d) => (d && crashPoint('scheduler-before-commit'), d)));
+      const decided = await inTransaction(orm, async (em) => {
+        const decision = await this.decideOne(em);
+        if (decision) crashPoint('scheduler-before-commit'); // a window decided, before COMMIT
+        return decision;
+      });
       if (!decided) break;
       if ('syncIds' in decided) report.created.push(decided);
       else report.skipped.push(decided);
