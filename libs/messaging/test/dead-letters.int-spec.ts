@@ -9,10 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { ALL_STREAMS, createBus, DeadLetterStore, EVENTS, Namespace, PoisonMessage, subjectFor, type ConnectionConfigV1, type MessageBus, type Subscription } from '../src/index.js';
-import { eventually, sleep, uniqueNamespace } from './test-helpers.js';
+import { ALL_STREAMS, createBus, DeadLetterStore, EVENTS, PoisonMessage, subjectFor, type ConnectionConfigV1, type MessageBus, type Subscription } from '../src/index.js';
+import { deleteNamespaceStreams, eventually, sleep, uniqueNamespace } from './test-helpers.js';
 
 const servers = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const namespace = uniqueNamespace();
@@ -58,14 +56,7 @@ afterAll(async () => {
   await sub?.drain();
   await store?.close();
   await bus?.close();
-  const prefix = new Namespace(namespace).stream('X').slice(0, -1);
-  const nc = await connect({ servers });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for await (const name of jsm.streams.names()) if (name.startsWith(prefix)) await jsm.streams.delete(name);
-  } finally {
-    await nc.close();
-  }
+  await deleteNamespaceStreams(servers, namespace);
 });
 
 describe('dead letters: list, inspect, replay', () => {
