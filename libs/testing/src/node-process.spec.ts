@@ -19,6 +19,24 @@ describe('spawnNode', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('reports the exit only once everything written to its pipes has been read', async () => {
+    // The crash test once saw a SIGKILL without the crash point's line written just before it: Node's
+    // 'exit' can come before the last chunks of the pipes are read. Deterministic form of that race:
+    // the process dies at once while a child it started, sharing its stderr, writes 300 ms later.
+    // Mutation: resolving on 'exit' instead of 'close' returns without 'last words'.
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-node-process-'));
+    try {
+      const script = path.join(dir, 'dies.mjs');
+      const late = "setTimeout(() => process.stderr.write('last words\\n'), 300)";
+      writeFileSync(script, `import { spawn } from 'node:child_process';\nspawn(process.execPath, ['-e', ${JSON.stringify(late)}], { stdio: ['ignore', 'ignore', 'inherit'] });\nprocess.kill(process.pid, 'SIGKILL');\n`);
+      const child = spawnNode(script);
+      expect(await child.waitForExit(10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(child.stderr()).toBe('last words\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('assertBuilt', () => {

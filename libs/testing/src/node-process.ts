@@ -110,7 +110,9 @@ export function spawnNode(script: string, options: SpawnNodeOptions = {}): NodeP
   const notify = () => listeners.forEach((l) => l());
   child.stdout?.on('data', (chunk: Buffer) => (out.push(chunk.toString('utf8')), all.push(chunk.toString('utf8')), notify()));
   child.stderr?.on('data', (chunk: Buffer) => (err.push(chunk.toString('utf8')), all.push(chunk.toString('utf8')), notify()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // 'close', not 'exit': 'exit' can come before the last chunks of the child's pipes are read, so a
+  // line written just before dying (a crash point's, a fatal error's) could be missing from stderr().
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })));
   let hasExited = false;
   void exited.then(() => ((hasExited = true), notify()));
 
