@@ -19,7 +19,7 @@
  * or stored ones that do not fit the provider), `service_unavailable` (gateway not migrated yet),
  * plus the bus's own `invalid_request` / `internal_error`.
  */
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { providerAccessV1, type ProviderAccessReplyV1, type ProviderAccessRequestV1, type ProviderAccessV1, type SealedCredentialsV1 } from './schemas/provider-credentials.v1.js';
 
 export * from './schemas/provider-credentials.v1.js';
@@ -69,12 +69,18 @@ export interface ProviderAccessRequest {
   open(reply: ProviderAccessReplyV1): ProviderAccessV1;
 }
 
-export function providerAccessRequest(connectionId: string): ProviderAccessRequest {
+/** The `rejectedTokenHash` of an access token: SHA-256, base64url (never the token itself on the bus). */
+export function accessTokenHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'utf8').digest('base64url');
+}
+
+/** `rejectedToken`: the access token the provider refused (401), so the gateway refreshes the grant (see the request schema). */
+export function providerAccessRequest(connectionId: string, rejectedToken?: string): ProviderAccessRequest {
   const pair = generateKeyPairSync('x25519');
   const recipientKey = rawPublic(pair.publicKey);
   const privateDer = pair.privateKey.export({ format: 'der', type: 'pkcs8' });
   return {
-    request: { connectionId, recipientKey },
+    request: { connectionId, recipientKey, ...(rejectedToken === undefined ? {} : { rejectedTokenHash: accessTokenHash(rejectedToken) }) },
     open(reply) {
       if (reply.connectionId !== connectionId) throw new SealedCredentialsError('the reply is for another connection');
       const { ephemeralKey, nonce, ciphertext, tag } = reply.sealedCredentials;
@@ -88,8 +94,8 @@ export function providerAccessRequest(connectionId: string): ProviderAccessReque
       } catch {
         throw new SealedCredentialsError('the sealed credentials do not open with this request’s key');
       }
-      const { environment, status, revision, provider } = reply;
-      const opened = providerAccessV1.safeParse({ connectionId, environment, status, revision, provider, credentials: JSON.parse(plain) as unknown });
+      const { environment, status, revision, provider, refreshable } = reply;
+      const opened = providerAccessV1.safeParse({ connectionId, environment, status, revision, refreshable, provider, credentials: JSON.parse(plain) as unknown });
       if (!opened.success) throw new SealedCredentialsError(`the opened credentials do not fit ${reply.provider}`);
       return opened.data;
     },

@@ -62,6 +62,6 @@ export class ProviderAccessHandler {
       throw new RpcError('provider_config_invalid', `stored credentials do not fit ${provider}: ${problems}`.slice(0, 500));
     }
     const sealedCredentials = sealProviderCredentials(parsed.data, recipientKey, connectionId, provider);
-    return { connectionId, environment: config.environment, status: config.status, revision: row.configRevision, provider, sealedCredentials };
+    return { connectionId, environment: config.environment, status: config.status, revision: row.configRevision, refreshable: false, provider, sealedCredentials };
   }
 }

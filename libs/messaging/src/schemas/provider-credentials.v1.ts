@@ -40,7 +40,19 @@ const b64url = (bytes: { exact?: number; min?: number }) =>
  * base64url): the gateway seals the credentials to it, so only that request's holder of the
  * private key can open them (provider-access.ts).
  */
-export const providerAccessRequestV1 = z.object({ connectionId: z.uuid(), recipientKey: b64url({ exact: 32 }) }).strict();
+export const providerAccessRequestV1 = z
+  .object({
+    connectionId: z.uuid(),
+    recipientKey: b64url({ exact: 32 }),
+    /**
+     * SHA-256 (base64url) of the access token the provider just refused (401): the gateway refreshes
+     * the connection's OAuth grant if that token is still the stored one, and answers the current
+     * credentials otherwise (another collector refreshed first). Absent on an ordinary request.
+     * A digest of a high-entropy token, so the bus learns nothing usable.
+     */
+    rejectedTokenHash: b64url({ exact: 32 }).optional(),
+  })
+  .strict();
 
 const accessCommon = {
   connectionId: z.uuid(),
@@ -48,6 +60,12 @@ const accessCommon = {
   status: z.enum(['active', 'paused', 'disconnected']),
   /** The connection's configuration revision when the credentials were read (cache key of collectors). */
   revision: z.number().int().positive(),
+  /**
+   * Whether the credentials are an OAuth grant the gateway can refresh (a refresh token and the
+   * provider's OAuth client are configured): a collector that gets a 401 asks again with
+   * `rejectedTokenHash`. Absent from an older gateway's reply: false.
+   */
+  refreshable: z.boolean().default(false),
 };
 
 /**
