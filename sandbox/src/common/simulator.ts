@@ -1,7 +1,8 @@
 /**
  * `startSimulator(def, options)`: one provider simulator on node:http. The kit owns the server,
  * accounts, rate limits, scenarios and the `/_sim` control API; `def` supplies the dialect. Order
- * of work per request (sim-kit.types.ts): parse → identify account (else provider 401) → revoked?
+ * of work per request (sim-kit.types.ts): parse → identify account (an issued OAuth access token
+ * stands for its account's credential, expired → provider 401; else provider 401) → revoked?
  * (401) → missing_permission (403) → rate limits (429 + Retry-After) → rate_limit_storm /
  * server_errors / slow → provider handler → field_change → serialize → truncated_json → send.
  * Request-count scenarios are consumed only by requests that reach their stage, so a request
@@ -11,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccountFleet } from './account-fleet.js';
 import { handleControl, TrafficStats } from './control-api.js';
-import { createOAuthProvider } from './oauth.routes.js';
+import { createOAuthProvider, type OAuthOptions } from './oauth.routes.js';
 import { applyFieldChange, truncateBody } from './field-change.js';
 import { ScenarioBook } from './scenario-book.js';
 import type { Scenario } from './scenario.types.js';
@@ -45,7 +46,8 @@ function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'error' in body;
 }
 
-export async function startSimulator(def: SimulatorDefinition, options: StartSimulatorOptions): Promise<RunningSimulator> {
+/** `oauth`: the Samsara / Motive OAuth settings (client, access-token TTL) in place of the SIM_OAUTH_* environment. */
+export async function startSimulator(def: SimulatorDefinition, options: StartSimulatorOptions & { oauth?: Omit<OAuthOptions, 'controlApi'> }): Promise<RunningSimulator> {
   const accountInfo = new Map(options.accounts.map((a) => [a.id, a]));
   const book = new ScenarioBook([...accountInfo.keys()]);
   const buckets = new TokenBuckets();
@@ -56,7 +58,7 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
   const closed = new Promise<void>((resolve) => (releaseHung = resolve));
   const { clock } = options;
   // Provider-hosted OAuth pages and token endpoint (Samsara, Motive): outside the API's account pipeline.
-  const oauth = createOAuthProvider(def.provider, () => [...accountInfo.keys()]);
+  const oauth = createOAuthProvider(def.provider, () => [...accountInfo.keys()], { ...options.oauth, controlApi: options.controlApi });
 
   const accountFleet = (account: string): AccountFleet => {
     let view = fleets.get(account);
@@ -70,7 +72,14 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
   };
 
   /** Everything from account identification to the handler; `null` = hung until close. */
-  async function respond(req: SimRequest): Promise<{ resp: SimResponse; account?: string; truncate: boolean } | null> {
+  async function respond(sent: SimRequest): Promise<{ resp: SimResponse; account?: string; truncate: boolean } | null> {
+    // An issued OAuth access token is served as its account's own credential until it expires.
+    const issued = oauth?.accessToken(sent.headers.authorization);
+    if (issued?.expired) {
+      book.countRequest(issued.account);
+      return { resp: def.error('unauthorized', sent, { message: 'access token expired' }), account: issued.account, truncate: false };
+    }
+    const req = issued ? { ...sent, headers: { ...sent.headers, authorization: `Bearer ${issued.account}` } } : sent;
     const account = def.account(req, sessions);
     if (account === undefined || !book.has(account)) return { resp: def.error('unauthorized', req), truncate: false };
     book.countRequest(account);
