@@ -171,9 +171,13 @@ describe('pageBatches', () => {
 });
 
 describe('failureCode', () => {
-  it('keeps provider codes, maps the gateway’s missing credentials, a refused or unreachable bus to bus_unavailable, and calls anything else a retryable collector_error', () => {
+  it('keeps provider codes, maps the gateway’s missing credentials and failed OAuth refreshes, a refused or unreachable bus to bus_unavailable, and calls anything else a retryable collector_error', () => {
     expect(failureCode(new ProviderError('provider_auth_required', { status: 401 }))).toBe('provider_auth_required');
     expect(failureCode(new RpcError('provider_config_invalid'))).toBe('provider_config_invalid');
+    // The gateway could not refresh an OAuth grant: refused (the customer reconnects) or the token endpoint was down (retried).
+    expect(failureCode(new RpcError('provider_auth_required', 'the OAuth grant could not be refreshed'))).toBe('provider_auth_required');
+    expect(failureCode(new RpcError('provider_unavailable'))).toBe('provider_unavailable');
+    expect(failureCode(new RpcError('internal_error'))).toBe('collector_error');
     // A full INGEST stream (decision 0026) or NATS down: retried on the next lease, never a verdict on the sync.
     expect(failureCode(new BusUnavailableError('ingest.telemetry.c1', 'stream_full'))).toBe('bus_unavailable');
     expect(failureCode(new BusTimeoutError('ingest.telemetry.c1', 5000))).toBe('bus_unavailable');

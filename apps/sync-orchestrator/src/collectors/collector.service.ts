@@ -75,13 +75,16 @@ export function throttleDelayMs(error: unknown): number {
 
 /**
  * The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid,
- * bus_unavailable when the bus refused or could not be reached (a retry-later, never the sync's
- * fault), else collector_error.
+ * the gateway's provider_auth_required / provider_unavailable when it could not refresh an OAuth
+ * grant, bus_unavailable when the bus refused or could not be reached (a retry-later, never the
+ * sync's fault), else collector_error.
  */
 export function failureCode(error: unknown): string {
   if (error instanceof ProviderError) return error.code;
   if (error instanceof BusUnavailableError || error instanceof BusTimeoutError) return 'bus_unavailable';
   if (error instanceof RpcError && (error.code === 'provider_config_invalid' || error.code === 'not_found')) return 'provider_config_invalid';
+  // The gateway could not refresh an OAuth grant: refused (reconnect) or the token endpoint was down.
+  if (error instanceof RpcError && (error.code === 'provider_auth_required' || error.code === 'provider_unavailable')) return error.code;
   return 'collector_error';
 }
 
@@ -252,7 +255,9 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     const retryable = RETRYABLE_CODES.has(code);
     log.warn({ err: error, code, retryable }, 'collector job failed');
     if (code === 'provider_auth_required') this.adapters.invalidate(job.connectionId);
-    if (error instanceof ProviderError) {
+    // The provider's own failure, or the gateway's report that the provider refused (or could not be
+    // reached for) an OAuth refresh: either is the connection's health.
+    if (error instanceof ProviderError || (error instanceof RpcError && (code === 'provider_auth_required' || code === 'provider_unavailable'))) {
       const nextRetryAt = retryable ? new Date(Date.now() + (code === 'provider_throttled' ? throttleDelayMs(error) : this.settings.leaseMs)).toISOString() : null;
       for (const scope of healthScopes(job, support)) {
         await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt, scope, datasets: healthDatasets(job) });

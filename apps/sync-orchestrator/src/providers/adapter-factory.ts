@@ -15,6 +15,11 @@
  * it after `provider_auth_required`). Budgets are per account and live as long as the factory, so
  * every connection of one account in this process shares one budget queue.
  *
+ * OAuth grants (the reply says `refreshable`): the adapter is wrapped by `refreshingAdapter`, so a
+ * 401 asks the gateway again naming the refused token (it refreshes the grant once; decision 0027)
+ * and the call is repeated with the new credentials. Their budget is keyed by the connection, not
+ * by the access token, which changes at every refresh (provider-rates.ts `oauthGrantBudgetKey`).
+ *
  * Invariant: credentials never leave this file except inside the adapter; nothing here logs them.
  */
 import { Inject, Injectable, Optional } from '@nestjs/common';
@@ -25,7 +30,8 @@ import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, egressP
 import { ConnectionConfigStore, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
 import { PgRequestBudget } from './pg-request-budget.js';
-import { budgetAccountKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rates.js';
+import { budgetAccountKey, oauthGrantBudgetKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rates.js';
+import { refreshingAdapter, type Granted } from './refreshing-adapter.js';
 
 // The bus schema and the adapters' credential type must stay one shape: this fails to compile if not.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -93,10 +99,22 @@ export class ProviderAdapterFactory {
   }
 
   private async build(connectionId: string): Promise<ConnectionAdapter> {
-    // A fresh key pair per request: the gateway seals the credentials to it (decision 0024).
-    const sealed = providerAccessRequest(connectionId);
-    const access = sealed.open(await this.runtime.bus.request(RPCS.gateway.providerAccess, sealed.request, { timeoutMs: this.settings.providerAccessTimeoutMs }));
+    const access = await this.access(connectionId);
     const budget = this.budgetFor(access);
+    const first = this.adapterOn(access, budget);
+    const adapter = access.refreshable ? refreshingAdapter(first, async (rejectedToken) => this.adapterOn(await this.access(connectionId, rejectedToken), budget)) : first.adapter;
+    return { connectionId, provider: access.provider, environment: access.environment, status: access.status, revision: access.revision, adapter, budget };
+  }
+
+  /** The gateway's answer for one connection; `rejectedToken`: the access token a provider refused (the gateway refreshes the grant). */
+  private async access(connectionId: string, rejectedToken?: string): Promise<ProviderAccessV1> {
+    // A fresh key pair per request: the gateway seals the credentials to it (decision 0024).
+    const sealed = providerAccessRequest(connectionId, rejectedToken);
+    return sealed.open(await this.runtime.bus.request(RPCS.gateway.providerAccess, sealed.request, { timeoutMs: this.settings.providerAccessTimeoutMs }));
+  }
+
+  /** The provider's adapter on `access`'s credentials, and its OAuth access token if it has one. */
+  private adapterOn(access: ProviderAccessV1, budget: PgRequestBudget): Granted {
     const common = {
       baseUrl: this.settings.providerBaseUrls[access.provider],
       budget,
@@ -109,11 +127,11 @@ export class ProviderAdapterFactory {
         : access.provider === 'motive'
           ? createMotiveAdapter({ ...common, provider: 'motive', credentials: access.credentials })
           : createGeotabAdapter({ ...common, provider: 'geotab', credentials: access.credentials });
-    return { connectionId, provider: access.provider, environment: access.environment, status: access.status, revision: access.revision, adapter, budget };
+    return { adapter, accessToken: oauthAccessToken(access) };
   }
 
   private budgetFor(access: ProviderAccessV1): PgRequestBudget {
-    const accountKey = budgetAccountKey(access.provider, access.credentials);
+    const accountKey = access.refreshable ? oauthGrantBudgetKey(access.provider, access.connectionId) : budgetAccountKey(access.provider, access.credentials);
     let budget = this.budgets.get(accountKey);
     if (!budget) {
       const logger = this.runtime.logger;
@@ -134,4 +152,11 @@ export class ProviderAdapterFactory {
     if (!UUID.test(connectionId)) return null;
     return (await this.projection.get(connectionId))?.revision ?? null;
   }
+}
+
+/** The bearer token an OAuth grant gives (Samsara's `apiToken`, Motive's `accessToken`); none for keys and Geotab logins. */
+function oauthAccessToken(access: ProviderAccessV1): string | undefined {
+  if (access.provider === 'samsara') return access.credentials.apiToken;
+  if (access.provider === 'motive' && 'accessToken' in access.credentials) return access.credentials.accessToken;
+  return undefined;
 }

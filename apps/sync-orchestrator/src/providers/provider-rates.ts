@@ -76,6 +76,19 @@ function accountIdentity<P extends Provider>(provider: P, credentials: ProviderC
 }
 
 export function budgetAccountKey<P extends Provider>(provider: P, credentials: ProviderCredentials[P]): string {
-  const digest = createHash('sha256').update(`${provider}\u0000${accountIdentity(provider, credentials)}`).digest('hex');
+  return accountKey(provider, accountIdentity(provider, credentials));
+}
+
+/**
+ * The budget of a connection whose credentials are a refreshable OAuth grant: its access token
+ * changes at every refresh, so the grant — one customer authorization of one account, i.e. the
+ * connection — is the identity (two OAuth connections of one account get two budgets).
+ */
+export function oauthGrantBudgetKey(provider: Provider, connectionId: string): string {
+  return accountKey(provider, `oauth-grant\u0000${connectionId}`);
+}
+
+function accountKey(provider: Provider, identity: string): string {
+  const digest = createHash('sha256').update(`${provider}\u0000${identity}`).digest('hex');
   return `${provider}:${digest.slice(0, 16)}`;
 }
