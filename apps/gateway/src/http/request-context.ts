@@ -34,10 +34,17 @@ export const MAX_PARAM_LENGTH = 16_384;
 /**
  * Slow-client limits (issue 14; docs/reliability.md): a request's headers must arrive within
  * 10 s and the whole request (headers and body) within 30 s, else 408 `request_timeout`
- * (client-error.ts) and the connection is closed; Node checks both every second. An idle
- * keep-alive connection is closed after 5 s. None of them bounds how long a response may take.
+ * (client-error.ts) and the connection is closed; Node checks both every second. None of them
+ * bounds how long a response may take.
+ *
+ * An idle keep-alive connection is closed after 72 s (Fastify's default): longer than the idle
+ * timeout of the load balancers in front of a gateway (60 s is common), and than clients keep
+ * idle sockets, because whoever closes an idle connection second races a request sent on it —
+ * the client gets ECONNRESET. With 5 s, an integrator's client (Node's fetch keeps sockets for
+ * the server's hint minus 1–2 s) whose event loop stalled a moment reused a socket the gateway
+ * had just closed: seen as ECONNRESET in the cross-connection suite under CI load.
  */
-export const HTTP_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, checkIntervalMs: 1_000 } as const;
+export const HTTP_LIMITS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, checkIntervalMs: 1_000 } as const;
 
 export const gatewayFastifyOptions = {
   genReqId: requestIdFor,
