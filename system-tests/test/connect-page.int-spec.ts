@@ -227,9 +227,9 @@ describe('enrollment to complete', () => {
 
 describe('OAuth (provider-hosted authorize and token endpoints of the simulators)', () => {
   it.each([
-    ['samsara', 'Sign in with the provider (OAuth)', { apiToken: samsaraToken }],
-    ['motive', undefined, { accessToken: motiveKey }],
-  ] as const)('%s: approve at the provider → back to the gateway → complete with the token from the code exchange', async (provider, radio, stored) => {
+    ['samsara', 'Sign in with the provider (OAuth)', 'apiToken', samsaraToken],
+    ['motive', undefined, 'accessToken', motiveKey],
+  ] as const)('%s: approve at the provider → back to the gateway → complete with the tokens from the code exchange', async (provider, radio, tokenKey, accountCredential) => {
     const connectionId = await pausedConnection(provider);
     const { sessionId, url } = await newSession(connectionId);
     const { context, page, foreign } = await openPage({ width: 1280, height: 900, bypassCSP: true });
@@ -247,13 +247,17 @@ describe('OAuth (provider-hosted authorize and token endpoints of the simulators
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.getByRole('heading', { name: 'Account connected' }).waitFor();
       expect(page.url()).toContain('/connect/oauth/callback');
-      expect(await page.content()).not.toContain(Object.values(stored)[0]);
       expect(await sessionStatus(connectionId, sessionId)).toMatchObject({ status: 'complete', enrollment_method: 'oauth', selected_signals: ['odometer', 'faults'] });
-      expect(await gw.connections.providerCredentials(connectionId)).toMatchObject(stored);
+      // The simulator's opaque access token (not the account's own credential) and its refresh token are sealed.
+      const stored = (await gw.connections.providerCredentials(connectionId)) as Record<string, string>;
+      expect(stored).toMatchObject({ [tokenKey]: expect.stringMatching(/^sim_oauth_[A-Za-z0-9_-]{43}$/), refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/) });
+      const secrets = [stored[tokenKey]!, stored['refreshToken']!, accountCredential];
+      const content = await page.content();
+      for (const secret of secrets) expect(content).not.toContain(secret);
       const [identity] = await sql<{ provider_identity: string }>((t) => `select provider_identity from ${t('connect_session')} where id = ?::uuid`, [sessionId]);
       expect(identity!.provider_identity).toMatch(new RegExp(`^${provider}:oauth:[0-9a-f]{16}$`));
       expect(foreign).toEqual([]);
-      await expectNoSecretInClear(Object.values(stored));
+      await expectNoSecretInClear(secrets);
       // The callback is single use too.
       expect((await page.goto(page.url()))?.status()).toBe(410);
     } finally {

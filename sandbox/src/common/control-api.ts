@@ -10,6 +10,8 @@
  *   GET    /_sim/stats                             provider traffic per account and path: responses by
  *                                                  status, 429s, first/last request (wall ms)
  *   DELETE /_sim/stats                             reset those counters
+ *   GET    /_sim/oauth, DELETE /_sim/oauth          token-endpoint requests per grant type, and their
+ *                                                  reset (Samsara and Motive; served by oauth.routes.ts)
  * Errors are `{ error: { code, message } }` with snake_case codes.
  *
  * The traffic counters (TrafficStats) exist for benchmarks and tests that ask "how fast did the

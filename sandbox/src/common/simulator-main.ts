@@ -3,7 +3,9 @@
  * three: PORT, HOST (default 127.0.0.1; 0.0.0.0 in a container), SIM_SEED (default "switchyard"),
  * SIM_VEHICLES (default 100), SIM_CLOCK_FACTOR (simulated ms per wall ms, default 1; 0 = fixed),
  * SIM_START (ISO start of the simulated clock, default now), SIM_CONTROL_API ("false" disables
- * /_sim). Accounts come from the provider's own variables (see each main.ts). Credentials are never
+ * /_sim), and for Samsara's and Motive's OAuth (oauth.routes.ts) SIM_OAUTH_CLIENT_ID /
+ * SIM_OAUTH_CLIENT_SECRET (the registered client) and SIM_OAUTH_ACCESS_TOKEN_TTL_SECONDS (access
+ * token lifetime, default 3600). Accounts come from the provider's own variables (see each main.ts). Credentials are never
  * printed: only how many accounts exist. SIGTERM/SIGINT close the server and exit 0.
  */
 import { acceleratedClock, createFleet } from '../fleet/fleet.js';
