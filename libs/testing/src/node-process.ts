@@ -156,6 +156,9 @@ export function spawnNode(script: string, options: SpawnNodeOptions = {}): NodeP
   };
 }
 
+/** The OAuth client the Samsara and Motive simulators register unless SIM_OAUTH_CLIENT_ID / _SECRET say otherwise (sandbox oauth.routes.ts). */
+export const SIMULATOR_OAUTH_CLIENT = { clientId: 'switchyard-sandbox', clientSecret: 'switchyard-sandbox-secret' } as const;
+
 /**
  * A provider simulator as its own process, from the built `sandbox/dist/<provider>/main.js` (apps'
  * tests may not import the sandbox): free port, the given env (accounts, SIM_* settings), and the
