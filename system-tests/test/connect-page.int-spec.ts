@@ -19,7 +19,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bearer, startTestGateway, type TestGateway } from '@switchyard/gateway/testing';
 import { query, tableNamer } from '@switchyard/persistence';
-import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { SIMULATOR_OAUTH_CLIENT, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
@@ -35,8 +35,6 @@ let browser: Browser;
 const simulators: NodeProcess[] = [];
 let urls: { samsara: string; geotab: string; motive: string };
 const motiveKey = `motive_key_${randomBytes(16).toString('hex')}`;
-/** The simulators' registered sandbox OAuth client (sandbox/src/common/oauth.routes.ts). */
-const CLIENT = { clientId: 'switchyard-sandbox', clientSecret: 'switchyard-sandbox-secret' };
 let manager: { token: string; id: string };
 
 const em = () => gw.service.runtime.orm.em.fork();
@@ -137,8 +135,8 @@ beforeAll(async () => {
   gw = await startTestGateway({
     providerBaseUrls: urls,
     oauth: {
-      samsara: { ...CLIENT, authorizeUrl: `${urls.samsara}/oauth2/authorize`, tokenUrl: `${urls.samsara}/oauth2/token` },
-      motive: { ...CLIENT, authorizeUrl: `${urls.motive}/oauth/authorize`, tokenUrl: `${urls.motive}/oauth/token` },
+      samsara: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.samsara}/oauth2/authorize`, tokenUrl: `${urls.samsara}/oauth2/token` },
+      motive: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.motive}/oauth/authorize`, tokenUrl: `${urls.motive}/oauth/token` },
     },
   });
   const key = await gw.credentials.createConsumerKey('connect page manager');
