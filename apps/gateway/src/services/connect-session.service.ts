@@ -27,10 +27,11 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
 import { ConnectSessionRepository, type SessionRow } from '../db/repositories/connect-session.repository.js';
 import { ApiError } from '../http/api-error.js';
-import { authorizeUrl, exchangeCode } from './connect-session-oauth.js';
+import { authorizeUrl, requestToken } from './connect-session-oauth.js';
 import { verifyProviderCredentials } from './connect-session-verify.js';
 import { ConnectionsAdmin } from './connections-admin.service.js';
 import { AdminError } from './credentials-admin.service.js';
+import { ACCESS_TOKEN_KEY } from './oauth-refresh.js';
 import { SecretBox } from './secret-box.js';
 
 /** Version of the disclosure text the page shows (connect-page/disclosure.ts); recorded on every session. */
@@ -216,15 +217,16 @@ export class ConnectSessionService {
       return { kind: 'dead', reason: 'cancelled' };
     }
     if (!(await repo.consume(session.id))) return { kind: 'dead', reason: 'used' };
-    const exchanged = await exchangeCode(provider, client, params.code, this.callbackUrl(origin));
+    const exchanged = await requestToken(provider, client, { grant_type: 'authorization_code', code: params.code, redirect_uri: this.callbackUrl(origin) });
     if (!exchanged.ok) {
       await this.repo().fail(session.id, exchanged.reason);
       this.runtime.logger.info({ sessionId: session.id, connectionId: connection.id, method: 'oauth', reason: exchanged.reason }, 'connect session failed: the code exchange was refused');
       return { kind: 'failed', reason: exchanged.reason };
     }
-    const credentials: Record<string, string> =
-      provider === 'samsara' ? { apiToken: exchanged.accessToken } : { accessToken: exchanged.accessToken };
+    const credentials: Record<string, string> = { [ACCESS_TOKEN_KEY[provider]]: exchanged.accessToken };
+    // Sealed beside the access token for the gateway's refresh (oauth-refresh.ts); collectors never get them.
     if (exchanged.refreshToken) credentials.refreshToken = exchanged.refreshToken;
+    if (exchanged.expiresAt) credentials.accessTokenExpiresAt = exchanged.expiresAt.toISOString();
     const signals = (session.selected_signals ?? []) as SelectedSignal[];
     return this.finish(undefined, session, provider, 'oauth', signals, credentials);
   }
