@@ -32,7 +32,7 @@ import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import type { Provider } from '@switchyard/domain';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService, type StartOptions } from '@switchyard/service-kit';
-import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
+import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, SIMULATOR_OAUTH_CLIENT, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, validatedCall } from './gateway-client.js';
 
@@ -117,6 +117,8 @@ export interface PipelineStackOptions {
   providerBaseUrls?: Partial<Record<Provider, string>>;
   /** Spawn a Samsara simulator seeded with `name`, with these extra variables (fleet size, clock); see `samsara`. */
   samsaraSimulator?: Record<string, string>;
+  /** Register the spawned Samsara simulator's OAuth client with the gateway (it refreshes grants; see `samsaraGrant`). */
+  samsaraOAuth?: boolean;
   /** Namespace prefix (and the Samsara simulator's seed); default `pipeline`. */
   name?: string;
   /** The ingesting contexts started beside the orchestrator; default directory only. */
@@ -219,7 +221,14 @@ export class PipelineStack {
     this.gateway = await this.startService('gateway', 'gateway-test', startGateway, {
       http: { port: 0 },
       // A generous RPC deadline: the test machine is shared and often loaded.
-      gatewaySettings: { masterKey: this.masterKey, cursorSecret: randomBytes(32).toString('base64url'), rpcTimeoutMs: 30_000 },
+      gatewaySettings: {
+        masterKey: this.masterKey,
+        cursorSecret: randomBytes(32).toString('base64url'),
+        rpcTimeoutMs: 30_000,
+        ...(this.options.samsaraOAuth && this.simulator
+          ? { oauth: { samsara: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${this.simulator.url}/oauth2/authorize`, tokenUrl: `${this.simulator.url}/oauth2/token` } } }
+          : {}),
+      },
     });
     for (const context of this.options.contexts ?? ['directory']) await this.startContext(context);
     for (let i = 0; i < (this.options.orchestrators ?? 1); i++) {
@@ -232,6 +241,28 @@ export class PipelineStack {
         }),
       );
     }
+  }
+
+  /**
+   * An OAuth grant of the spawned Samsara simulator's first account, obtained as the customer's
+   * browser would (approve on the authorize page, follow the redirect's code) and exchanged at the
+   * token endpoint: the credentials a connect session stores (`apiToken` = the access token).
+   */
+  async samsaraGrant(): Promise<{ apiToken: string; refreshToken: string; accessTokenExpiresAt: string }> {
+    const redirectUri = 'http://127.0.0.1:9/oauth/callback';
+    const approve = new URLSearchParams({ client_id: SIMULATOR_OAUTH_CLIENT.clientId, redirect_uri: redirectUri, state: 'grant', response_type: 'code', decision: 'approve', account: '0' });
+    const consent = await fetch(`${this.samsara.url}/oauth2/authorize`, { method: 'POST', body: approve, redirect: 'manual' });
+    const code = new URL(consent.headers.get('location') ?? 'http://invalid/').searchParams.get('code');
+    if (consent.status !== 302 || !code) throw new Error(`the simulator's consent answered ${consent.status}`);
+    const basic = Buffer.from(`${SIMULATOR_OAUTH_CLIENT.clientId}:${SIMULATOR_OAUTH_CLIENT.clientSecret}`).toString('base64');
+    const res = await fetch(`${this.samsara.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}` },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }),
+    });
+    const token = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
+    if (res.status !== 200) throw new Error(`the simulator's token endpoint answered ${res.status}`);
+    return { apiToken: token.access_token, refreshToken: token.refresh_token, accessTokenExpiresAt: new Date(Date.now() + token.expires_in * 1000).toISOString() };
   }
 
   async startContext(context: IngestContext): Promise<void> {
