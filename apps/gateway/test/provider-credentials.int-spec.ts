@@ -74,6 +74,7 @@ describe('gateway.connection.provider-access', () => {
       environment: 'sandbox',
       status: 'paused',
       revision: 2,
+      refreshable: false,
       credentials: { apiToken: samsaraToken },
     });
     expect(await access(motive.connectionId)).toEqual({
@@ -82,6 +83,7 @@ describe('gateway.connection.provider-access', () => {
       environment: 'production',
       status: 'active',
       revision: 1,
+      refreshable: false,
       credentials: { apiKey: motiveKey },
     });
     expect(await access(geotab.connectionId)).toMatchObject({

@@ -31,8 +31,8 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   GEOTAB_BASE_URL: httpUrl.default('https://my.geotab.com'),
   /** Per provider request, including the body (retries each get their own). */
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(30_000),
-  /** Deadline of `gateway.connection.provider-access`. */
-  PROVIDER_ACCESS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Deadline of `gateway.connection.provider-access`; above the gateway's 10 s OAuth token call (its reply may wait for a grant refresh, decision 0027). */
+  PROVIDER_ACCESS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** Longest an adapter (and the credentials in it) is reused without asking the gateway again. */
   ADAPTER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /**
