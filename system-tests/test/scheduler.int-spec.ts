@@ -231,16 +231,22 @@ describe('scheduled collection', () => {
       body: JSON.stringify([{ kind: 'slow', requests: 1_000, delayMs: 20_000 }]),
     });
     expect(slow.status).toBe(200);
-    // Only a run created after this point makes all its provider requests under the scenario.
-    const slowed = await dbNow();
     try {
+      // A run held by the slow provider: in progress for 3 s on end (an unslowed run takes well under
+      // a second of provider time). It is either one created under the scenario, or one that was in
+      // flight when the scenario began — which then holds back every new window (previous_run_open),
+      // so waiting only for a run created after this point could outlast the poll on a loaded machine.
       let inFlight: Run | undefined;
+      const inProgressSince = new Map<string, number>();
       await pollUntil(
         async () => {
-          inFlight = (await scheduledRuns()).find((r) => r.status === 'in_progress' && Date.parse(r.requested_at) > Date.parse(slowed));
+          const open = (await scheduledRuns()).filter((r) => r.status === 'in_progress');
+          for (const id of [...inProgressSince.keys()]) if (!open.some((r) => r.id === id)) inProgressSince.delete(id);
+          for (const r of open) if (!inProgressSince.has(r.id)) inProgressSince.set(r.id, Date.now());
+          inFlight = open.find((r) => Date.now() - inProgressSince.get(r.id)! >= 3_000);
           return inFlight !== undefined;
         },
-        { timeoutMs: 30_000, intervalMs: 100, description: 'a scheduled run created under the slow scenario in progress' },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'a scheduled run held in progress by the slow scenario' },
       );
       await connection.configure({ status: 'paused' });
       const paused = await dbNow();
