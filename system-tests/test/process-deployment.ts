@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { startGateway } from '@switchyard/gateway';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, Namespace, type MessageBus } from '@switchyard/messaging';
+import { createBus, DeadLetterStore, Namespace, silentLogger, type DeadLetterV1, type MessageBus } from '@switchyard/messaging';
 import { createOrm, type Orm } from '@switchyard/persistence';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, serviceStarted, spawnService, uniqueNamespace, type ContextApp, type NodeProcess } from '@switchyard/testing';
@@ -200,6 +200,16 @@ export class ProcessDeployment {
       return Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
     } finally {
       await nc.close();
+    }
+  }
+
+  /** The dead letters of the deployment's namespace, without their payloads (what a failing test prints). */
+  async deadLetters(): Promise<Omit<DeadLetterV1, 'payload'>[]> {
+    const store = await DeadLetterStore.open({ servers: this.fleet.natsUrl, namespace: this.namespace, logger: silentLogger });
+    try {
+      return (await store.list()).map(({ envelope: { payload: _payload, ...rest } }) => rest);
+    } finally {
+      await store.close();
     }
   }
 
