@@ -10,6 +10,7 @@
  * on `recordsOf(body)` → serialize → truncated_json → send.
  */
 import type { Fleet, SimClock } from '../fleet/fleet.types.js';
+import type { OAuthOptions } from './oauth.routes.js';
 import type { Scenario } from './scenario.types.js';
 
 export type ProviderName = 'samsara' | 'motive' | 'geotab';
@@ -95,6 +96,8 @@ export interface StartSimulatorOptions {
   accounts: readonly SimulatorAccount[];
   /** The `/_sim/...` control API (scenarios, clock) — sandbox and tests only. */
   controlApi: boolean;
+  /** Samsara's / Motive's OAuth settings (client, access-token TTL) in place of the SIM_OAUTH_* environment. */
+  oauth?: Omit<OAuthOptions, 'controlApi'>;
 }
 
 export interface RunningSimulator {

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccountFleet } from './account-fleet.js';
 import { handleControl, TrafficStats } from './control-api.js';
-import { createOAuthProvider, type OAuthOptions } from './oauth.routes.js';
+import { createOAuthProvider } from './oauth.routes.js';
 import { applyFieldChange, truncateBody } from './field-change.js';
 import { ScenarioBook } from './scenario-book.js';
 import type { Scenario } from './scenario.types.js';
@@ -46,8 +46,7 @@ function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && 'error' in body;
 }
 
-/** `oauth`: the Samsara / Motive OAuth settings (client, access-token TTL) in place of the SIM_OAUTH_* environment. */
-export async function startSimulator(def: SimulatorDefinition, options: StartSimulatorOptions & { oauth?: Omit<OAuthOptions, 'controlApi'> }): Promise<RunningSimulator> {
+export async function startSimulator(def: SimulatorDefinition, options: StartSimulatorOptions): Promise<RunningSimulator> {
   const accountInfo = new Map(options.accounts.map((a) => [a.id, a]));
   const book = new ScenarioBook([...accountInfo.keys()]);
   const buckets = new TokenBuckets();
