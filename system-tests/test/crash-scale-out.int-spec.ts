@@ -54,12 +54,16 @@ const ORCHESTRATOR_ENV = { LEASE_MS: '3000', POLL_MS: '100' };
  */
 const INGEST_ACK_WAIT_MS = 5_000;
 /**
- * Fault-feed's ack wait (15 s): its process is also killed at relay-after-publish, which it passes
- * after a commit before the ack (the outbox flush) as well as on its poll, while it restarts every
- * few seconds. A batch's deliveries are bounded by 1 + the time it stays unacked / the ack wait; a
- * longer wait keeps a batch redelivered into the relay kills far below maxDeliver (10).
+ * Fault-feed's ack wait (30 s) while relay kills are still to come: its process is also killed at
+ * relay-after-publish, which it passes after a commit before the ack (the outbox flush) as well as
+ * on its poll, while it restarts every few seconds through a chain of 20 relay kills. A batch
+ * redelivered into that chain is killed again at each arrival, so its deliveries grow by about
+ * (chain length / ack wait) on top of its share of the ≤ 4 ingest kills a round. With 15 s a batch
+ * needed up to 7 deliveries in a passing run and one run dead-lettered a batch (11th arrival, past
+ * maxDeliver 10); 30 s halves the chain's share. The run prints the most deliveries a handled batch
+ * needed per context.
  */
-const FAULT_FEED_ACK_WAIT_MS = 15_000;
+const FAULT_FEED_ACK_WAIT_MS = 30_000;
 /** Crashes each named crash point must get (issue 15). SWITCHYARD_CRASHES_PER_POINT lowers it for a quick local look only. */
 const CRASHES_PER_POINT = Number(process.env.SWITCHYARD_CRASHES_PER_POINT ?? 20);
 /**
@@ -606,6 +610,11 @@ describe('crash test', () => {
       .flatMap((child) => logEntries(child, 'ingest batch handled'))
       .filter((e) => e['duplicate'] === true).length;
     console.log(`[crash test] redelivered batches answered from the ledger: ${duplicates}`);
+    // How close the kills brought a batch to its durable's maxDeliver (10; dead-lettered past it).
+    const mostDeliveries = Object.fromEntries(
+      Object.entries(ingest).map(([app, s]) => [app, Math.max(0, ...s.children.flatMap((child) => logEntries(child, 'ingest batch handled')).map((e) => Number(e['deliveryCount'] ?? 0)))]),
+    );
+    console.log(`[crash test] most deliveries a handled batch needed, per context: ${JSON.stringify(mostDeliveries)}`);
     expect(duplicates).toBeGreaterThan(0);
     expect(short().map((p) => `${p}: ${figures[p]?.crashes} of ${CRASHES_PER_POINT} crashes in ${rounds} rounds`)).toEqual([]);
     await run.stop();

@@ -92,7 +92,7 @@ export async function handleIngestDelivery<B extends IngestBatchV1>(delivery: De
     await options.runtime.bus.publish(EVENTS.receipt, subjectFor(EVENTS.receipt.subject, r.syncId, r.unitId), r, { msgId: receiptMsgId(r.batchId) });
   }
   options.runtime.logger.debug(
-    { batchId: batch.batchId, connectionId: batch.connectionId, kind: batch.kind, records: batch.records.length, duplicate: outcome.duplicate, status: outcome.receipt?.status },
+    { batchId: batch.batchId, connectionId: batch.connectionId, kind: batch.kind, records: batch.records.length, duplicate: outcome.duplicate, status: outcome.receipt?.status, deliveryCount: delivery.deliveryCount },
     'ingest batch handled',
   );
   return outcome;
