@@ -605,17 +605,16 @@ describe('crash test', () => {
     // (and with nothing left pending the relay point gets no more hits).
     expect({ stream: await run.streamMessages('FAULTS', `fleet.faults.${fleet.connectionId}.>`) }).toEqual({ stream: await transitions(run) });
     await expectSameAsReference(run);
+    /** Every `ingest batch handled` line of each context's processes. */
+    const handled = Object.fromEntries(Object.entries(ingest).map(([app, s]) => [app, s.children.flatMap((child) => logEntries(child, 'ingest batch handled'))]));
     // Committed but unacknowledged batches (after-commit-before-ack) came back and were answered
     // from the ledger.
-    const duplicates = Object.values(ingest)
-      .flatMap((s) => s.children)
-      .flatMap((child) => logEntries(child, 'ingest batch handled'))
+    const duplicates = Object.values(handled)
+      .flat()
       .filter((e) => e['duplicate'] === true).length;
     console.log(`[crash test] redelivered batches answered from the ledger: ${duplicates}`);
     // How close the kills brought a batch to its durable's maxDeliver (10; dead-lettered past it).
-    const mostDeliveries = Object.fromEntries(
-      Object.entries(ingest).map(([app, s]) => [app, Math.max(0, ...s.children.flatMap((child) => logEntries(child, 'ingest batch handled')).map((e) => Number(e['deliveryCount'] ?? 0)))]),
-    );
+    const mostDeliveries = Object.fromEntries(Object.entries(handled).map(([app, entries]) => [app, Math.max(0, ...entries.map((e) => Number(e['deliveryCount'] ?? 0)))]));
     console.log(`[crash test] most deliveries a handled batch needed, per context: ${JSON.stringify(mostDeliveries)}`);
     expect(duplicates).toBeGreaterThan(0);
     expect(short().map((p) => `${p}: ${figures[p]?.crashes} of ${CRASHES_PER_POINT} crashes in ${rounds} rounds`)).toEqual([]);
