@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Namespace, STREAMS } from '@switchyard/messaging';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
@@ -51,7 +52,7 @@ afterAll(async () => {
 describe('a full INGEST stream', () => {
   it('paces the units without spending their attempts and completes the sync once the stream has room', async () => {
     const jsm = await jetstreamManager(nc);
-    const name = `${stack.namespace.toUpperCase().replaceAll('-', '_')}_INGEST`;
+    const name = new Namespace(stack.namespace).stream(STREAMS.INGEST.name);
     const before = await jsm.streams.info(name);
     expect(before.config.discard).toBe('new');
     // Below any batch (and at least what it stores, so nothing stored is deleted by the update).
