@@ -31,7 +31,7 @@ import { authorizeUrl, requestToken } from './connect-session-oauth.js';
 import { verifyProviderCredentials } from './connect-session-verify.js';
 import { ConnectionsAdmin } from './connections-admin.service.js';
 import { AdminError } from './credentials-admin.service.js';
-import { ACCESS_TOKEN_KEY } from './oauth-refresh.js';
+import { grantCredentials } from './oauth-refresh.js';
 import { SecretBox } from './secret-box.js';
 
 /** Version of the disclosure text the page shows (connect-page/disclosure.ts); recorded on every session. */
@@ -223,10 +223,8 @@ export class ConnectSessionService {
       this.runtime.logger.info({ sessionId: session.id, connectionId: connection.id, method: 'oauth', reason: exchanged.reason }, 'connect session failed: the code exchange was refused');
       return { kind: 'failed', reason: exchanged.reason };
     }
-    const credentials: Record<string, string> = { [ACCESS_TOKEN_KEY[provider]]: exchanged.accessToken };
-    // Sealed beside the access token for the gateway's refresh (oauth-refresh.ts); collectors never get them.
-    if (exchanged.refreshToken) credentials.refreshToken = exchanged.refreshToken;
-    if (exchanged.expiresAt) credentials.accessTokenExpiresAt = exchanged.expiresAt.toISOString();
+    // The refresh token and expiry are sealed beside the access token for the gateway's refresh (oauth-refresh.ts); collectors never get them.
+    const credentials = grantCredentials(provider, exchanged);
     const signals = (session.selected_signals ?? []) as SelectedSignal[];
     return this.finish(undefined, session, provider, 'oauth', signals, credentials);
   }

@@ -48,6 +48,20 @@ export const PROACTIVE_REFRESH_MARGIN_MS = 5 * 60_000;
 /** Where each provider's sealed credentials keep the OAuth access token. */
 export const ACCESS_TOKEN_KEY = { samsara: 'apiToken', motive: 'accessToken' } as const satisfies Record<OAuthProviderName, string>;
 
+/**
+ * The credentials sealed for a grant from a token answer (at connect and at every refresh): the
+ * access token under the provider's key, the refresh token (the answer's, else `keptRefreshToken`:
+ * a refresh answer may omit it) and the expiry when the provider gave one.
+ */
+export function grantCredentials(provider: OAuthProviderName, answer: { accessToken: string; refreshToken?: string; expiresAt?: Date }, keptRefreshToken?: string): Record<string, string> {
+  const refreshToken = answer.refreshToken ?? keptRefreshToken;
+  return {
+    [ACCESS_TOKEN_KEY[provider]]: answer.accessToken,
+    ...(refreshToken ? { refreshToken } : {}),
+    ...(answer.expiresAt ? { accessTokenExpiresAt: answer.expiresAt.toISOString() } : {}),
+  };
+}
+
 export type RefreshReason = 'rejected' | 'expiring';
 
 /** A grant the gateway can refresh: the stored refresh token and the provider's registered OAuth client. */
@@ -139,12 +153,8 @@ export class OAuthRefresh {
     if ((await sealedCredentials(em, connectionId)) !== seenSeal) return { kind: 'superseded' };
     const answer = await requestToken(grant.provider, grant.client, { grant_type: 'refresh_token', refresh_token: grant.refreshToken });
     if (!answer.ok) return { kind: 'failed', reason: answer.reason };
-    const accessTokenExpiresAt = answer.expiresAt?.toISOString();
-    const next = {
-      [ACCESS_TOKEN_KEY[grant.provider]]: answer.accessToken,
-      refreshToken: answer.refreshToken ?? grant.refreshToken,
-      ...(accessTokenExpiresAt ? { accessTokenExpiresAt } : {}),
-    };
+    const next = grantCredentials(grant.provider, answer, grant.refreshToken);
+    const { accessTokenExpiresAt } = next;
     const swapped = await swapSealedCredentials(em, connectionId, seenSeal, this.secrets.seal(JSON.stringify(next), connectionId));
     return swapped ? { kind: 'refreshed', ...(accessTokenExpiresAt ? { accessTokenExpiresAt } : {}) } : { kind: 'replaced' };
   }
