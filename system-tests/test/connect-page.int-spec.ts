@@ -19,7 +19,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { bearer, startTestGateway, type TestGateway } from '@switchyard/gateway/testing';
 import { query, tableNamer } from '@switchyard/persistence';
-import { SIMULATOR_OAUTH_CLIENT, spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { SIMULATOR_OAUTH_CLIENT, SIMULATOR_OAUTH_PATHS, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
@@ -135,8 +135,8 @@ beforeAll(async () => {
   gw = await startTestGateway({
     providerBaseUrls: urls,
     oauth: {
-      samsara: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.samsara}/oauth2/authorize`, tokenUrl: `${urls.samsara}/oauth2/token` },
-      motive: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.motive}/oauth/authorize`, tokenUrl: `${urls.motive}/oauth/token` },
+      samsara: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.samsara}${SIMULATOR_OAUTH_PATHS.samsara.authorize}`, tokenUrl: `${urls.samsara}${SIMULATOR_OAUTH_PATHS.samsara.token}` },
+      motive: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${urls.motive}${SIMULATOR_OAUTH_PATHS.motive.authorize}`, tokenUrl: `${urls.motive}${SIMULATOR_OAUTH_PATHS.motive.token}` },
     },
   });
   const key = await gw.credentials.createConsumerKey('connect page manager');

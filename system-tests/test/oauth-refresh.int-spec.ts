@@ -15,15 +15,15 @@
  * `build` returning `first.adapter`) → the sync after expiry fails with provider_auth_required.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConnectionsAdmin, SecretBox } from '@switchyard/gateway';
-import { pollUntil, SIMULATOR_OAUTH_CLIENT } from '@switchyard/testing';
+import { ConnectionsAdmin, requestToken, SecretBox } from '@switchyard/gateway';
+import { pollUntil } from '@switchyard/testing';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const TTL_S = 3;
 
 let stack: PipelineStack;
 let connection: PipelineConnection;
-let grant: { apiToken: string; refreshToken: string; accessTokenExpiresAt: string };
+let grant: Awaited<ReturnType<PipelineStack['samsaraGrant']>>;
 let approved: string[];
 
 const stored = () => new ConnectionsAdmin(stack.gateway.runtime.orm, new SecretBox(stack.masterKey)).providerCredentials(connection.connectionId);
@@ -88,13 +88,7 @@ describe('OAuth grants outlive their access tokens', () => {
   it('fails the sync with provider_auth_required when the provider no longer honours the grant', async () => {
     // Someone else spends the stored refresh token: the provider rotates it, so the gateway's is dead.
     const refreshToken = (await stored())!['refreshToken']!;
-    const basic = Buffer.from(`${SIMULATOR_OAUTH_CLIENT.clientId}:${SIMULATOR_OAUTH_CLIENT.clientSecret}`).toString('base64');
-    const spent = await fetch(`${stack.samsara.url}/oauth2/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
-    });
-    expect(spent.status).toBe(200);
+    expect(await requestToken('samsara', stack.samsaraOAuthClient, { grant_type: 'refresh_token', refresh_token: refreshToken })).toMatchObject({ ok: true });
     await outliveToken();
 
     const sync = await connection.settled((await connection.createSync({ lookbackDays: 1 })).id, 60_000, 200);

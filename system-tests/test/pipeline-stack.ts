@@ -27,12 +27,12 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { startDirectory } from '@switchyard/directory';
 import { startFaultFeed } from '@switchyard/fault-feed';
-import { ConnectionsAdmin, CredentialsAdmin, SecretBox, startGateway, type ConnectionConfigPatch } from '@switchyard/gateway';
+import { ConnectionsAdmin, CredentialsAdmin, grantCredentials, requestToken, SecretBox, startGateway, type ConnectionConfigPatch, type OAuthClient } from '@switchyard/gateway';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import type { Provider } from '@switchyard/domain';
 import { createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService, type StartOptions } from '@switchyard/service-kit';
-import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, SIMULATOR_OAUTH_CLIENT, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
+import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, SIMULATOR_OAUTH_CLIENT, SIMULATOR_OAUTH_PATHS, simulatorAuthorizationCode, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, validatedCall } from './gateway-client.js';
 
@@ -225,9 +225,7 @@ export class PipelineStack {
         masterKey: this.masterKey,
         cursorSecret: randomBytes(32).toString('base64url'),
         rpcTimeoutMs: 30_000,
-        ...(this.options.samsaraOAuth && this.simulator
-          ? { oauth: { samsara: { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${this.simulator.url}/oauth2/authorize`, tokenUrl: `${this.simulator.url}/oauth2/token` } } }
-          : {}),
+        ...(this.options.samsaraOAuth ? { oauth: { samsara: this.samsaraOAuthClient } } : {}),
       },
     });
     for (const context of this.options.contexts ?? ['directory']) await this.startContext(context);
@@ -243,26 +241,23 @@ export class PipelineStack {
     }
   }
 
+  /** The spawned Samsara simulator's registered OAuth client, as the gateway is configured with it (`samsaraOAuth`). */
+  get samsaraOAuthClient(): OAuthClient {
+    const { url } = this.samsara;
+    return { ...SIMULATOR_OAUTH_CLIENT, authorizeUrl: `${url}${SIMULATOR_OAUTH_PATHS.samsara.authorize}`, tokenUrl: `${url}${SIMULATOR_OAUTH_PATHS.samsara.token}` };
+  }
+
   /**
-   * An OAuth grant of the spawned Samsara simulator's first account, obtained as the customer's
-   * browser would (approve on the authorize page, follow the redirect's code) and exchanged at the
-   * token endpoint: the credentials a connect session stores (`apiToken` = the access token).
+   * An OAuth grant of the spawned Samsara simulator's first account, approved on its consent page
+   * as the customer's browser would and exchanged with the gateway's own token request: exactly the
+   * credentials a connect session seals (`apiToken`, `refreshToken`, `accessTokenExpiresAt`).
    */
-  async samsaraGrant(): Promise<{ apiToken: string; refreshToken: string; accessTokenExpiresAt: string }> {
+  async samsaraGrant(): Promise<Record<string, string> & { apiToken: string; refreshToken: string }> {
     const redirectUri = 'http://127.0.0.1:9/oauth/callback';
-    const approve = new URLSearchParams({ client_id: SIMULATOR_OAUTH_CLIENT.clientId, redirect_uri: redirectUri, state: 'grant', response_type: 'code', decision: 'approve', account: '0' });
-    const consent = await fetch(`${this.samsara.url}/oauth2/authorize`, { method: 'POST', body: approve, redirect: 'manual' });
-    const code = new URL(consent.headers.get('location') ?? 'http://invalid/').searchParams.get('code');
-    if (consent.status !== 302 || !code) throw new Error(`the simulator's consent answered ${consent.status}`);
-    const basic = Buffer.from(`${SIMULATOR_OAUTH_CLIENT.clientId}:${SIMULATOR_OAUTH_CLIENT.clientSecret}`).toString('base64');
-    const res = await fetch(`${this.samsara.url}/oauth2/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }),
-    });
-    const token = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number };
-    if (res.status !== 200) throw new Error(`the simulator's token endpoint answered ${res.status}`);
-    return { apiToken: token.access_token, refreshToken: token.refresh_token, accessTokenExpiresAt: new Date(Date.now() + token.expires_in * 1000).toISOString() };
+    const code = await simulatorAuthorizationCode(this.samsara.url, 'samsara', SIMULATOR_OAUTH_CLIENT.clientId, redirectUri);
+    const answer = await requestToken('samsara', this.samsaraOAuthClient, { grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+    if (!answer.ok || !answer.refreshToken) throw new Error(`the simulator's token endpoint gave no grant: ${answer.ok ? 'no refresh token' : answer.reason}`);
+    return { ...grantCredentials('samsara', answer), apiToken: answer.accessToken, refreshToken: answer.refreshToken };
   }
 
   async startContext(context: IngestContext): Promise<void> {

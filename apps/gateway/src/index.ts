@@ -94,7 +94,7 @@ function oauthClientsFrom(env: NodeJS.ProcessEnv): NonNullable<GatewaySettings['
   return clients;
 }
 
-export { GATEWAY_MAIN_ENV, GATEWAY_METRICS_PORT } from './config.js';
+export { GATEWAY_MAIN_ENV, GATEWAY_METRICS_PORT, type OAuthClient } from './config.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export { renderOpenApi } from './openapi/render.js';
 export { GatewayModule } from './app.module.js';
@@ -108,5 +108,7 @@ export { AdminError, CredentialsAdmin, type Issued } from './services/credential
 export { credentialExists } from './services/credential-lookup.js';
 export { loadKeyMaterial, type KeyMaterial } from './services/key-material.js';
 export { SecretBox } from './services/secret-box.js';
+export { requestToken, type TokenGrant, type TokenOutcome } from './services/connect-session-oauth.js';
+export { grantCredentials } from './services/oauth-refresh.js';
 export { operatorMain, runOperator } from './cli/operator.js';
 export { READ_ENVELOPE_RESERVE } from './services/read-query.js';

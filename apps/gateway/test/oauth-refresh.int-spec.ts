@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBus, providerAccessRequest, RpcError, RPCS, type MessageBus, type ProviderAccessV1 } from '@switchyard/messaging';
-import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
+import { SIMULATOR_OAUTH_PATHS, simulatorAuthorizationCode, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import type { OAuthClient } from '../src/config.js';
 import { requestToken, type OAuthProviderName } from '../src/services/connect-session-oauth.js';
 import { bearer, logLines, startTestGateway, type TestGateway } from './support.js';
@@ -38,7 +38,8 @@ const secret = (label: string) => `${label}-${randomBytes(18).toString('base64ur
 const CLIENT = { clientId: secret('client'), clientSecret: secret('client-secret') };
 const ACCOUNT = { samsara: secret('samsara-account'), motive: secret('motive-account') };
 const REDIRECT_URI = 'http://127.0.0.1:9/connect/oauth/callback';
-const PATHS = { samsara: { authorize: '/oauth2/authorize', token: '/oauth2/token', api: '/fleet/vehicles' }, motive: { authorize: '/oauth/authorize', token: '/oauth/token', api: '/v1/vehicles' } };
+/** A read each simulator's API answers 200 for a working token. */
+const API_PATH = { samsara: '/fleet/vehicles', motive: '/v1/vehicles' };
 const HOUR_MS = 3_600_000;
 
 let gw: TestGateway;
@@ -87,13 +88,7 @@ async function startRelay(): Promise<void> {
 
 /** A customer's grant: the simulator's consent form approved (account 0), the code exchanged by the gateway's token request. */
 async function grant(provider: OAuthProviderName): Promise<{ accessToken: string; refreshToken: string }> {
-  const consent = await fetch(`${sims[provider]!.url}${PATHS[provider].authorize}`, {
-    method: 'POST',
-    body: new URLSearchParams({ client_id: CLIENT.clientId, redirect_uri: REDIRECT_URI, state: 'state', response_type: 'code', decision: 'approve', account: '0' }),
-    redirect: 'manual',
-  });
-  const code = new URL(consent.headers.get('location') ?? 'http://invalid').searchParams.get('code');
-  if (!code) throw new Error(`no code from the ${provider} consent page (${consent.status})`);
+  const code = await simulatorAuthorizationCode(sims[provider]!.url, provider, CLIENT.clientId, REDIRECT_URI);
   const answer = await requestToken(provider, clients[provider], { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI });
   if (!answer.ok || !answer.refreshToken) throw new Error(`code exchange failed: ${answer.ok ? 'no refresh token' : answer.reason}`);
   seen.add(answer.accessToken).add(answer.refreshToken);
@@ -102,7 +97,7 @@ async function grant(provider: OAuthProviderName): Promise<{ accessToken: string
 
 /** The simulator's API status for a Bearer token (200: the token works; 401: refused). */
 async function apiStatus(provider: OAuthProviderName, token: string): Promise<number> {
-  const res = await fetch(`${sims[provider]!.url}${PATHS[provider].api}`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${sims[provider]!.url}${API_PATH[provider]}`, { headers: { authorization: `Bearer ${token}` } });
   await res.arrayBuffer();
   return res.status;
 }
@@ -163,7 +158,7 @@ beforeAll(async () => {
   sims.motive = await spawnSimulator('motive', { ...env, MOTIVE_API_KEYS: ACCOUNT.motive });
   for (const provider of ['samsara', 'motive'] as const) {
     const url = sims[provider]!.url;
-    clients[provider] = { ...CLIENT, authorizeUrl: `${url}${PATHS[provider].authorize}`, tokenUrl: `${url}${PATHS[provider].token}` };
+    clients[provider] = { ...CLIENT, authorizeUrl: `${url}${SIMULATOR_OAUTH_PATHS[provider].authorize}`, tokenUrl: `${url}${SIMULATOR_OAUTH_PATHS[provider].token}` };
   }
   await startRelay();
   gw = await startTestGateway({ oauth: clients, providerBaseUrls: { samsara: sims.samsara.url, motive: sims.motive.url } });

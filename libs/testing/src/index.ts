@@ -23,7 +23,7 @@ export { deleteNamespaceStreams } from './nats-cleanup.js';
 export { durableState, type DurableState } from './nats-consumers.js';
 export { startServiceForTest, type ServiceUnderTest, type StartServiceForTestOptions } from './service-harness.js';
 export { connectionConfig, ledgerHas, receiptsFor, startIngestHarness, type IngestHarness } from './ingest-harness.js';
-export { assertBuilt, pinnedNode, SIMULATOR_OAUTH_CLIENT, spawnNode, spawnSimulator, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
+export { assertBuilt, pinnedNode, SIMULATOR_OAUTH_CLIENT, SIMULATOR_OAUTH_PATHS, simulatorAuthorizationCode, spawnNode, spawnSimulator, workspaceProjects, workspaceRoot, type NodeProcess, type SpawnNodeOptions } from './node-process.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
 export { startOwnedPostgres, type OwnedPostgres } from './owned-postgres.js';
 export { startOwnedNats, type OwnedNats } from './owned-nats.js';

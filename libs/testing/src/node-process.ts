@@ -159,6 +159,24 @@ export function spawnNode(script: string, options: SpawnNodeOptions = {}): NodeP
 /** The OAuth client the Samsara and Motive simulators register unless SIM_OAUTH_CLIENT_ID / _SECRET say otherwise (sandbox oauth.routes.ts). */
 export const SIMULATOR_OAUTH_CLIENT = { clientId: 'switchyard-sandbox', clientSecret: 'switchyard-sandbox-secret' } as const;
 
+/** The simulators' OAuth endpoints, as the providers name them (sandbox oauth.routes.ts). */
+export const SIMULATOR_OAUTH_PATHS = { samsara: { authorize: '/oauth2/authorize', token: '/oauth2/token' }, motive: { authorize: '/oauth/authorize', token: '/oauth/token' } } as const;
+
+/**
+ * An authorization code from a simulator's consent page, approved for its first account as the
+ * customer's browser would (the form POSTed, the redirect's `code` read, not followed).
+ */
+export async function simulatorAuthorizationCode(simulatorUrl: string, provider: keyof typeof SIMULATOR_OAUTH_PATHS, clientId: string, redirectUri: string): Promise<string> {
+  const consent = await fetch(`${simulatorUrl}${SIMULATOR_OAUTH_PATHS[provider].authorize}`, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, state: 'state', response_type: 'code', decision: 'approve', account: '0' }),
+    redirect: 'manual',
+  });
+  const code = new URL(consent.headers.get('location') ?? 'http://invalid').searchParams.get('code');
+  if (!code) throw new Error(`no code from the ${provider} simulator's consent page (${consent.status})`);
+  return code;
+}
+
 /**
  * A provider simulator as its own process, from the built `sandbox/dist/<provider>/main.js` (apps'
  * tests may not import the sandbox): free port, the given env (accounts, SIM_* settings), and the
