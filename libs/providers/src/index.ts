@@ -7,6 +7,7 @@ export * from './adapter.js';
 export * from './capabilities/index.js';
 export * from './errors.js';
 export * from './http/egress.js';
+export { refusedAddress } from './http/egress-address.js';
 export * from './http/parse.js';
 export * from './http/provider-http-client.js';
 export * from './http/request-budget.js';

@@ -1,12 +1,14 @@
 /**
  * SSRF guard and redirects (egress.ts, ProviderHttpClient; docs/reliability.md "Hostile upstreams").
- * Every test stays on loopback: production-mode names resolve through an injected lookup, and a
- * refused address is never connected to.
+ * Every test stays on loopback whatever the code under test does: production policies get an
+ * injected network (lookup and connect) whose connect records the addresses it is handed and opens
+ * a stream to a loopback listener, never to them. Address classification: egress-address.spec.ts.
  *
- * Mutations tried (each fails the test named):
- * - guardedLookup's address check removed (`for (const { address } of [])`): "refuses loopback …"
- *   (the local listener sees a connection) and "refuses a name with any refused address".
- * - a range dropped from RANGES (e.g. 169.254/16, CGNAT): its row of "classifies …".
+ * Mutations tried (each fails the test named, and no packet left loopback):
+ * - guardedConnection's address check removed (`for (const { address } of [])`): every "refuses a
+ *   provider host resolving to …" row, "refuses loopback …" and "refuses a name with any refused
+ *   address" (the connector records 10.0.0.7 … and the request answers 200 from the listener).
+ * - assertEgressUrl's host checks removed: "refuses the base URL …" (resolved and connected).
  * - ProviderHttpClient following every redirect (origin check removed): "a 302 to another origin
  *   forwards neither Motive's X-Api-Key nor Samsara's bearer" (server B receives the credential).
  * - serverUrl back to `${protocol}//${host}` without the shape and egress check: "Geotab's named
@@ -15,53 +17,18 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import { ProviderError } from '../errors.js';
 import { GeotabClient, serverUrl } from '../geotab/geotab.client.js';
 import { deviceSchema } from '../geotab/geotab.schemas.js';
 import { createMotiveAdapter } from '../motive/motive.adapter.js';
 import { createSamsaraAdapter } from '../samsara/samsara.adapter.js';
-import { egressPolicyFor, hostAllowed, refusedAddress, type EgressLookup, type ProviderFetch } from './egress.js';
+import { egressPolicyFor, hostAllowed, type EgressConnect, type EgressLookup, type EgressNetwork, type ProviderFetch } from './egress.js';
 import { ProviderHttpClient } from './provider-http-client.js';
 
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as ProviderError);
 
-describe('refusedAddress', () => {
-  it.each([
-    ['127.0.0.1', 'loopback'],
-    ['127.255.0.9', 'loopback'],
-    ['::1', 'loopback'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.254', 'private'],
-    ['192.168.1.1', 'private'],
-    ['fd12:3456::1', 'private'],
-    ['fc00::1', 'private'],
-    ['::ffff:10.0.0.1', 'private'],
-    ['169.254.1.1', 'link-local'],
-    ['fe80::1', 'link-local'],
-    ['100.64.0.1', 'cgnat'],
-    ['100.127.255.254', 'cgnat'],
-    ['0.0.0.0', 'unspecified'],
-    ['::', 'unspecified'],
-    ['169.254.169.254', 'metadata'],
-    ['::ffff:169.254.169.254', 'metadata'],
-    ['fd00:ec2::254', 'metadata'],
-    ['100.100.100.200', 'metadata'],
-    ['224.0.0.1', 'multicast'],
-    ['ff02::1', 'multicast'],
-    ['255.255.255.255', 'reserved'],
-    ['64:ff9b::a00:1', 'nat64'],
-    ['2002:7f00:1::', '6to4'],
-  ])('classifies %s as %s', (address, range) => {
-    expect(refusedAddress(address)).toBe(range);
-  });
-
-  it.each(['8.8.8.8', '52.94.236.248', '100.63.255.255', '100.128.0.1', '172.32.0.1', '2606:4700::1111'])('lets the public address %s through', (address) => {
-    expect(refusedAddress(address)).toBeNull();
-  });
-
+describe('hostAllowed', () => {
   it('matches allow-listed hosts exactly or as a sub-domain of a wildcard', () => {
     const geotab = egressPolicyFor('geotab', 'production').allowedHosts;
     expect(hostAllowed('my512.geotab.com', geotab)).toBe(true);
@@ -73,35 +40,50 @@ describe('refusedAddress', () => {
 });
 
 describe('production egress through ProviderHttpClient', () => {
-  let listener: TcpServer;
+  let listener: Server;
   let port: number;
   let connections = 0;
   beforeAll(async () => {
-    listener = createTcpServer((socket) => {
-      connections++;
-      socket.destroy();
+    listener = createHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
     });
+    listener.on('connection', () => connections++);
     await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
     port = (listener.address() as AddressInfo).port;
   });
   afterAll(() => new Promise<void>((r) => listener.close(() => r())));
   beforeEach(() => void (connections = 0));
 
-  /** A lookup that answers `addresses` for every name and counts its calls. */
-  const resolver = (...addresses: string[]) => {
+  /**
+   * The injected network: every name resolves to `addresses`; connect records the addresses it was
+   * handed and opens a plain TCP stream to the loopback listener (the "TLS" is the connector's, so
+   * none), never to them. With the guard removed, `connected` shows where the request would have gone.
+   */
+  const network = (...addresses: string[]) => {
     const calls: string[] = [];
+    const connected: string[][] = [];
     const lookup: EgressLookup = async (hostname) => (calls.push(hostname), addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
-    return { calls, lookup };
+    const connect: EgressConnect = (target) => (connected.push(target.addresses.map((a) => a.address)), netConnect(port, '127.0.0.1'));
+    return { calls, connected, lookup, connect };
   };
-  const client = (baseUrl: string, lookup: EgressLookup) =>
-    new ProviderHttpClient({ baseUrl, egress: egressPolicyFor('samsara', 'production', lookup), retry: { maxAttempts: 3, baseDelayMs: 1 }, headers: () => ({ authorization: 'Bearer secret-token' }) });
+  const client = (baseUrl: string, net: EgressNetwork) =>
+    new ProviderHttpClient({ baseUrl, egress: egressPolicyFor('samsara', 'production', net), retry: { maxAttempts: 3, baseDelayMs: 1 }, headers: () => ({ authorization: 'Bearer secret-token' }) });
 
-  it('refuses loopback before connecting (the listener on that address sees nothing), once and finally', async () => {
-    const dns = resolver('127.0.0.1');
-    const error = await failure(client(`https://api.samsara.com:${port}`, dns.lookup).request({ path: '/fleet/vehicles' }));
+  it('connects a public provider host to exactly its resolved addresses, through the connector', async () => {
+    const net = network('52.94.236.248', '2600:1f18::1');
+    expect((await client('https://api.samsara.com', net).request({ path: '/fleet/vehicles' })).status).toBe(200);
+    expect(net.connected).toEqual([['52.94.236.248', '2600:1f18::1']]);
+    expect(connections).toBe(1);
+  });
+
+  it('refuses loopback before connecting, once and finally', async () => {
+    const net = network('127.0.0.1');
+    const error = await failure(client('https://api.samsara.com', net).request({ path: '/fleet/vehicles' }));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ code: 'provider_config_invalid', detail: { message: 'egress refused: api.samsara.com resolves to a loopback address' } });
-    expect(dns.calls).toEqual(['api.samsara.com']);
+    expect(net.calls).toEqual(['api.samsara.com']);
+    expect(net.connected).toEqual([]);
     expect(connections).toBe(0);
   });
 
@@ -116,17 +98,22 @@ describe('production egress through ProviderHttpClient', () => {
     ['0.0.0.0', 'unspecified'],
     ['::', 'unspecified'],
     ['169.254.169.254', 'metadata'],
+    ['::a9fe:a9fe', 'metadata'],
+    ['::ffff:a00:7', 'private'],
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
     ['::1', 'loopback'],
   ])('refuses a provider host resolving to %s (%s)', async (address, range) => {
-    const error = await failure(client(`https://api.samsara.com:${port}`, resolver(address).lookup).request({ path: '/fleet/vehicles' }));
+    const net = network(address);
+    const error = await failure(client('https://api.samsara.com', net).request({ path: '/fleet/vehicles' }));
     expect(error).toMatchObject({ code: 'provider_config_invalid', detail: { message: `egress refused: api.samsara.com resolves to a ${range} address` } });
-    expect(connections).toBe(0);
+    expect(net.connected).toEqual([]);
   });
 
   it('refuses a name with any refused address among public ones (no rebinding through a second record)', async () => {
-    const error = await failure(client(`https://api.samsara.com:${port}`, resolver('52.94.236.248', '127.0.0.1').lookup).request({ path: '/x' }));
+    const net = network('52.94.236.248', '127.0.0.1');
+    const error = await failure(client('https://api.samsara.com', net).request({ path: '/x' }));
     expect(error).toMatchObject({ code: 'provider_config_invalid', detail: { message: 'egress refused: api.samsara.com resolves to a loopback address' } });
-    expect(connections).toBe(0);
+    expect(net.connected).toEqual([]);
   });
 
   it.each([
@@ -137,10 +124,11 @@ describe('production egress through ProviderHttpClient', () => {
     ['https://[::1]', 'an IP literal is not a provider host'],
     ['https://user:pw@api.samsara.com', 'a URL with user information'],
   ])('refuses the base URL %s without resolving it', async (baseUrl, why) => {
-    const dns = resolver('127.0.0.1');
-    const error = await failure(client(baseUrl, dns.lookup).request({ path: '/fleet/vehicles' }));
+    const net = network('52.94.236.248');
+    const error = await failure(client(baseUrl, net).request({ path: '/fleet/vehicles' }));
     expect(error).toMatchObject({ code: 'provider_config_invalid', detail: { message: `egress refused: ${why}` } });
-    expect(dns.calls).toEqual([]);
+    expect(net.calls).toEqual([]);
+    expect(net.connected).toEqual([]);
   });
 });
 

@@ -1,14 +1,16 @@
 /**
  * Where a provider request may go (SSRF guard; decision 0023, docs/reliability.md "Hostile
  * upstreams"). A request leaves only through `egressFetch`, a fetch-shaped transport on node:http(s)
- * whose DNS lookup is ours, so the addresses are checked at the moment the socket connects (no
- * second resolution an attacker could rebind).
+ * whose agents open their sockets through us: resolve the name, check every address, connect to
+ * exactly those (no second resolution an attacker could rebind). Lookup and connect are injectable,
+ * so tests see where a request would go without it going anywhere.
  *
  * - `production`: the URL must be https on an allow-listed provider host (exact, or `*.suffix` for
  *   any sub-domain: Geotab's `my512.geotab.com`), never an IP literal, and every address its name
  *   resolves to must be public — loopback, private (RFC 1918, fc00::/7), link-local (169.254/16,
- *   fe80::/10), CGNAT (100.64/10), unspecified, multicast, reserved, NAT64/6to4 and cloud metadata
- *   addresses are refused, and one refused address refuses the name.
+ *   fe80::/10), CGNAT (100.64/10), unspecified, multicast, reserved, NAT64/6to4, cloud metadata
+ *   and the IPv6 spellings of refused IPv4 addresses are refused (egress-address.ts), and one
+ *   refused address refuses the name.
  * - `sandbox`: no allow-list and no address check, so the simulators on loopback keep working. Only
  *   a deployment with `SWITCHYARD_ENV=sandbox` gets it (and tests and simulators that build adapters
  *   directly, which pass no policy).
@@ -16,23 +18,45 @@
  * `provider_config_invalid`. Redirects are the HTTP client's (same origin only).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
+import { isIP, connect as netConnect, type LookupFunction } from 'node:net';
+import { Readable, type Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import type { Provider } from '@switchyard/domain';
+import { refusedAddress } from './egress-address.js';
 
 export type EgressMode = 'sandbox' | 'production';
 
 /** DNS resolution to every address of a name (node:dns `lookup` with `all: true`); injectable so tests never leave loopback. */
 export type EgressLookup = (hostname: string) => Promise<readonly { address: string; family: number }[]>;
 
+/** Where a connection goes once its name is resolved (and, in production, every address checked). */
+export interface EgressTarget {
+  readonly hostname: string;
+  readonly port: number;
+  /** TLS is the connector's (https). */
+  readonly secure: boolean;
+  readonly addresses: readonly LookupAddress[];
+}
+
+/**
+ * Opens the stream to a target (default: TCP/TLS to its addresses). Injectable with the lookup, so a
+ * test records where a request would connect and opens a loopback stream (or none) instead: even
+ * with the address check removed, no packet leaves loopback.
+ */
+export type EgressConnect = (target: EgressTarget) => Duplex;
+
 export interface EgressPolicy {
   readonly mode: EgressMode;
   /** Host names allowed in production: exact (`api.samsara.com`) or `*.geotab.com` for any sub-domain. */
   readonly allowedHosts: readonly string[];
   readonly lookup?: EgressLookup;
+  readonly connect?: EgressConnect;
 }
+
+/** The injectable network side of a policy (tests). */
+export type EgressNetwork = Pick<EgressPolicy, 'lookup' | 'connect'>;
 
 /** The real providers' API hosts (/work/shared/providers: samsara.md, motive.md, geotab.md). */
 export const PROVIDER_HOSTS: Readonly<Record<Provider, readonly string[]>> = {
@@ -42,8 +66,8 @@ export const PROVIDER_HOSTS: Readonly<Record<Provider, readonly string[]>> = {
 };
 
 /** The policy of a deployment environment for one provider's requests. */
-export function egressPolicyFor(provider: Provider, environment: EgressMode, lookup?: EgressLookup): EgressPolicy {
-  return { mode: environment, allowedHosts: PROVIDER_HOSTS[provider], ...(lookup ? { lookup } : {}) };
+export function egressPolicyFor(provider: Provider, environment: EgressMode, network: EgressNetwork = {}): EgressPolicy {
+  return { mode: environment, allowedHosts: PROVIDER_HOSTS[provider], ...network };
 }
 
 /** No allow-list, no address check: simulators on loopback (what a policy-less client uses). */
@@ -54,50 +78,6 @@ export class EgressRefusedError extends Error {
     super(`egress refused: ${reason}`);
     this.name = 'EgressRefusedError';
   }
-}
-
-/** Known cloud metadata endpoints, named before their ranges. */
-const METADATA = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
-
-const RANGES: readonly (readonly [string, number, 'ipv4' | 'ipv6', string])[] = [
-  ['0.0.0.0', 8, 'ipv4', 'unspecified'],
-  ['10.0.0.0', 8, 'ipv4', 'private'],
-  ['100.64.0.0', 10, 'ipv4', 'cgnat'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'],
-  ['169.254.0.0', 16, 'ipv4', 'link-local'],
-  ['172.16.0.0', 12, 'ipv4', 'private'],
-  ['192.0.0.0', 24, 'ipv4', 'special-purpose'],
-  ['192.168.0.0', 16, 'ipv4', 'private'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'],
-  ['240.0.0.0', 4, 'ipv4', 'reserved'],
-  ['::', 128, 'ipv6', 'unspecified'],
-  ['::1', 128, 'ipv6', 'loopback'],
-  ['64:ff9b::', 96, 'ipv6', 'nat64'],
-  ['64:ff9b:1::', 48, 'ipv6', 'nat64'],
-  ['2002::', 16, 'ipv6', '6to4'],
-  ['fc00::', 7, 'ipv6', 'private'],
-  ['fe80::', 10, 'ipv6', 'link-local'],
-  ['ff00::', 8, 'ipv6', 'multicast'],
-];
-const lists = RANGES.map(([network, prefix, type, name]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, type);
-  return { list, name };
-});
-
-/**
- * Why `address` may not be reached from production, or null when it is public. IPv4-mapped IPv6
- * (`::ffff:127.0.0.1`) is judged as its IPv4 address (BlockList does that).
- */
-export function refusedAddress(address: string): string | null {
-  const family = isIP(address);
-  if (family === 0) return 'not an IP address';
-  const normalized = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(normalized)?.[1];
-  if (METADATA.has(mapped ?? normalized)) return 'metadata';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  return lists.find(({ list }) => list.check(normalized, type))?.name ?? null;
 }
 
 /** Whether `host` (lower-case, no port) is on the allow-list. */
@@ -120,35 +100,73 @@ export function assertEgressUrl(url: URL, policy: EgressPolicy): void {
 const defaultLookup: EgressLookup = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
-/** node:net's lookup hook: resolve through `resolve` and (when `check`) refuse the name if any address is refused. */
-function guardedLookup(resolve: EgressLookup, check: boolean): LookupFunction {
+/** node:net's lookup hook answering only `addresses` (already resolved and checked): the name is never resolved again. */
+function fixedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
-        for (const { address } of check ? addresses : []) {
-          const refused = refusedAddress(address);
-          if (refused) return callback(new EgressRefusedError(`${hostname} resolves to a ${refused} address`), '', 4);
-        }
-        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
-        const usable: LookupAddress[] = addresses.filter((a) => family === undefined || a.family === family).map((a) => ({ address: a.address, family: a.family }));
-        if (usable.length === 0) return callback(Object.assign(new Error(`no IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
-        if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, usable);
-        callback(null, usable[0].address, usable[0].family);
-      },
-      (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
-    );
+    const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+    const usable = addresses.filter((a) => family === undefined || a.family === family);
+    if (usable.length === 0) return callback(Object.assign(new Error(`no IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+    if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, usable);
+    callback(null, usable[0].address, usable[0].family);
   };
 }
+
+/** The real socket: TCP (TLS for https) to the checked addresses, Happy Eyeballs over them. */
+const defaultConnect: EgressConnect = ({ hostname, port, secure, addresses }) => {
+  const options = { host: hostname, port, lookup: fixedLookup(addresses), autoSelectFamily: true };
+  return secure ? tlsConnect({ ...options, ...(isIP(hostname) ? {} : { servername: hostname }) }) : netConnect(options);
+};
+
+/**
+ * The agents' createConnection: resolve the name through `resolve`, refuse it (when `check`) if any
+ * address is refused, then `connect` to exactly those addresses. Asynchronous: the agent takes the
+ * socket (or the refusal, which the request emits as its error) through `created`.
+ */
+function guardedConnection(resolve: EgressLookup, connect: EgressConnect, check: boolean, secure: boolean) {
+  return (options: ClientRequestArgs, created?: (error: Error | null, socket: Duplex) => void): undefined => {
+    const hostname = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
+    const port = Number(options.port);
+    const done = created as (error: Error | null, socket?: Duplex) => void;
+    resolve(hostname)
+      .then((addresses) => {
+        if (addresses.length === 0) return done(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+        for (const { address } of check ? addresses : []) {
+          const refused = refusedAddress(address);
+          if (refused) return done(new EgressRefusedError(`${hostname} resolves to a ${refused} address`));
+        }
+        done(null, connect({ hostname, port, secure, addresses: addresses.map(({ address, family }) => ({ address, family })) }));
+      })
+      .catch((error: Error) => done(error));
+    return undefined;
+  };
+}
+
+/**
+ * Keep-alive pools. Production and sandbox never share one (a socket opened without checks is never
+ * reused by a checked request); a policy with an injected lookup or connect gets its own.
+ */
+function agentsFor(policy: EgressPolicy): { http: HttpAgent; https: HttpsAgent } {
+  const injected = policy.lookup !== undefined || policy.connect !== undefined;
+  if (!injected && policy.mode === 'sandbox') return sandboxAgents;
+  if (!injected && productionAgents) return productionAgents;
+  const check = policy.mode === 'production';
+  const resolve = policy.lookup ?? defaultLookup;
+  const connect = policy.connect ?? defaultConnect;
+  const http = new HttpAgent({ keepAlive: true });
+  const https = new HttpsAgent({ keepAlive: true });
+  http.createConnection = guardedConnection(resolve, connect, check, false);
+  https.createConnection = guardedConnection(resolve, connect, check, true);
+  if (!injected) productionAgents = { http, https };
+  return { http, https };
+}
+const sandboxAgents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+let productionAgents: { http: HttpAgent; https: HttpsAgent } | undefined;
 
 /** The subset of fetch the provider client uses. */
 export type ProviderFetch = (
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: 'manual' },
 ) => Promise<Response>;
-
-// One keep-alive pool per mode, so a socket opened without checks is never reused by a checked request.
-const agents = { sandbox: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }, production: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) } };
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
@@ -157,7 +175,7 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  * and its addresses checked as the socket connects. Never follows redirects (the caller decides).
  */
 export function egressFetch(policy: EgressPolicy): ProviderFetch {
-  const lookup = policy.mode === 'production' ? guardedLookup(policy.lookup ?? defaultLookup, true) : policy.lookup ? guardedLookup(policy.lookup, false) : undefined;
+  const agents = agentsFor(policy);
   return (url, init) =>
     new Promise<Response>((resolve, reject) => {
       let target: URL;
@@ -175,8 +193,7 @@ export function egressFetch(policy: EgressPolicy): ProviderFetch {
         {
           method: init.method,
           headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-          agent: secure ? agents[policy.mode].https : agents[policy.mode].http,
-          ...(lookup ? { lookup } : {}),
+          agent: secure ? agents.https : agents.http,
           signal: init.signal,
         },
         (res: IncomingMessage) => {
