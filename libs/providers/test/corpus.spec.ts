@@ -417,6 +417,16 @@ const ROWS: readonly Row[] = [
       { sourceId: 'b21f202', vehicleSourceId: 'b8A3', faultKey: 'b8A3|DiagnosticCheckEngineLightId|NoFailureModeId|ControllerObdBodyId', providerState: 'Pending' },
     ],
   },
+  {
+    // The state's entity id (faultStates.effectiveStatus FaultStatusActiveId, issue 23) is the state Active, as other records say it.
+    // mutation: providerState taken verbatim (geotab.faults.ts faultStateOf removed) → 'FaultStatusActiveId' and this row fails.
+    files: ['geotab/fault-data/ok/effective-status-id.json'],
+    read: 'geotab/fault-data',
+    records: [
+      { model: 'explicit_records', sourceId: 'b21f301', vehicleSourceId: 'b8B1', providerState: 'Active' },
+      { sourceId: 'b21f302', providerState: 'Pending' },
+    ],
+  },
   // ---- Motive ----------------------------------------------------------------------------------
   {
     // metric_units false on every vehicle, *_kilometers still km: 67.885 km beside "distance": "42.2 mi".

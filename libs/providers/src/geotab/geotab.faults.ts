@@ -11,6 +11,19 @@ import type { GeotabDiagnostic, GeotabFailureMode, GeotabFaultData } from './geo
 /** .NET MinDate (`0001-01-01`) and anything before 1970 means "not set" (e.g. dismissDateTime). */
 const NOT_SET_BEFORE_MS = 0;
 
+/**
+ * Geotab names a fault state either by its enum value (`Active`, `Pending`, `Inactive`, `None`) or,
+ * in `faultStates.effectiveStatus` of newer records, by the entity id of that value
+ * (`FaultStatusActiveId`, issue 23). Both mean the same state: the id form is reduced to the value,
+ * so one provider state never reaches downstream under two spellings. Anything else passes as is.
+ */
+const STATE_ID = /^FaultStatus([A-Za-z]+)Id$/;
+
+function faultStateOf(fault: Pick<GeotabFaultData, 'faultState' | 'faultStates'>): string | null {
+  const raw = fault.faultState ?? fault.faultStates?.effectiveStatus ?? null;
+  return raw === null ? null : (STATE_ID.exec(raw)?.[1] ?? raw);
+}
+
 export interface FaultLookups {
   diagnostics: ReadonlyMap<string, GeotabDiagnostic>;
   failureModes: ReadonlyMap<string, GeotabFailureMode>;
@@ -41,7 +54,7 @@ export function mapFault(fault: GeotabFaultData, lookups: FaultLookups, ctx: Map
     faultKey: [vehicle, fault.diagnostic, failureMode ?? 'NoFailureModeId', controller ?? 'ControllerNoneId'].join('|'),
     code: fmi !== undefined && fmi !== null ? `${base}-FMI${String(fmi)}` : base,
     description: fault.faultDescription?.trim() || diagnostic?.name?.trim() || null,
-    providerState: fault.faultState ?? fault.faultStates?.effectiveStatus ?? null,
+    providerState: faultStateOf(fault),
     dismissedAt: dismissed,
     fetchedAt: ctx.fetchedAt,
     ...(typeof fault.count === 'number' && Number.isInteger(fault.count) && fault.count >= 0 ? { occurrenceCount: fault.count } : {}),
