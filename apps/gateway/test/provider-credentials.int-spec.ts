@@ -7,14 +7,17 @@
  * another request's key. Every secret used here is random, so "the logs never contain it" and "the
  * bus never carries it" are real checks.
  *
- * Mutation tried: the gateway "sealing" in clear (ciphertext = the credentials' JSON in base64url,
+ * Mutations tried: the gateway "sealing" in clear (ciphertext = the credentials' JSON in base64url,
  * i.e. `Buffer.from(JSON.stringify(credentials)).toString('base64url')`) fails "an eavesdropper on
- * the bus learns no credential"; replying `credentials` beside the seal fails it too.
+ * the bus learns no credential"; replying `credentials` beside the seal fails it too. The X25519
+ * shared secret in `aesKey` (libs/messaging/src/provider-access.ts) replaced by 32 zero bytes (the
+ * key then follows from the two public keys on the wire) fails "a third party holding both public
+ * keys …" — and only it: the eavesdropper test sees ciphertext either way.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { createBus, providerAccessRequest, type MessageBus, type ProviderAccessV1, RpcError, RPCS, SealedCredentialsError } from '@switchyard/messaging';
+import { createBus, openSealedCredentials, providerAccessRequest, type MessageBus, type ProviderAccessV1, RpcError, RPCS, SealedCredentialsError } from '@switchyard/messaging';
 import { startTestGateway, type TestGateway } from './support.js';
 
 let gw: TestGateway;
@@ -128,6 +131,26 @@ describe('gateway.connection.provider-access', () => {
     expect(() => mine.open({ ...reply, provider: 'motive' })).toThrow(SealedCredentialsError);
     expect(() => mine.open({ ...reply, connectionId: randomUUID() })).toThrow(SealedCredentialsError);
     expect(mine.open(reply).provider).toBe('samsara');
+  });
+
+  it('a third party holding both public keys (both on the wire) and a private key of its own cannot open a reply', async () => {
+    // mutation: `aesKey`'s X25519 shared secret replaced by 32 zero bytes (`const shared = Buffer.alloc(32)`):
+    // the AES key then derives from the two public keys alone, the third party opens the reply → this test fails.
+    const token = secret('third-party');
+    const c = await gw.connections.create({ customerId: 'c8', provider: 'samsara', environment: 'sandbox', providerCredentials: { apiToken: token } });
+    const mine = providerAccessRequest(c.connectionId);
+    const reply = await collector.request(RPCS.gateway.providerAccess, mine.request, { timeoutMs: 5_000 });
+    await tap.flush();
+    const wire = tapped.map((m) => Buffer.from(m.data).toString('utf8'));
+    const { recipientKey } = mine.request;
+    const { ephemeralKey } = reply.sealedCredentials;
+    expect(wire.some((text) => text.includes(recipientKey))).toBe(true);
+    expect(wire.some((text) => text.includes(ephemeralKey))).toBe(true);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const own = generateKeyPairSync('x25519').privateKey;
+      expect(() => openSealedCredentials(reply.sealedCredentials, own, recipientKey, c.connectionId, 'samsara')).toThrow(SealedCredentialsError);
+    }
+    expect(mine.open(reply).credentials).toEqual({ apiToken: token });
   });
 
   it('answers not_found for an unknown connection and invalid_request for a malformed id', async () => {

@@ -62,6 +62,24 @@ export class SealedCredentialsError extends Error {
   }
 }
 
+/**
+ * Opens a seal made for `recipientKey` with `privateKey` (its JSON text), or throws
+ * SealedCredentialsError. Only the private half of `recipientKey` opens it: a third party holding
+ * both public keys (the request's and the reply's ephemeral one, both on the wire) and any private
+ * key of its own does not (apps/gateway/test/provider-credentials.int-spec.ts).
+ */
+export function openSealedCredentials(sealed: SealedCredentialsV1, privateKey: KeyObject, recipientKey: string, connectionId: string, provider: string): string {
+  const { ephemeralKey, nonce, ciphertext, tag } = sealed;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', aesKey(privateKey, publicFromRaw(ephemeralKey), ephemeralKey, recipientKey), Buffer.from(nonce, 'base64url'));
+    decipher.setAAD(associatedData(connectionId, provider));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SealedCredentialsError('the sealed credentials do not open with this request’s key');
+  }
+}
+
 /** Collector side: one request's key pair. The private key stays in this object and is used once. */
 export interface ProviderAccessRequest {
   readonly request: ProviderAccessRequestV1;
@@ -83,17 +101,8 @@ export function providerAccessRequest(connectionId: string, rejectedToken?: stri
     request: { connectionId, recipientKey, ...(rejectedToken === undefined ? {} : { rejectedTokenHash: accessTokenHash(rejectedToken) }) },
     open(reply) {
       if (reply.connectionId !== connectionId) throw new SealedCredentialsError('the reply is for another connection');
-      const { ephemeralKey, nonce, ciphertext, tag } = reply.sealedCredentials;
-      let plain: string;
-      try {
-        const key = aesKey(createPrivateKey({ key: privateDer, format: 'der', type: 'pkcs8' }), publicFromRaw(ephemeralKey), ephemeralKey, recipientKey);
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
-        decipher.setAAD(associatedData(reply.connectionId, reply.provider));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-        plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new SealedCredentialsError('the sealed credentials do not open with this request’s key');
-      }
+      const privateKey = createPrivateKey({ key: privateDer, format: 'der', type: 'pkcs8' });
+      const plain = openSealedCredentials(reply.sealedCredentials, privateKey, recipientKey, reply.connectionId, reply.provider);
       const { environment, status, revision, provider, refreshable } = reply;
       const opened = providerAccessV1.safeParse({ connectionId, environment, status, revision, refreshable, provider, credentials: JSON.parse(plain) as unknown });
       if (!opened.success) throw new SealedCredentialsError(`the opened credentials do not fit ${reply.provider}`);
