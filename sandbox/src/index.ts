@@ -18,5 +18,5 @@ export { TrafficStats, MAX_STATS_PATHS, type TrafficCounts } from './common/cont
 export { startSimulators, simulatorAccounts, type StartSimulatorsOptions, type SimulatorCredentials, type RunningSimulators } from './start-simulators.js';
 export { samsaraSimulator, samsaraVehicleId, samsaraDriverId, samsaraHasEcu } from './samsara/index.js';
 export { motiveSimulator, MOTIVE_IDS } from './motive/index.js';
-export { geotabSimulator, geotabDeviceId, geotabUserId, geotabTrailerId, GEOTAB_TRAILER_COUNT } from './geotab/index.js';
+export { geotabSimulator, geotabDeviceId, geotabUserId, geotabTrailerId, GEOTAB_TRAILER_COUNT, geotabArchivedId, GEOTAB_ARCHIVED_COUNT, GEOTAB_PLACEHOLDER_SERIAL } from './geotab/index.js';
 export { startVendorSimulator, vendorAnswer, type RunningVendorSimulator, type VendorSimState, type VendorSimulatorOptions } from './enrichment-vendor/vendor-simulator.js';

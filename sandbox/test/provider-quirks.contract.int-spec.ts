@@ -5,9 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { VehicleRecord } from '@switchyard/domain';
 import type { Page, SkippedRecord } from '@switchyard/providers';
 import type { Scenario } from '../src/common/scenario.types.js';
-import { GEOTAB_TRAILER_COUNT, geotabDeviceId, geotabTrailerId } from '../src/geotab/index.js';
+import { GEOTAB_ARCHIVED_COUNT, GEOTAB_PLACEHOLDER_SERIAL, GEOTAB_TRAILER_COUNT, geotabArchivedId, geotabDeviceId, geotabTrailerId } from '../src/geotab/index.js';
 import { samsaraVehicleId } from '../src/samsara/index.js';
-import { rpc, startGeotabHarness, type GeotabHarness } from './geotab-contract.support.js';
+import { DAY, iso, rpc, startGeotabHarness, type GeotabHarness } from './geotab-contract.support.js';
 import { drain as drainMotive, key, startMotiveHarness, vehicleId as motiveVehicleId, type MotiveHarness } from './motive-harness.js';
 import { drain, startSamsaraHarness, TOKEN, type SamsaraHarness } from './samsara-harness.js';
 
@@ -142,6 +142,38 @@ describe('Geotab quirks', () => {
       expect(record.metadata.activeFrom).toMatchObject({ status: 'available', value: `${new Date(v.createdAtMs).toISOString().slice(0, 10)}T00:00:00.000Z` });
     }
     expect(h.fleet.vehicles().some((v) => !v.active)).toBe(true);
+  });
+
+  it('archived devices: the placeholder serial 000-000-0000 on an inactive device is a missing serial; fleet serials are kept', async () => {
+    given({ kind: 'provider_quirk', quirk: 'geotab_archived_devices' });
+    const { items } = await roster();
+    const archivedIds = Array.from({ length: GEOTAB_ARCHIVED_COUNT }, (_, n) => geotabArchivedId(n));
+    expect(items.map((v) => v.sourceId).sort()).toEqual([...h.fleet.vehicles().map((v) => geotabDeviceId(v.index)), ...archivedIds].sort());
+    for (const id of archivedIds) {
+      const archived = byId(items, id);
+      expect(archived.metadata.status).toMatchObject({ status: 'available', value: 'inactive' });
+      expect(archived.metadata.serialNumber).toMatchObject({ status: 'missing', value: null, reason: expect.stringContaining(GEOTAB_PLACEHOLDER_SERIAL) });
+    }
+    const v = h.fleet.vehicles()[0]!;
+    expect(byId(items, geotabDeviceId(v.index)).metadata.serialNumber).toMatchObject({ status: 'available', value: h.fleet.vehicle(v.index).serialNumber });
+  });
+
+  it('trip distance in metres: the chosen vehicle\'s implausible distances are served invalid and reported skipped; other vehicles keep theirs', async () => {
+    const [odd, other] = h.fleet.vehicles().filter((v) => v.active);
+    given({ kind: 'provider_quirk', quirk: 'geotab_trip_distance_in_metres', vehicleIndexes: [odd!.index] });
+    const now = h.clock.now();
+    const trips = (index: number) => everyPage((cursor) => h.adapter(DB).trips({ from: iso(now - 2 * DAY), to: iso(now), vehicleSourceIds: [geotabDeviceId(index)], cursor }));
+    const simTrip = (index: number, startedAt: string) => h.fleet.tripsBetween(index, now - 3 * DAY, now, now).find((t) => t.startMs === Date.parse(startedAt))!;
+    const read = await trips(odd!.index);
+    // The fleet's metres read as km: flagged exactly when they imply more than 300 km/h over the driving time.
+    const flagged = read.items.filter((t) => simTrip(odd!.index, t.startedAt).distanceM * 3_600_000 > 300 * t.durationMs);
+    expect(flagged.length).toBeGreaterThan(0);
+    for (const t of flagged) expect(t.distanceKm).toMatchObject({ status: 'invalid', value: null });
+    expect(read.skipped.map((r) => r.sourceId).sort()).toEqual(flagged.map((t) => t.sourceId).sort());
+    const plain = await trips(other!.index);
+    expect(plain.skipped).toEqual([]);
+    expect(plain.items.length).toBeGreaterThan(0);
+    for (const t of plain.items) expect(t.distanceKm.value).toBeCloseTo(simTrip(other!.index, t.startedAt).distanceM / 1000, 6);
   });
 
   it('unreadable engine VIN: "?" without a typed-in VIN is a missing VIN, not an invalid one', async () => {

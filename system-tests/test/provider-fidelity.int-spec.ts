@@ -17,19 +17,23 @@
  *   split phone (`555-…` + `phone_country_code: "+1"`) reads as E.164.
  * - Geotab: bare-date `activeTo` is open-ended (status active, activeTo missing), not invalid;
  *   trailers (`deviceType: "None"`) are not vehicles even when their ids are approved (logged as
- *   skipped); an engine VIN of `"?"` is a missing VIN.
+ *   skipped); an engine VIN of `"?"` is a missing VIN; an archived device's placeholder serial
+ *   `000-000-0000` is a missing serial; a vehicle's trips whose `distance` is metres (77,500 km/h read
+ *   as km) are served without a distance and logged as skipped, every other trip keeps its distance.
  * Every sync and run completes: no page fails because one record is odd.
  *
  * Mutations tried (each fails this suite): the Samsara join on exact milliseconds (findLegacy with
  * `l.startMs === streamStartMs`) → trips lose distance and driver; Motive `*_kilometers` delta
  * × 1.609344 → distances off; Geotab `isTrailerDevice` never true → trailers listed (and the
  * roster no longer matches); Geotab bare dates not accepted (BARE_DATE never matching) → activeTo
- * and status not as expected; collectors not handing `Page.skipped` on → the skip-log assertions fail.
+ * and status not as expected; collectors not handing `Page.skipped` on → the skip-log assertions fail;
+ * Geotab serialField → textField → the archived serial is served as 000-000-0000; mapTrips without the
+ * checkTripDistance test → the metres trips are served with 1000× their distance.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { vehicleId, type Provider } from '@switchyard/domain';
-import { createFleet, GEOTAB_TRAILER_COUNT, geotabDeviceId, geotabTrailerId, MOTIVE_IDS, samsaraDriverId, samsaraVehicleId, type Fleet, type Scenario, type SimTrip } from '@switchyard/sandbox';
+import { createFleet, GEOTAB_ARCHIVED_COUNT, GEOTAB_TRAILER_COUNT, geotabArchivedId, geotabDeviceId, geotabTrailerId, MOTIVE_IDS, samsaraDriverId, samsaraVehicleId, type Fleet, type Scenario, type SimTrip } from '@switchyard/sandbox';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun, type SyncPurpose } from '@switchyard/sync-orchestrator';
 import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
@@ -52,8 +56,10 @@ const withVin = fleet.vehicles().filter((v) => v.vin !== null);
 /** Samsara: vehicle A sparse, vehicle B's faultCodes with an OEM code without identifier. */
 const SPARSE = active[0]!.index;
 const OEM = active[1]!.index;
-/** Geotab: a VIN-bearing vehicle whose engine VIN reads "?". */
+/** Geotab: a VIN-bearing vehicle whose engine VIN reads "?"; a vehicle whose trip distances are metres. */
 const UNREADABLE_VIN = withVin[0]!.index;
+const METRES_TRIPS = active[1]!.index;
+const ARCHIVED = Array.from({ length: GEOTAB_ARCHIVED_COUNT }, (_, n) => geotabArchivedId(n));
 /** Motive: a vehicle nobody filled in (year "0"). */
 const UNFILLED = 0;
 
@@ -69,6 +75,8 @@ const QUIRKS: Record<Provider, Scenario[]> = {
     { kind: 'provider_quirk', quirk: 'geotab_bare_dates' },
     { kind: 'provider_quirk', quirk: 'geotab_trailers' },
     { kind: 'provider_quirk', quirk: 'geotab_unreadable_engine_vin', vehicleIndexes: [UNREADABLE_VIN] },
+    { kind: 'provider_quirk', quirk: 'geotab_archived_devices' },
+    { kind: 'provider_quirk', quirk: 'geotab_trip_distance_in_metres', vehicleIndexes: [METRES_TRIPS] },
   ],
 };
 
@@ -190,8 +198,8 @@ beforeAll(async () => {
   stack = await PipelineStack.start({ name: 'fidelity', contexts: ['directory', 'fault-feed'], providerBaseUrls: urls, logLevel: 'info' });
   const credentials: Record<Provider, Record<string, string>> = { samsara: { apiToken: samsaraToken }, motive: { apiKey: motiveKey }, geotab };
   for (const provider of ['samsara', 'motive', 'geotab'] as const) {
-    // Every fleet vehicle is approved — and Geotab's trailers too, so a trailer taken for a vehicle would be stored and listed.
-    const approved = [...fleet.vehicles().map((v) => SOURCE_IDS[provider](v.index)), ...(provider === 'geotab' ? Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => geotabTrailerId(n)) : [])];
+    // Every fleet vehicle is approved — and Geotab's trailers too, so a trailer taken for a vehicle would be stored and listed, and its archived device.
+    const approved = [...fleet.vehicles().map((v) => SOURCE_IDS[provider](v.index)), ...(provider === 'geotab' ? [...Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => geotabTrailerId(n)), ...ARCHIVED] : [])];
     const connection = await stack.connect({
       provider,
       credentials: credentials[provider],
@@ -330,7 +338,7 @@ describe('Geotab', () => {
   it('reads bare-date activeTo as open-ended: active vehicles are active with activeTo missing, none invalid', async () => {
     const { connection } = runs.geotab;
     const profiles = await readAll<{ id: string; sourceId: string; status: string; vin?: string }>(connection, `/v1/connections/${connection.connectionId}/vehicles?view=profiles&limit=50`, 'results');
-    expect(profiles.map((p) => p.sourceId).sort()).toEqual(fleet.vehicles().map((v) => geotabDeviceId(v.index)).sort());
+    expect(profiles.map((p) => p.sourceId).sort()).toEqual([...fleet.vehicles().map((v) => geotabDeviceId(v.index)), ...ARCHIVED].sort());
     for (const v of fleet.vehicles()) {
       const profile = profiles.find((p) => p.sourceId === geotabDeviceId(v.index))!;
       expect(profile.status).toBe(v.active ? 'active' : 'inactive');
@@ -348,13 +356,55 @@ describe('Geotab', () => {
     const { connection, sync } = runs.geotab;
     const assets = await readAll<{ provider_id: string; vin: string | null }>(connection, `/v1/connections/${connection.connectionId}/vehicles?limit=50`, 'vehicles');
     const trailers = Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => geotabTrailerId(n));
-    expect(assets.map((a) => a.provider_id).sort()).toEqual(fleet.vehicles().map((v) => geotabDeviceId(v.index)).sort());
+    expect(assets.map((a) => a.provider_id).sort()).toEqual([...fleet.vehicles().map((v) => geotabDeviceId(v.index)), ...ARCHIVED].sort());
     for (const t of trailers) expect(assets.map((a) => a.provider_id)).not.toContain(t);
     const logged = skipLogs().filter((l) => l.syncId === sync.id);
     for (const t of trailers) expect(logged.map((l) => l.sourceId)).toContain(t);
     expect(assets.find((a) => a.provider_id === geotabDeviceId(UNREADABLE_VIN))!.vin).toBeNull();
     const other = withVin.find((v) => v.index !== UNREADABLE_VIN)!;
     expect(assets.find((a) => a.provider_id === geotabDeviceId(other.index))!.vin).toBe(other.vin);
+  });
+});
+
+describe('Geotab: placeholders and unit slips are not values', () => {
+  it('serves an archived device (inactive) with a missing serial, never 000-000-0000; fleet vehicles keep their serials', async () => {
+    const { connection } = runs.geotab;
+    const profiles = await readAll<{ id: string; sourceId: string; status: string }>(connection, `/v1/connections/${connection.connectionId}/vehicles?view=profiles&limit=50`, 'results');
+    const serialOf = async (sourceId: string): Promise<CellRead> => {
+      const profile = profiles.find((p) => p.sourceId === sourceId)!;
+      const metadata = await connection.read(`/v1/connections/${connection.connectionId}/vehicles/${profile.id}/metadata`);
+      expect(metadata.status).toBe(200);
+      return (metadata.body as { data: { fields: Record<string, CellRead> } }).data.fields['serialNumber']!;
+    };
+    for (const id of ARCHIVED) {
+      expect(profiles.find((p) => p.sourceId === id)!.status).toBe('inactive');
+      expect(await serialOf(id)).toEqual({ status: 'missing', value: null, source: 'geotab:Device.serialNumber' });
+    }
+    const v = active[0]!;
+    expect(await serialOf(geotabDeviceId(v.index))).toMatchObject({ status: 'available', value: v.serialNumber });
+  });
+
+  it('serves the metres trips without a distance (logged as skipped with the run), the other trips with theirs', async () => {
+    const { sync } = runs.geotab;
+    const byKey = await tripsByKey('geotab');
+    const logged = skipLogs().filter((l) => l.syncId === sync.id && /served without a distance/.test(l.reason));
+    let withheld = 0;
+    for (const v of fleet.vehicles()) {
+      for (const t of fleetTrips(v.index)) {
+        const read = byKey.get(`${v.index}|${second(t.startMs)}`);
+        expect(read).toBeDefined();
+        // The fleet's metres read as km imply more than 300 km/h over the trip's driving time (every moving trip does).
+        if (v.index === METRES_TRIPS && t.distanceM * 3_600_000 > 300 * (t.endMs - t.startMs)) {
+          expect(read!.distance).toBeUndefined();
+          expect(logged.map((l) => l.sourceId)).toContain(read!.sourceId);
+          withheld++;
+        } else {
+          expect(read!.distance).toBeCloseTo(t.distanceM / 1000, 6);
+        }
+      }
+    }
+    expect(withheld).toBeGreaterThan(0);
+    expect(new Set(logged.map((l) => l.sourceId)).size).toBe(withheld);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   checkRange,
+  checkTripDistance,
   millivoltsToVolts,
   parseTimeSpan,
   toMeters,
@@ -74,6 +75,17 @@ describe('trip units', () => {
     expect(toTripMilliseconds(1.5, 'hours')).toEqual({ ok: true, value: 5400000 });
     expect(toTripMilliseconds(250, 'milliseconds')).toEqual({ ok: true, value: 250 });
     expect(toTripMilliseconds(null, 'seconds')).toEqual({ ok: false, status: 'missing' });
+  });
+  it('refuses a distance implying more than 300 km/h over the driving time (mutation: the check dropped → these fail)', () => {
+    const h = 3_600_000;
+    // The Geotab demo record: 113,276.75 "km" in 01:27:41.
+    expect(checkTripDistance(113_276.75, 5_261_000)).toEqual({ ok: false, status: 'invalid', reason: 'implausible_speed' });
+    expect(checkTripDistance(113.27675, 5_261_000)).toEqual({ ok: true, value: 113.27675 });
+    expect(checkTripDistance(300, h)).toEqual({ ok: true, value: 300 });
+    expect(checkTripDistance(300.001, h)).toMatchObject({ ok: false, reason: 'implausible_speed' });
+    // A zero-duration trip (a live Geotab record) allows 0 km only.
+    expect(checkTripDistance(0, 0)).toEqual({ ok: true, value: 0 });
+    expect(checkTripDistance(0.01, 0)).toMatchObject({ ok: false, reason: 'implausible_speed' });
   });
 });
 

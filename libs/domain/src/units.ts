@@ -30,7 +30,7 @@ export const METERS_PER_SECOND_PER = { meters_per_second: 1, kilometers_per_hour
   number
 >;
 
-export type InvalidReason = 'not_a_number' | 'non_finite' | 'negative' | 'out_of_range' | 'malformed';
+export type InvalidReason = 'not_a_number' | 'non_finite' | 'negative' | 'out_of_range' | 'malformed' | 'implausible_speed';
 
 export type Converted<Extra extends object = object> =
   | ({ readonly ok: true; readonly value: number } & Extra)
@@ -93,6 +93,21 @@ export function toTripKilometers(raw: unknown, unit: DistanceSourceUnit): Conver
   const checked = checkNonNegative(raw);
   if (!checked.ok) return checked;
   return { ok: true, value: unit === 'kilometers' ? checked.value : clean((checked.value * METERS_PER[unit]) / 1000) };
+}
+
+/**
+ * The fastest average speed a trip can plausibly have, km/h. A reported trip distance implying more
+ * over the trip's driving time is not a distance: a Geotab demo-database Trip reads 113,276.75 "km"
+ * in 1 h 27 min (77,500 km/h; its own averageSpeed, 77.51 km/h, says metres). 300 is above any road
+ * vehicle's sustained speed and far below what a unit slip (×1000, ×1609) produces.
+ */
+export const MAX_PLAUSIBLE_TRIP_KMH = 300;
+
+/** A trip distance (km) against its driving duration (ms): `invalid: implausible_speed` above MAX_PLAUSIBLE_TRIP_KMH; a zero duration allows only 0 km. */
+export function checkTripDistance(km: number, durationMs: number): Converted {
+  // km / (ms / 3,600,000) > 300 ⇔ km × 3,600,000 > 300 × ms, so a zero duration needs no division.
+  if (km * 3_600_000 > MAX_PLAUSIBLE_TRIP_KMH * durationMs) return invalid('implausible_speed');
+  return { ok: true, value: km };
 }
 
 /** Trip duration in milliseconds (spec 2.7). */

@@ -40,7 +40,7 @@ export interface AdapterOptions<P extends Provider = Provider> {
   egress?: EgressPolicy;
 }
 
-/** A record the adapter read but left out of `items`, with the reason (a malformed record, a trailer, …). */
+/** A record the adapter read but left out of `items` (a malformed record, a trailer, …), or a value it left out of a record it kept (a Geotab trip's implausible distance), with the reason. */
 export interface SkippedRecord {
   /** The provider's id of the record, when it had a readable one. */
   readonly sourceId: string | null;

@@ -344,16 +344,24 @@ const ROWS: readonly Row[] = [
     skipped: [{ sourceId: expect.any(String), reason: expect.stringMatching(/trailer/) }],
   },
   {
-    // Live Device page: a past activeTo (2021) is inactive; VINs and plates as sent; empty licenseState missing.
+    // Live Device page: a past activeTo (2021) is inactive; VINs and plates as sent; empty licenseState missing;
+    // the archived devices' placeholder serial 000-000-0000 is missing, never a serial number.
     files: ['geotab/device/ok/live-capture-page.json'],
     read: 'geotab/device',
     records: [
       {
         sourceId: 'b8E2',
         vin: cell('4SYNTHV1N00000017', 'geotab:Device.vehicleIdentificationNumber'),
-        metadata: { status: cell('inactive'), activeTo: cell('2021-11-05T13:35:43.215Z'), licensePlate: cell('0000001'), licensePlateRegion: gone('missing'), groups: cell([{ id: 'GroupVehicleId' }, { id: 'b44A1' }]) },
+        metadata: {
+          status: cell('inactive'),
+          activeTo: cell('2021-11-05T13:35:43.215Z'),
+          licensePlate: cell('0000001'),
+          licensePlateRegion: gone('missing'),
+          groups: cell([{ id: 'GroupVehicleId' }, { id: 'b44A1' }]),
+          serialNumber: gone('missing', /placeholder serial 000-000-0000/),
+        },
       },
-      { sourceId: 'b8E7', metadata: { status: cell('inactive') } },
+      { sourceId: 'b8E7', metadata: { status: cell('inactive'), serialNumber: gone('missing', /placeholder serial/) } },
       { sourceId: 'b8F3', metadata: { status: cell('active'), activeTo: gone('missing', 'open-ended (far-future activeTo)'), licensePlateRegion: cell('IN'), serialNumber: cell('G9SYNTH00001') } },
     ],
   },
@@ -387,6 +395,14 @@ const ROWS: readonly Row[] = [
       { sourceId: expect.any(String), startLocation: cell({ latitude: 40.0001, longitude: -100.0001 }, 'geotab:Trip.stopPoint(previous trip)'), durationMs: 82_000, distanceKm: cell(0.119007945) },
       { sourceId: expect.any(String) },
     ],
+  },
+  {
+    // A demo-database Trip whose distance (113,276.75 for 01:27:41) is metres: 77,500 km/h read as km is
+    // not a distance — invalid with the reason, reported as skipped; the trip itself is kept.
+    files: ['geotab/trip/ok/demo-database-metres-distance.json'],
+    read: 'geotab/trip',
+    records: [{ sourceId: 'b3440B9', durationMs: 5_261_000, distanceKm: gone('invalid', /more than 300 km\/h/), distanceBasis: null, endLocation: cell({ latitude: 38.9977875, longitude: -0.5577985 }) }],
+    skipped: [{ sourceId: 'b3440B9', reason: expect.stringMatching(/113276\.75 km .*served without a distance/) }],
   },
   {
     // A day-prefixed stop duration and a zero-distance trip: a zero distance is a real 0 km.

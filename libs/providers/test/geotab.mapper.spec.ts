@@ -77,6 +77,15 @@ describe('Device quirks from real payload shapes (fixtures/provenance.json)', ()
     expect(activeStatus('30/06/2024', ctx.nowMs, 's')).toMatchObject({ status: 'invalid' });
   });
 
+  it('archived devices\' placeholder serial 000-000-0000 is missing with a reason, never a serial number (mutation: serialField → textField ⇒ fails)', () => {
+    const [first, second, current] = fixtureRows('device', 'ok', 'live-capture-page').map((d) => mapDevice(d, ctx));
+    for (const archived of [first, second]) {
+      expect(archived.metadata.status).toMatchObject({ value: 'inactive' });
+      expect(archived.metadata.serialNumber).toEqual({ status: 'missing', value: null, source: 'geotab:Device.serialNumber', reason: 'placeholder serial 000-000-0000 (archived device)' });
+    }
+    expect(current.metadata.serialNumber).toEqual({ status: 'available', value: 'G9SYNTH00001', source: 'geotab:Device.serialNumber' });
+  });
+
   it('trailer shape: deviceType "None" is not a vehicle; engine VIN "?" is missing, not an invalid VIN', () => {
     const [trailer] = fixtureRows('device', 'ok', 'trailer-device-type-none');
     expect(isTrailerDevice(trailer)).toBe(true);
@@ -156,6 +165,32 @@ describe('mapTrips', () => {
     const [t] = mapTrips([{ ...raw, drivingDuration: '3h07' }], ctx, new Map([['b12AC4053', { latitude: 37.1, longitude: -122.1 }]]));
     expect(t.durationMs).toBe(Date.parse(raw.stop) - Date.parse(raw.start));
     expect(t.startLocation).toMatchObject({ status: 'available', source: 'geotab:LogRecord(first at or after start)' });
+  });
+});
+
+describe('mapTrips: implausible distance', () => {
+  // Mutation: the checkTripDistance test in mapTrips removed ⇒ both tests fail (113,276.75 km served).
+  it('a distance implying more than 300 km/h over drivingDuration is invalid, logged through skip; the trip is kept', () => {
+    const skipped: { sourceId: string | null; reason: string }[] = [];
+    const [trip] = mapTrips(fixtureRows('trip', 'ok', 'demo-database-metres-distance'), ctx, new Map(), (r) => skipped.push(r));
+    expect(trip).toMatchObject({ sourceId: 'b3440B9', vehicleSourceId: 'b2D', driverSourceId: 'b2D', durationMs: 5_261_000, distanceBasis: null });
+    expect(trip.distanceKm).toEqual({ status: 'invalid', value: null, source: 'geotab:Trip.distance', reason: 'implies more than 300 km/h over the driving duration' });
+    expect(trip.endLocation.status).toBe('available');
+    expect(skipped).toEqual([{ sourceId: 'b3440B9', reason: expect.stringContaining('distance 113276.75 km in 5261000 ms implies more than 300 km/h') }]);
+  });
+
+  it('checks the odometer-difference distance too, and leaves plausible and zero-length trips alone', () => {
+    const rows = fixtureRows('trip', 'ok', 'reference-example');
+    const skipped: unknown[] = [];
+    // The second trip's odometer difference (1,000 km) over 1 min of driving: 60,000 km/h.
+    const fast = rows.map((t) => (t.id === 'b12AC4054' ? { ...t, drivingDuration: '00:01:00' } : t));
+    const [first, second] = mapTrips(fast, ctx, new Map(), (r) => skipped.push(r));
+    expect(first.distanceKm).toMatchObject({ status: 'available', value: 140.23 });
+    expect(second.distanceKm).toMatchObject({ status: 'invalid', source: 'geotab:Trip.odometer(difference)' });
+    expect(skipped).toEqual([{ sourceId: 'b12AC4054', reason: expect.stringContaining('served without a distance') }]);
+    const odd = mapTrips(fixtureRows('trip', 'ok', 'live-capture-odd-records'), ctx, new Map(), (r) => skipped.push(r));
+    expect(odd.map((t) => t.distanceKm.status)).toEqual(['available', 'available']);
+    expect(skipped).toHaveLength(1);
   });
 });
 

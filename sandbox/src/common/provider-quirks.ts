@@ -25,6 +25,10 @@ export const PROVIDER_QUIRKS = [
   'geotab_trailers',
   /** Geotab: the device reports engine VIN `"?"` (the ECU's "could not read") and has no typed-in VIN (per vehicle). */
   'geotab_unreadable_engine_vin',
+  /** Geotab: an archived GO device in the Device feed (past `activeTo`, serial `000-000-0000`, as 4 of 6 Devices of a live capture). */
+  'geotab_archived_devices',
+  /** Geotab: the vehicle's Trip `distance` in metres where Geotab documents km (a demo-database Trip reads 113,276.75 for 1 h 27 min; per vehicle). */
+  'geotab_trip_distance_in_metres',
   /** Motive: a vehicle nobody filled in: `year: "0"`, empty `make` and `model` (live capture; per vehicle). */
   'motive_unfilled_vehicles',
 ] as const;

@@ -85,6 +85,39 @@ export function renderTrailer(n: number, createdAtMs: number, version: string): 
   };
 }
 
+/** Archived devices of the `geotab_archived_devices` quirk: ids outside the fleet's `b<hex>` device ids (R is not hex). */
+export const GEOTAB_ARCHIVED_COUNT = 1;
+export const geotabArchivedId = (n: number): string => `bR${n + 1}`;
+/** What Geotab puts in an archived Device's `serialNumber` (fixture geotab/device/ok/live-capture-page.json). */
+export const GEOTAB_PLACEHOLDER_SERIAL = '000-000-0000';
+
+/**
+ * An archived GO device as the live capture lists it (quirk `geotab_archived_devices`): GO7, a past
+ * `activeTo` with milliseconds, the placeholder serial `000-000-0000`, the built-in GroupVehicleId.
+ * No trips or readings: the simulator's series know only fleet vehicles.
+ */
+export function renderArchivedDevice(n: number, createdAtMs: number, nowMs: number, version: string): Record<string, unknown> {
+  return {
+    id: geotabArchivedId(n),
+    name: `Archived unit ${n + 1}`,
+    serialNumber: GEOTAB_PLACEHOLDER_SERIAL,
+    deviceType: 'GO7',
+    productId: 111,
+    licensePlate: `ARC${n + 1}`,
+    licenseState: '',
+    groups: [{ id: 'GroupVehicleId' }],
+    comment: '',
+    timeZoneId: 'America/Los_Angeles',
+    activeFrom: iso(createdAtMs),
+    activeTo: iso(Math.min(createdAtMs + 86_400_215, nowMs - 1)),
+    version,
+  };
+}
+
+/** A Trip whose `distance` is metres, not km (quirk `geotab_trip_distance_in_metres`). */
+export const withDistanceInMetres = (trip: Record<string, unknown>): Record<string, unknown> =>
+  typeof trip['distance'] === 'number' ? { ...trip, distance: Math.round(trip['distance'] * 1e6) / 1e3 } : trip;
+
 /** `2050-01-01T00:00:00.000Z` → `2050-01-01`: the bare dates some Geotab servers send (quirk `geotab_bare_dates`). */
 export function withBareDates(entity: Record<string, unknown>): Record<string, unknown> {
   const bare = (x: unknown) => (typeof x === 'string' ? x.slice(0, 10) : x);

@@ -13,7 +13,21 @@ import type { SimContext } from '../common/sim-kit.types.js';
 import { applyDuplicateAndReorder, findScenario } from '../common/duplicate-reorder.js';
 import { quirkOn, quirkOnVehicle } from '../common/provider-quirks.js';
 import { allDiagnosticIds, decodeVersion, deviceIndexOf, diagnosticEntity, failureModeEntity, versionCeiling, versionToken, versionValue } from './geotab-ids.js';
-import { GEOTAB_TRAILER_COUNT, iso, renderDevice, renderDeviceStatusInfo, renderGroups, renderServiceUser, renderTrailer, renderUser, withBareDates, withUnreadableEngineVin } from './geotab.render.js';
+import {
+  GEOTAB_ARCHIVED_COUNT,
+  GEOTAB_TRAILER_COUNT,
+  iso,
+  renderArchivedDevice,
+  renderDevice,
+  renderDeviceStatusInfo,
+  renderGroups,
+  renderServiceUser,
+  renderTrailer,
+  renderUser,
+  withBareDates,
+  withDistanceInMetres,
+  withUnreadableEngineVin,
+} from './geotab.render.js';
 import { feedPage, inEffectRows, LOG_STEP_MS, rangeRows, SERIES_TYPES, type SeriesFilter, type SeriesType } from './geotab.series.js';
 
 export const GEOTAB_MAX_RESULTS = 50_000;
@@ -78,13 +92,30 @@ function deviceEntities(ctx: SimContext): { version: bigint; body: Record<string
     const body = renderDevice(ctx.fleet, v.index, nowMs, versionToken(version));
     return { version, body: dated(ctx, quirkOnVehicle(scenarios, 'geotab_unreadable_engine_vin', v.index) ? withUnreadableEngineVin(body) : body) };
   });
-  if (!quirkOn(scenarios, 'geotab_trailers')) return devices;
   const createdMs = ctx.fleet.options.epochMs;
-  const trailers = Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => {
-    const version = versionValue(createdMs, n, 2);
-    return { version, body: dated(ctx, renderTrailer(n, createdMs, versionToken(version))) };
+  const trailers = !quirkOn(scenarios, 'geotab_trailers')
+    ? []
+    : Array.from({ length: GEOTAB_TRAILER_COUNT }, (_, n) => {
+        const version = versionValue(createdMs, n, 2);
+        return { version, body: dated(ctx, renderTrailer(n, createdMs, versionToken(version))) };
+      });
+  const archived = !quirkOn(scenarios, 'geotab_archived_devices')
+    ? []
+    : Array.from({ length: GEOTAB_ARCHIVED_COUNT }, (_, n) => {
+        const version = versionValue(createdMs, n, 3);
+        return { version, body: dated(ctx, renderArchivedDevice(n, createdMs, nowMs, versionToken(version))) };
+      });
+  return [...devices, ...trailers, ...archived];
+}
+
+/** Trip rows of the vehicles under quirk `geotab_trip_distance_in_metres` with their distance in metres; other rows as they are. */
+function quirkedTrips(ctx: SimContext, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const scenarios = ctx.scenarios();
+  if (!quirkOn(scenarios, 'geotab_trip_distance_in_metres')) return rows;
+  return rows.map((row) => {
+    const index = deviceIndexOf(refId(row['device']));
+    return index !== undefined && quirkOnVehicle(scenarios, 'geotab_trip_distance_in_metres', index) ? withDistanceInMetres(row) : row;
   });
-  return [...devices, ...trailers];
 }
 
 function userEntities(ctx: SimContext): { version: bigint; body: Record<string, unknown> }[] {
@@ -137,7 +168,8 @@ function get(ctx: SimContext, typeName: string, params: Params): unknown[] {
       const toMs = dateParam(search, 'toDate');
       // fromDate = toDate: the value in effect at that instant (geotab.md §6.3).
       if ((type === 'StatusData' || type === 'LogRecord') && fromMs !== undefined && fromMs === toMs) return inEffectRows(ctx, type, vehicles, fromMs, seriesFilter(search), limit);
-      const rows = rangeRows(ctx, { type, vehicles, fromMs: fromMs ?? ctx.fleet.options.epochMs, toMs: toMs ?? nowMs, limit, filter: seriesFilter(search), includeOverlappedTrips: search['includeOverlappedTrips'] === true });
+      const found = rangeRows(ctx, { type, vehicles, fromMs: fromMs ?? ctx.fleet.options.epochMs, toMs: toMs ?? nowMs, limit, filter: seriesFilter(search), includeOverlappedTrips: search['includeOverlappedTrips'] === true });
+      const rows = type === 'Trip' ? quirkedTrips(ctx, found) : found;
       const scenario = findScenario(ctx.scenarios(), 'duplicate_and_reorder');
       return scenario ? applyDuplicateAndReorder(rows, [], scenario, `${ctx.account}:${typeName}:${JSON.stringify(search)}`) : rows;
     }
@@ -161,7 +193,7 @@ function getFeed(ctx: SimContext, typeName: string, params: Params): { data: unk
   if (params['fromVersion'] !== undefined && params['fromVersion'] !== null && fromVersion === undefined) throw new ArgumentError('fromVersion is not a version');
   const nowMs = ctx.clock.now();
   if ((SERIES_TYPES as readonly string[]).includes(typeName)) {
-    return feedPage(ctx, {
+    const page = feedPage(ctx, {
       type: typeName as SeriesType,
       vehicles: vehiclesOf(ctx, search),
       fromVersion,
@@ -170,6 +202,7 @@ function getFeed(ctx: SimContext, typeName: string, params: Params): { data: unk
       filter: seriesFilter(search),
       seed: `${ctx.account}:${typeName}:${String(params['fromVersion'])}`,
     });
+    return typeName === 'Trip' ? { ...page, data: quirkedTrips(ctx, page.data) } : page;
   }
   // Entity feeds: every entity whose version is newer, in version order.
   let entities: { version: bigint; body: Record<string, unknown> }[];

@@ -1,6 +1,9 @@
 /**
  * A completed trip normalized (spec 2.7): kilometers and milliseconds. Distance has a basis —
- * GPS distance and odometer difference are distinct sources and are never mixed silently.
+ * GPS distance and odometer difference are distinct sources and are never mixed silently. A
+ * distance the mapper refuses (negative, or implying more than MAX_PLAUSIBLE_TRIP_KMH over
+ * `durationMs`: `checkTripDistance`) is an `invalid` Field with its reason and a null basis; the
+ * public Trip then has no `distance` (never 0, never the refused figure).
  */
 import type { Provider } from '../providers.js';
 import type { Field } from './field.js';

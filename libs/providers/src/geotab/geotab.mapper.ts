@@ -10,8 +10,10 @@
  */
 import {
   available,
+  checkTripDistance,
   invalid,
   isRfc3339DateTime,
+  MAX_PLAUSIBLE_TRIP_KMH,
   missing,
   parseTimeSpan,
   toTripKilometers,
@@ -143,11 +145,22 @@ export function mapDevice(device: GeotabDevice, ctx: MapContext): VehicleRecord 
       activeTo: activeToField(device.activeTo, src('activeTo')),
       licensePlate: textField(device.licensePlate, src('licensePlate')),
       licensePlateRegion: textField(device.licenseState, src('licenseState')),
-      serialNumber: textField(device.serialNumber, src('serialNumber')),
+      serialNumber: serialField(device.serialNumber, src('serialNumber')),
       groups: refsField(device.groups, src('groups')),
     },
     fetchedAt: ctx.fetchedAt,
   };
+}
+
+/**
+ * Archived Devices carry `000-000-0000` instead of their GO device's serial (4 of 6 Devices of a
+ * live capture, fixture geotab/device/ok/live-capture-page.json, all archived): a placeholder, not a
+ * serial number, so the cell is `missing` with that reason.
+ */
+export const GEOTAB_PLACEHOLDER_SERIAL = '000-000-0000';
+
+function serialField(raw: string | null | undefined, source: string): Field<string> {
+  return raw?.trim() === GEOTAB_PLACEHOLDER_SERIAL ? missing(source, `placeholder serial ${GEOTAB_PLACEHOLDER_SERIAL} (archived device)`) : textField(raw, source);
 }
 
 /** `vehicleIdentificationNumber` (entered or decoded), else the ECU-reported one. */
@@ -266,7 +279,9 @@ export function coordinate(point: { x: number; y: number } | null | undefined): 
  * trip (same device) is in the page, else `startHints` (first LogRecord at or after `start`, looked
  * up by the adapter), else missing. A trip that cannot be placed in time (unreadable start/stop, stop
  * before start) is reported through `skip`. Distance is `distance` km (provider_reported); when absent,
- * the difference of consecutive trip-end `odometer`s (metres) of the same device (basis odometer).
+ * the difference of consecutive trip-end `odometer`s (metres) of the same device (basis odometer). A
+ * distance implying more than MAX_PLAUSIBLE_TRIP_KMH over the driving duration is `invalid` (no
+ * basis) and reported through `skip` too; the trip itself is kept.
  */
 export function mapTrips(
   trips: readonly GeotabTrip[],
@@ -294,7 +309,14 @@ export function mapTrips(
       skip({ sourceId: trip.id, reason: `geotab Trip ${trip.id}: stop before start, no duration` });
       continue;
     }
-    const { distanceKm, distanceBasis } = tripDistance(trip, prev);
+    let { distanceKm, distanceBasis } = tripDistance(trip, prev);
+    if (distanceKm.status === 'available' && !checkTripDistance(distanceKm.value, durationMs.value).ok) {
+      // The trip stays (its times, places and driver are sound); the distance does not: `invalid`, and logged as a skipped value.
+      const reason = `implies more than ${MAX_PLAUSIBLE_TRIP_KMH} km/h over the driving duration`;
+      skip({ sourceId: trip.id, reason: `geotab Trip ${trip.id}: distance ${distanceKm.value} km in ${durationMs.value} ms ${reason}; served without a distance` });
+      distanceKm = invalid(distanceKm.source, reason);
+      distanceBasis = null;
+    }
     const prevStop = prev ? coordinate(prev.stopPoint) : null;
     const hint = startHints.get(trip.id);
     const end = coordinate(trip.stopPoint);
