@@ -3,6 +3,11 @@
  * create with its selectors, gates, plan limits and defaults; read; retry and cancel with their
  * state rules and empty bodies; progress and completion from fenced unit receipts. Every response
  * is validated against the committed OpenAPI document by `call`.
+ *
+ * Mutations tried (issue 25): the gateway's JSON parser taking a whitespace-only body as no body
+ * (`text.trim() === ''`, http/configure.ts) → "refuses a whitespace-only JSON body" fails (201);
+ * the gateway answering provider_requests_not_supported itself, before the orchestrator's field
+ * checks → "… but only once every other field is valid" fails (409 for a startFrom in year 9999).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestGateway, type TestGateway } from './support.js';
@@ -138,6 +143,8 @@ describe('POST /v1/syncs', () => {
     ['lookbackDays as a string', { lookbackDays: '1' }],
     ['an unknown property', { purposes: ['trips'] }],
     ['providerRequests that is no array', { providerRequests: 'historical_files' }],
+    ['a providerRequests item that is none of its values', { providerRequests: ['x'] }],
+    ['providerRequests with one unknown item among known ones', { providerRequests: ['historical_files', 'x'] }],
     ['an array body', []],
     ['a JSON null body', null],
     ['a JSON string body', 'now'],
@@ -155,9 +162,24 @@ describe('POST /v1/syncs', () => {
     expect(await countSyncs(gw, app.connectionId)).toBe(before);
   });
 
-  it('refuses non-empty providerRequests with 409 (spec 4.1 rule 2)', async () => {
+  it('refuses a whitespace-only JSON body with 400 invalid_body (not_json): it is no JSON text, and not "no body" (issue 25)', async () => {
     const before = await countSyncs(gw, app.connectionId);
-    expect(await create(app, { providerRequests: ['historical_files'] })).toEqual({ status: 409, body: { error: 'provider_requests_not_supported' } });
+    for (const body of ['   ', '\n', ' \t\r\n ']) {
+      const res = await gw.call('POST', '/v1/syncs', { headers: jsonHeaders(app), body });
+      expect({ body, status: res.status, error: res.body, detail: res.headers.get('switchyard-error-detail') }).toEqual({ body, status: 400, error: { error: 'invalid_body' }, detail: 'in=body, reason=not_json' });
+    }
+    expect(await countSyncs(gw, app.connectionId)).toBe(before);
+  });
+
+  it('refuses non-empty providerRequests with 409 (spec 4.1 rule 2), but only once every other field is valid (issue 25)', async () => {
+    const before = await countSyncs(gw, app.connectionId);
+    const asked = { providerRequests: ['historical_files'] };
+    expect(await create(app, asked)).toEqual({ status: 409, body: { error: 'provider_requests_not_supported' } });
+    // Each of these is a 400 whatever providerRequests says: a malformed selector, both selectors,
+    // and a startFrom not before the request time (checked by the orchestrator against its clock).
+    expect(await create(app, { ...asked, startFrom: 'yesterday' })).toEqual({ status: 400, body: { error: 'invalid_body' } });
+    expect(await create(app, { ...asked, startFrom: '2026-01-01T00:00:00Z', lookbackDays: 1 })).toEqual({ status: 400, body: { error: 'conflicting_selectors' } });
+    expect(await create(app, { ...asked, startFrom: '9999-01-01T00:00:00Z' })).toEqual({ status: 400, body: { error: 'empty_interval' } });
     expect(await countSyncs(gw, app.connectionId)).toBe(before);
   });
 

@@ -193,6 +193,15 @@ describe('request bodies', () => {
     expectError(await raw('POST', '/v1/test-errors/body', { headers: json, body }), 400, 'invalid_body');
   });
 
+  it.each([
+    ['malformed JSON', '{"name":'],
+    ['whitespace only (no JSON text, and not "no body")', ' \t\r\n '],
+  ])('%s says why: in=body, reason=not_json', async (_label, body) => {
+    const res = await raw('POST', '/v1/test-errors/body', { headers: json, body });
+    expectError(res, 400, 'invalid_body');
+    expect(res.headers.get('switchyard-error-detail')).toBe('in=body, reason=not_json');
+  });
+
   it('an empty body sent as application/json is 400 invalid_body', async () => {
     expectError(await raw('POST', '/v1/test-errors/body', { headers: json, body: '' }), 400, 'invalid_body');
   });

@@ -91,23 +91,25 @@ export class SyncsController {
   @ApiResponse({
     status: 400,
     description:
-      'Malformed body, unknown property or bad value (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); an explicit `startFrom` not before the request time or a `lookbackDays` under a millisecond, or only the trips purpose enabled and the interval empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
+      'Malformed body (a whitespace-only one included), not a JSON object, unknown property or bad value, e.g. a `providerRequests` item that is not one of its values (`invalid_body`); both `startFrom` and `lookbackDays` (`conflicting_selectors`); an explicit `startFrom` not before the request time or a `lookbackDays` under a millisecond, or only the trips purpose enabled and the interval empty, e.g. the default of a first sync (`empty_interval`); a query parameter, which this route does not take (`invalid_query`).',
     type: ErrorBodyDto,
   })
   @err(
     409,
-    'Non-empty `providerRequests` (`provider_requests_not_supported`); an enabled purpose the provider cannot serve, nothing created (`unsupported_purpose`); no explicitly approved vehicle (`empty_selection`); the application already has as many open syncs as it may (`too_many_open_syncs`, catalog `limits.openSyncsPerApplication`).',
+    'Non-empty `providerRequests` (`provider_requests_not_supported`, only once every field is valid: a request that is also a 400 gets the 400); an enabled purpose the provider cannot serve, nothing created (`unsupported_purpose`); no explicitly approved vehicle (`empty_selection`); the application already has as many open syncs as it may (`too_many_open_syncs`, catalog `limits.openSyncsPerApplication`).',
   )
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
   async create(@Req() req: AuthenticatedRequest, @OptionalBody() dto: CreateSyncDto): Promise<SyncRecordV1> {
     const startFrom = dto.startFrom === undefined ? undefined : startFromOf(dto.startFrom);
     if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
-    if (dto.providerRequests && dto.providerRequests.length > 0) throw new ApiError('provider_requests_not_supported');
+    // A non-empty providerRequests is refused by the orchestrator (409) after it has validated the
+    // selectors against the request time, so no conflict is answered for a request that is a 400.
     const reply = await this.contexts.request(RPCS.sync.create, {
       caller: callerOf(principalOf(req)),
       ...(startFrom !== undefined ? { startFrom } : {}),
       ...(dto.lookbackDays !== undefined ? { lookbackDays: dto.lookbackDays } : {}),
+      ...(dto.providerRequests?.length ? { providerRequests: dto.providerRequests } : {}),
     });
     return reply.sync;
   }

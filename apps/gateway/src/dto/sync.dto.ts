@@ -6,7 +6,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { SYNC_PAGE } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
-import { SYNC_STATUSES } from '@switchyard/messaging';
+import { PROVIDER_REQUESTS, SYNC_STATUSES } from '@switchyard/messaging';
 import { IsArray, IsIn, IsNumber, IsPositive, IsString, Max, ValidateIf } from 'class-validator';
 import { expandParameter } from './read.dto.js';
 
@@ -53,12 +53,14 @@ export class CreateSyncDto {
 
   @ApiPropertyOptional({
     type: 'array',
-    items: { type: 'string', enum: ['historical_files', 'provision_credentials'] },
-    description: 'Must be empty or absent: non-empty provider request workflows are not implemented (409 `provider_requests_not_supported`).',
+    items: { type: 'string', enum: [...PROVIDER_REQUESTS] },
+    description:
+      'Must be empty or absent: non-empty provider request workflows are not implemented (409 `provider_requests_not_supported`, answered only when the whole request is otherwise valid; an item that is not one of the values is 400 `invalid_body`).',
   })
   @ValidateIf((o: CreateSyncDto) => o.providerRequests !== undefined)
   @IsArray()
-  providerRequests?: unknown[];
+  @IsIn(PROVIDER_REQUESTS, { each: true })
+  providerRequests?: (typeof PROVIDER_REQUESTS)[number][];
 }
 
 export class ListSyncsQueryDto {

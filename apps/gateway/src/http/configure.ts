@@ -53,17 +53,20 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   // text/plain parser goes too.
   fastify.removeContentTypeParser('text/plain');
   // An empty body sent with Content-Type: application/json is no body (POST /v1/syncs takes an
-  // optional body; retry and cancel take none), not malformed JSON.
+  // optional body; retry and cancel take none), not malformed JSON. Whitespace alone is not empty:
+  // it is not a JSON text either, so it is 400 invalid_body (not_json), never "no body" (issue 25).
   // Fastify's own parser (secure-json-parse) still does the parsing: it refuses __proto__ and
   // constructor.prototype keys.
   const secureJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
+    if (text === '') return done(null, undefined);
     if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return done(new ApiError('invalid_body', {}, { in: 'body', reason: 'too_deep' }), undefined);
     // Fastify's default JSON parser is synchronous and reports through `done`; nothing to await.
-    void secureJson(req, text, done);
+    // Its refusal (a FastifyError, which Nest turns into a bare 400 HttpException) becomes ours, so
+    // the answer names why: `in=body, reason=not_json`.
+    void secureJson(req, text, (error, value) => (error ? done(new ApiError('invalid_body', {}, { in: 'body', reason: 'not_json' }), undefined) : done(null, value)));
   });
   app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());

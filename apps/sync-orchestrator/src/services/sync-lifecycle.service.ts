@@ -103,6 +103,9 @@ export class SyncLifecycleService implements ScheduledRunCreator {
       // An explicit selector asks for an interval: one that holds no time (startFrom now or later,
       // or lookbackDays under a millisecond) would complete at once with nothing collected.
       if (explicit && startFrom >= requestedAt) throw new RpcError('empty_interval', 'startFrom is not before the request time');
+      // Every field of the request is valid from here on: only now the conflicts (409), first the
+      // provider request workflows, which are not implemented.
+      if (request.providerRequests !== undefined) throw new RpcError('provider_requests_not_supported');
 
       const purposes = enabledPurposes(config);
       if (!gateOpen(config) || purposes.length === 0) throw new RpcError('gate_disabled');
