@@ -5,10 +5,11 @@
  * overwrites a newer one, the provider cursor is stored with the batch, unknown and disconnected
  * connections get a `rejected` receipt, two processes share one durable without committing a
  * batch twice, and the durable's ack wait follows INGEST_ACK_WAIT_MS (a process started with another
- * value updates the durable in place).
+ * value updates the durable in place). A vehicles pass completes only with all its units, and a
+ * vehicle status the provider does not report follows the roster it completes.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { available, driverId, groupId, missing, tripId, vehicleId, type Provider } from '@switchyard/domain';
+import { available, driverId, groupId, missing, tripId, unsupported, vehicleId, type Provider } from '@switchyard/domain';
 import { CONSUMERS, type DirectoryBatchV1, EVENTS, ingestBatchId, subjectFor, type VehicleRecordV1 } from '@switchyard/messaging';
 import { loadIngestSettings } from '@switchyard/service-kit';
 import { durableState, ledgerHas, receiptsFor, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
@@ -138,7 +139,7 @@ describe('directory ingest', () => {
     expect(await x.sql(`select cursor from ${x.t('provider_cursor')} where connection_id = ?`, [connectionId])).toEqual([{ cursor: 'c-new' }]);
   });
 
-  it("completes a vehicles roster pass only when every unit of the sync's pass delivered its final page (decision 0011)", async () => {
+  it("completes a vehicles roster pass only when every unit of the sync's pass delivered its final page; a status the provider does not report follows the roster (decision 0011)", async () => {
     const { connectionId } = await x.connect();
     const roster = () =>
       x.sql<{ vehicle_id: string; from_seq: string; to_seq: string | null }>(
@@ -147,8 +148,20 @@ describe('directory ingest', () => {
       );
     const passes = () => x.sql<{ seq: string }>(`select seq::text as seq from ${x.t('vehicle_pass')} where connection_id = ? order by seq`, [connectionId]);
     const id = (sourceId: string) => vehicleId({ connectionId, provider: 'samsara', sourceId });
+    // Samsara's shape: no vehicle status at all (cell `unsupported`), so the directory derives it from the roster.
+    const statusless = (s: string, fetchedAt: string): VehicleRecordV1 => {
+      const v = vehicle(s, `Truck ${s}`, fetchedAt);
+      return { ...v, metadata: { ...v.metadata, status: unsupported('samsara:vehicles') } } as VehicleRecordV1;
+    };
     const pass = (syncId: string, sources: readonly string[], fetchedAt: string) =>
-      sources.map((s) => batch(connectionId, 'vehicles', [vehicle(s, `Truck ${s}`, fetchedAt)], { syncId, fetchedAt, pass: { purpose: 'vehicles', units: sources.length } }));
+      sources.map((s) => batch(connectionId, 'vehicles', [statusless(s, fetchedAt)], { syncId, fetchedAt, pass: { purpose: 'vehicles', units: sources.length } }));
+    const statuses = async () =>
+      Object.fromEntries(
+        (await x.sql<{ source_id: string; status: string | null; modified_at: string }>(`select source_id, status, modified_at from ${x.t('vehicle')} where connection_id = ?`, [connectionId])).map((r) => [
+          r.source_id,
+          { status: r.status, modifiedAt: r.modified_at },
+        ]),
+      );
     const first = pass('sync_01JD0000000000000000000001', ['v1', 'v2', 'v3'], '2026-01-11T10:00:00.000Z');
     for (const b of first.slice(0, 2)) await publish(b);
     // The first unit's final page sent again under a new lease counts once.
@@ -156,15 +169,28 @@ describe('directory ingest', () => {
     await publish(again);
     for (const b of [first[0]!, first[1]!, again]) await receiptsFor(x, b.batchId);
     expect(await passes()).toEqual([]);
+    // Seen only by an unfinished pass: the status is unknown (an asset, no profile).
+    expect(await statuses()).toEqual({ v1: { status: null, modifiedAt: '2026-01-11 10:00:00+00' }, v2: { status: null, modifiedAt: '2026-01-11 10:00:00+00' } });
     await publish(first[2]!);
     await receiptsFor(x, first[2]!.batchId);
     expect(await passes()).toEqual([{ seq: '1' }]);
     expect(await roster()).toEqual([id('v1'), id('v2'), id('v3')].sort().map((vehicle_id) => ({ vehicle_id, from_seq: '1', to_seq: null })));
+    // The complete pass lists all three: active, v1 and v2 too although their pages came before the final one.
+    // mutation: no follow() after the completion → v1 and v2 stay null → this fails.
+    const active = { status: 'active', modifiedAt: '2026-01-11 10:00:00+00' };
+    expect(await statuses()).toEqual({ v1: active, v2: active, v3: active });
     // The next sync's pass no longer carries v3: only v3 leaves the roster.
     const second = pass('sync_01JD0000000000000000000002', ['v1', 'v2'], '2026-01-11T11:00:00.000Z');
-    for (const b of second) await publish(b);
-    for (const b of second) await receiptsFor(x, b.batchId);
+    await publish(second[0]!);
+    await receiptsFor(x, second[0]!.batchId);
+    // An unfinished pass flips nothing: v3 stays active, and v1's newer page keeps its derived status (unchanged, so not modified).
+    // mutation: the batch's rows written without forBatch's derived status → v1 becomes null → this fails.
+    expect(await statuses()).toEqual({ v1: active, v2: active, v3: active });
+    await publish(second[1]!);
+    await receiptsFor(x, second[1]!.batchId);
     expect(await passes()).toEqual([{ seq: '1' }, { seq: '2' }]);
+    // The complete pass without v3: inactive, modified at the fetch of the page that completed the pass.
+    expect(await statuses()).toEqual({ v1: active, v2: active, v3: { status: 'inactive', modifiedAt: '2026-01-11 11:00:00+00' } });
     expect((await roster()).find((r) => r.vehicle_id === id('v3'))).toEqual({ vehicle_id: id('v3'), from_seq: '1', to_seq: '2' });
     expect((await roster()).filter((r) => r.to_seq === null)).toHaveLength(2);
     expect(await x.sql(`select 1 from ${x.t('vehicle_pass_unit')} where connection_id = ?`, [connectionId])).toEqual([]);

@@ -4,6 +4,8 @@ import { PROVIDERS, isProvider } from './providers.js';
 import {
   AVAILABILITY_STATUSES,
   DATA_REASON_CODES,
+  DERIVATION_CODES,
+  derivedSource,
   DRIVER_DIRECTORY_REASON_CODES,
   GROUP_MEMBERSHIP_REASON_CODES,
   READING_STATUSES,
@@ -33,6 +35,11 @@ describe('reason codes', () => {
     expect(DRIVER_DIRECTORY_REASON_CODES).not.toContain('group_dispatch_unavailable');
     expect(GROUP_MEMBERSHIP_REASON_CODES).toContain('group_dispatch_unavailable');
     expect(GROUP_MEMBERSHIP_REASON_CODES).not.toContain('driver_persistence_unavailable');
+  });
+  it('names a derivation in the source of the value it produced, and is no data reason code', () => {
+    expect(DERIVATION_CODES).toEqual(['derived_from_roster']);
+    expect(derivedSource('samsara:vehicles', 'derived_from_roster')).toBe('samsara:vehicles(derived_from_roster)');
+    expect(isDataReasonCode('derived_from_roster')).toBe(false);
   });
   it('has the status vocabularies', () => {
     expect(AVAILABILITY_STATUSES).toEqual(['available', 'missing', 'invalid', 'unsupported']);

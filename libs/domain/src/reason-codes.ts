@@ -39,6 +39,20 @@ export type GroupMembershipReasonCode = (typeof GROUP_MEMBERSHIP_REASON_CODES)[n
 export const isDataReasonCode = (v: unknown): v is DataReasonCode =>
   typeof v === 'string' && (DATA_REASON_CODES as readonly string[]).includes(v);
 
+/**
+ * How Switchyard derived a value the provider does not report itself (closed list). A derived value
+ * is never passed off as reported: its source names the code (`derivedSource`), and the catalog's
+ * gaps and the decision behind it say what it means.
+ * - `derived_from_roster`: a vehicle status from the connection's vehicle roster passes, for a
+ *   provider that reports none (Samsara): `active` while the last complete pass lists the vehicle,
+ *   `inactive` once a complete pass no longer does (decision 0011).
+ */
+export const DERIVATION_CODES = ['derived_from_roster'] as const;
+export type DerivationCode = (typeof DERIVATION_CODES)[number];
+
+/** The source of a derived value: the provider source it rests on, then the derivation (`samsara:vehicles(derived_from_roster)`). */
+export const derivedSource = (source: string, code: DerivationCode): string => `${source}(${code})`;
+
 /** Availability of one field of a record (driver availability, metadata cells, sourceAvailability). */
 export const AVAILABILITY_STATUSES = ['available', 'missing', 'invalid', 'unsupported'] as const;
 export type AvailabilityStatus = (typeof AVAILABILITY_STATUSES)[number];

@@ -11,7 +11,10 @@
  * records the stored VIN of each of its vehicles (vehicle-vin.repository.ts): a new or changed VIN
  * is published to enrichment on `events.vehicle.vin.*` after the commit (vehicle-vin-relay.service.ts). A drivers
  * or vehicles batch also takes its place in its pass, completing the driver directory or the
- * vehicle roster on its final page (roster-pass.service.ts, decisions 0014 and 0011). The first
+ * vehicle roster on its final page (roster-pass.service.ts, decisions 0014 and 0011); a vehicle
+ * whose provider reports no status takes the status derived from that roster, and when the roster
+ * changed every such status of the connection follows it, before the visibility recomputation
+ * reads them (vehicle-roster-status.service.ts). The first
  * batch into a table without planner statistics gives it some after the commit
  * (first-statistics.service.ts).
  */
@@ -22,6 +25,7 @@ import type { Em } from '@switchyard/persistence';
 import { handleIngestDelivery, RUNTIME, BusContext, type ServiceRuntime } from '@switchyard/service-kit';
 import { DirectoryIngestService } from '../services/directory-ingest.service.js';
 import { RosterPassService } from '../services/roster-pass.service.js';
+import { VehicleRosterStatusService } from '../services/vehicle-roster-status.service.js';
 import { FirstStatistics } from '../services/first-statistics.service.js';
 import { VehicleVinRelay } from '../services/vehicle-vin-relay.service.js';
 import { VehicleVisibilityRelay } from '../services/vehicle-visibility-relay.service.js';
@@ -32,6 +36,7 @@ import { VehicleVisibilityService } from '../services/vehicle-visibility.service
 export class IngestDirectoryHandler {
   private readonly ingest = new DirectoryIngestService();
   private readonly passes = new RosterPassService();
+  private readonly rosterStatuses = new VehicleRosterStatusService();
   private readonly visibility: VehicleVisibilityService;
   private readonly statistics: FirstStatistics;
   /** A committed batch changed a visibility set; racy across concurrent batches by design: a missed flush is the relay's 1 s poll. */
@@ -62,8 +67,9 @@ export class IngestDirectoryHandler {
   private async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
     // First, so the connection's pass lock is taken before any driver or vehicle row lock and the
     // visibility lock (no lock cycle).
-    if (batch.kind === 'drivers' || batch.kind === 'vehicles') await this.passes.record(em, batch);
-    const records = await this.ingest.apply(em, batch);
+    const rosterChanged = (batch.kind === 'drivers' || batch.kind === 'vehicles') && (await this.passes.record(em, batch));
+    const records = await this.ingest.apply(em, batch, batch.kind === 'vehicles' ? await this.rosterStatuses.forBatch(em, batch) : undefined);
+    if (batch.kind === 'vehicles' && rosterChanged) await this.rosterStatuses.follow(em, batch);
     this.statistics.wrote(batch.kind);
     if (batch.kind === 'vehicles' && (await this.visibility.recompute(em, batch.connectionId))) this.visibilityChanged = true;
     if (batch.kind === 'vehicles' && (await this.vins.record(em, this.ingest.vehicleIds(batch))) > 0) this.vinsChanged = true;

@@ -3,7 +3,10 @@
  * (`vcl_`/`drv_`/`group_`/`trp_` from connection + provider + source id, libs/domain ids.ts) and
  * keeps every Field envelope verbatim next to the plain columns used for filters.
  * Invariant: a record whose provider differs from the batch's is poison (its id would be minted
- * in another provider's space); a missing value stays NULL, never a zero or an empty string.
+ * in another provider's space); a missing value stays NULL, never a zero or an empty string. A
+ * vehicle's `status` column is its reported status, or — for a provider that supplies none — the
+ * status the caller derived from the roster (vehicle-roster-status.service.ts); the metadata stays
+ * the adapter's, verbatim.
  */
 import { driverId, groupId, tripId, valueOf, vehicleId, type SourceRef } from '@switchyard/domain';
 import { PoisonMessage, type DirectoryBatchV1 } from '@switchyard/messaging';
@@ -48,8 +51,11 @@ export class DirectoryIngestService {
     return batch.records.map((v) => vehicleId({ connectionId: batch.connectionId, provider: batch.provider, sourceId: v.sourceId }));
   }
 
-  /** Writes the batch's records; returns how many records the batch carried (all are accepted). */
-  async apply(em: Em, batch: DirectoryBatchV1): Promise<number> {
+  /**
+   * Writes the batch's records; returns how many records the batch carried (all are accepted).
+   * `derivedStatuses`: by vehicle id, the roster-derived status of a vehicle whose provider reports none.
+   */
+  async apply(em: Em, batch: DirectoryBatchV1, derivedStatuses: ReadonlyMap<string, string> = new Map()): Promise<number> {
     const { connectionId, provider, batchId } = batch;
     for (const record of batch.records) {
       if (record.provider !== provider) throw new PoisonMessage('record_provider_mismatch', `batch ${batchId} carries a ${record.provider} record`);
@@ -61,16 +67,19 @@ export class DirectoryIngestService {
     switch (batch.kind) {
       case 'vehicles':
         spec = VEHICLE;
-        rows = batch.records.map((v) => ({
-          id: vehicleId(ref(v.sourceId)),
-          ...base(v.sourceId, v.fetchedAt),
-          name: valueOf(v.name) ?? null,
-          vin: valueOf(v.vin) ?? null,
-          status: valueOf(v.metadata.status) ?? null,
-          name_field: v.name,
-          vin_field: v.vin,
-          metadata: v.metadata,
-        }));
+        rows = batch.records.map((v) => {
+          const id = vehicleId(ref(v.sourceId));
+          return {
+            id,
+            ...base(v.sourceId, v.fetchedAt),
+            name: valueOf(v.name) ?? null,
+            vin: valueOf(v.vin) ?? null,
+            status: valueOf(v.metadata.status) ?? derivedStatuses.get(id) ?? null,
+            name_field: v.name,
+            vin_field: v.vin,
+            metadata: v.metadata,
+          };
+        });
         break;
       case 'drivers':
         spec = DRIVER;

@@ -69,8 +69,12 @@ export class RosterPassService {
     vehicles: new RosterPassRepository(ROSTER_DATASETS.vehicles),
   };
 
-  /** Records a batch's place in its pass, inside the batch's transaction; completes the pass on its final page. */
-  async record(em: Em, batch: RosterBatch): Promise<void> {
+  /**
+   * Records a batch's place in its pass, inside the batch's transaction; completes the pass on its
+   * final page. True when the roster may have changed (the pass completed, or a late page of the
+   * current pass was listed): the roster-derived vehicle statuses then follow it.
+   */
+  async record(em: Em, batch: RosterBatch): Promise<boolean> {
     const { connectionId } = batch;
     const repository = this.repositories[batch.kind];
     const ids = memberIds(batch);
@@ -78,19 +82,24 @@ export class RosterPassService {
     await repository.lock(em, connectionId);
     const completed = await repository.completedSeq(em, connectionId, passKey);
     if (completed !== undefined) {
-      if ((await repository.current(em, connectionId))?.seq === completed) await repository.listLate(em, connectionId, completed, ids);
-      return;
+      if ((await repository.current(em, connectionId))?.seq !== completed) return false;
+      await repository.listLate(em, connectionId, completed, ids);
+      return true;
     }
     await repository.sight(em, connectionId, passKey, ids, batch.fetchedAt);
-    if (!batch.final) return;
+    if (!batch.final) return false;
     let capturedAt = batch.fetchedAt;
     if (batch.pass && batch.unitId !== null) {
       const finished = await repository.finishUnit(em, connectionId, passKey, batch.unitId, batch.fetchedAt);
-      if (finished.units < batch.pass.units) return;
+      if (finished.units < batch.pass.units) return false;
       capturedAt = finished.lastFinalAt;
     }
     const current = await repository.current(em, connectionId);
-    if (current && Date.parse(current.captured_at) > Date.parse(capturedAt)) return repository.dropSightings(em, connectionId, passKey);
+    if (current && Date.parse(current.captured_at) > Date.parse(capturedAt)) {
+      await repository.dropSightings(em, connectionId, passKey);
+      return false;
+    }
     await repository.complete(em, { connectionId, passKey, syncId: batch.syncId, unitId: batch.pass ? null : batch.unitId, capturedAt });
+    return true;
   }
 }

@@ -1,4 +1,4 @@
-/** The vehicle read mappers: metadata cells within the spec's bounds or `invalid`, sources kept or defaulted, core asset fallbacks. */
+/** The vehicle read mappers: metadata cells within the spec's bounds or `invalid`, sources kept or defaulted, the roster-derived status cell, core asset fallbacks. */
 import { describe, expect, it } from '@jest/globals';
 import { available, invalid, missing, unsupported, type Field } from '@switchyard/domain';
 import type { VehicleRow } from '../db/repositories/vehicles-read.repository.js';
@@ -50,6 +50,17 @@ describe('metadataFields', () => {
     expect(fields.providerStatus).toEqual({ status: 'missing', value: null, source: 'geotab:Device' });
     // A key the stored record lacks is missing, never invented.
     expect(fields.activeTo).toEqual({ status: 'missing', value: null, source: 'geotab:Device' });
+  });
+});
+
+describe('metadataFields: a status derived from the roster', () => {
+  it('serves the derived status of a provider that reports none, naming the derivation; never for a missing one', () => {
+    const samsara = (status: string | null, cell: Field<unknown>) => metadataFields(row({ status: cell }, { provider: 'samsara', status }), 'samsara').status;
+    expect(samsara('inactive', unsupported('samsara:vehicles'))).toEqual({ status: 'available', value: 'inactive', source: 'samsara:vehicles(derived_from_roster)' });
+    // No complete pass listed it yet: unknown, the cell stays as the adapter said.
+    expect(samsara(null, unsupported('samsara:vehicles'))).toEqual({ status: 'unsupported', value: null, source: 'samsara:vehicles' });
+    // A status the provider should report but did not is never derived (the column cannot hold one either).
+    expect(samsara('active', missing('samsara:vehicles'))).toEqual({ status: 'missing', value: null, source: 'samsara:vehicles' });
   });
 });
 

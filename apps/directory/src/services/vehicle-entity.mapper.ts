@@ -11,12 +11,17 @@
  *   spec's bounds (length, year range, fuel enum, RFC 3339 times, ≤ 1000 groups); otherwise the
  *   cell is `invalid`. Unavailable cells keep their status and source; the internal `reason` is
  *   dropped (cells allow no extra properties). An empty or over-long source becomes the record's
- *   metadata source (`<provider>:vehicles` / `geotab:Device`).
+ *   metadata source (`<provider>:vehicles` / `geotab:Device`). The `status` cell of a provider that
+ *   reports no status (stored `unsupported`) is the status the directory derived from the roster
+ *   (vehicle-roster-status.service.ts) once there is one, its source naming the derivation:
+ *   `samsara:vehicles(derived_from_roster)`; the metadata read serves data only for a vehicle a
+ *   complete pass listed, so the cell is then always derived.
  */
-import { VEHICLE_METADATA_KEYS, type Field, type Provider } from '@switchyard/domain';
+import { derivedSource, VEHICLE_METADATA_KEYS, type Field, type Provider } from '@switchyard/domain';
 import { vehicleMetadataSource } from '@switchyard/contracts';
 import { VEHICLE_METADATA_VALUE_SCHEMAS, type CoreVehicleV1, type FlatGroupV1, type VehicleEntityV1, type VehicleMetadataResponseV1 } from '@switchyard/messaging';
 import type { VehicleRow } from '../db/repositories/vehicles-read.repository.js';
+import { storedVehicleStatus } from './vehicle.mapper.js';
 
 type Fields = NonNullable<VehicleMetadataResponseV1['data']>['fields'];
 
@@ -42,7 +47,11 @@ export function metadataFields(row: VehicleRow, provider: Provider): Fields {
   for (const key of VEHICLE_METADATA_KEYS) {
     const field = row.metadata[key];
     const source = sourceOf(field, fallback);
-    if (field?.status === 'available') {
+    const derived = key === 'status' && field?.status === 'unsupported' ? storedVehicleStatus(row) : null;
+    if (derived) {
+      // The roster is the provider's vehicle listing: the metadata source, with the derivation named.
+      out[key] = { status: 'available', value: derived, source: derivedSource(fallback, 'derived_from_roster') };
+    } else if (field?.status === 'available') {
       const parsed = VEHICLE_METADATA_VALUE_SCHEMAS[key].safeParse(field.value);
       out[key] = parsed.success ? { status: 'available', value: parsed.data, source } : { status: 'invalid', value: null, source };
     } else {

@@ -3,11 +3,13 @@
  * VehicleEntity is the same with expandable groups and builds on this. Values come from the stored
  * Field envelopes and appear only when `available` and within the spec's bounds (strings ≤ 1024,
  * year 1886-2200, fuel enum, date-times the reply schema accepts, in the wire format: `wireTimeOf`) — anything else is omitted, never zeroed.
- * Entity status (required by the spec) = `vehicleStatus`: the provider's status when it reports one;
- * otherwise unknown — null, never made up (global rule 1): a status the provider should report but
- * did not (cell `missing` or `invalid`) and one the provider does not supply at all (cell
- * `unsupported`: Samsara) alike, so the entity never claims a status its metadata says nobody
- * reported (decision 0011). Such a vehicle is no VehicleEntity (status is required) and no expansion. The same value feeds the
+ * Entity status (required by the spec) = `vehicleStatus`, the stored status column: the provider's
+ * status when it reports one; for a provider that supplies none at all (cell `unsupported`:
+ * Samsara) the status the directory derived from its roster passes (`derived_from_roster`, which
+ * the metadata cell names; vehicle-roster-status.service.ts, decision 0011); otherwise unknown —
+ * null, never made up (global rule 1): a status the provider should report but did not (cell
+ * `missing` or `invalid`), or a derived one before a complete pass listed the vehicle. Such a
+ * vehicle is no VehicleEntity (status is required) and no expansion. The same value feeds the
  * visibility rule everywhere (vehicles, trips, the visibility event), so what a vehicle shows and what
  * hides it never disagree; a vehicle not stored at all has no status (null). Group memberships are the provider group ids of the `groups` cell,
  * minted into group_ ids of the same connection; more than 1000 are cut to 1000 and marked `partial`.
