@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { vehicleId, type Provider } from '@switchyard/domain';
+import type { Provider } from '@switchyard/domain';
 import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { directorySql, readKey } from './reads-fixture.js';
 import { createSyncApp, jsonHeaders } from './syncs-fixture.js';
 import { startTestGateway, type TestGateway } from './support.js';
 
-type Page = { status: string; coverage: { completedUnits: number }; results: { id: string; sourceId: string; startedAt: string; vehicle: string | { sourceId: string } }[]; next?: string };
+type Page = { status: string; coverage: { completedUnits: number }; results: { id: string; sourceId: string; startedAt: string; vehicle: string | { sourceId: string; status: string } }[]; next?: string };
 
 const SIM = { SIM_VEHICLES: '3', SIM_SEED: 'trips-read', SIM_CLOCK_FACTOR: '0' };
 const samsaraToken = `samsara_api_${randomBytes(20).toString('hex')}`;
@@ -99,11 +99,14 @@ describe('trips synced from the simulators', () => {
       query = `?limit=3&expand=vehicle,driver&cursor=${page.next}`;
     }
     expect(seen.map((t) => t.id)).toEqual(stored.map((r) => r.id));
-    // Samsara supplies no vehicle status, so its vehicles are no VehicleEntity and stay ids (decision 0011).
-    const approvedIds = approved.map((sourceId) => vehicleId({ connectionId, provider, sourceId }));
+    // Every trip's vehicle is expanded. Samsara supplies no vehicle status: the sync's complete vehicles
+    // pass listed the approved vehicles, so theirs is derived `active` (decision 0011); without the
+    // derivation they would be no VehicleEntity and stay ids — mutation tried: this then fails.
     for (const trip of seen) {
-      if (provider === 'samsara') expect(approvedIds).toContain(trip.vehicle);
-      else expect(approved).toContain(typeof trip.vehicle === 'string' ? trip.vehicle : trip.vehicle.sourceId);
+      expect(typeof trip.vehicle).toBe('object');
+      const vehicle = trip.vehicle as { sourceId: string; status: string };
+      expect(approved).toContain(vehicle.sourceId);
+      if (provider === 'samsara') expect(vehicle.status).toBe('active');
     }
 
     const one = await gw.call('GET', `/v1/connections/${connectionId}/trips/${seen[0]!.id}`, { headers: key.headers });

@@ -2,9 +2,12 @@
  * The vehicle roster after a completed sync, on each provider (issue 18, decision 0011 "A pass is
  * the sync's units"): the vehicles purpose plans one unit per approved vehicle, and the sync's
  * vehicles pass is all of them — so after the sync completes, EVERY vehicle the list shows (the
- * asset view: Samsara vehicles, whose status is unknown, are no profiles) has metadata `available` with `rosterSeenAt` set, none `not_in_current_roster` (each unit counted
+ * asset view) has metadata `available` with `rosterSeenAt` set, none `not_in_current_roster` (each unit counted
  * as a pass of its own left one vehicle in the roster). Simulators in their own processes with a
  * fixed clock; every vehicle of the simulated fleet approved; a second sync keeps them all listed.
+ * Samsara reports no vehicle status: the directory derives it from this roster (decision 0011, "A
+ * status derived from the roster"), so after each sync every Samsara vehicle is an `active` profile
+ * and its metadata status cell names `derived_from_roster`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
@@ -89,10 +92,17 @@ describe.each(['samsara', 'motive', 'geotab'] as const)('the %s vehicle roster',
       for (const id of ids) {
         const res = await connection.read(`/v1/connections/${connection.connectionId}/vehicles/${id}/metadata`);
         expect(res.status).toBe(200);
-        const body = res.body as { status: string; rosterSeenAt?: string | null };
-        statuses[id] = { status: body.status, rosterSeen: typeof body.rosterSeenAt === 'string' };
+        const body = res.body as { status: string; rosterSeenAt?: string | null; data: { fields: { status: unknown } } | null };
+        statuses[id] = { status: body.status, rosterSeen: typeof body.rosterSeenAt === 'string', ...(provider === 'samsara' ? { cell: body.data?.fields.status } : {}) };
       }
-      expect(statuses).toEqual(Object.fromEntries(ids.map((id) => [id, { status: 'available', rosterSeen: true }])));
+      const derived = provider === 'samsara' ? { cell: { status: 'available', value: 'active', source: 'samsara:vehicles(derived_from_roster)' } } : {};
+      expect(statuses).toEqual(Object.fromEntries(ids.map((id) => [id, { status: 'available', rosterSeen: true, ...derived }])));
+      if (provider === 'samsara') {
+        // The pass of FLEET units listed them all: every one an active profile (one page: FLEET ≤ 100).
+        const profiles = await connection.read(`/v1/connections/${connection.connectionId}/vehicles?view=profiles`);
+        const results = (profiles.body as { results: { id: string; status: string }[] }).results;
+        expect(Object.fromEntries(results.map((v) => [v.id, v.status]))).toEqual(Object.fromEntries(ids.map((id) => [id, 'active'])));
+      }
     }
   }, 180_000);
 });

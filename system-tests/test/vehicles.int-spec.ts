@@ -408,15 +408,29 @@ describe('vehicles of the provider simulators', () => {
     expect(assets.vehicles.map((v) => v.provider_id).sort()).toEqual(vehicles.map((v) => v.sourceId).sort());
     const profiles = (await getOn(gw, `/v1/connections/${c}/vehicles?view=profiles&expand=groups`, key.headers)).body as ProfilePage;
     expect(profiles.status).toBe('available');
-    // Profiles: only vehicles with a reported status. A missing or invalid status is unknown, and so
-    // is one the provider does not supply (Samsara, cell `unsupported`): no profile, 404 by id — the
-    // entity never claims a status its metadata says nobody reported (decision 0011).
-    const withStatus = vehicles.filter((v) => v.metadata.status.status === 'available');
+    // Profiles: vehicles with a known status — a reported one, or, where the provider supplies none
+    // (Samsara, cell `unsupported`), the one derived from the roster: the batch was a complete pass
+    // listing them all, so `active` (decision 0011). A missing or invalid status is unknown: no profile.
+    const derived = (r: (typeof vehicles)[number]) => r.metadata.status.status === 'unsupported';
+    const withStatus = vehicles.filter((v) => v.metadata.status.status === 'available' || derived(v));
     expect(profiles.results.map((v) => v.sourceId).sort()).toEqual(withStatus.map((v) => v.sourceId).sort());
-    for (const v of profiles.results) expect(v.status).toBe(vehicles.find((r) => r.sourceId === v.sourceId)?.metadata.status.value);
+    for (const v of profiles.results) {
+      const record = vehicles.find((r) => r.sourceId === v.sourceId)!;
+      expect(v.status).toBe(record.metadata.status.status === 'available' ? record.metadata.status.value : 'active');
+    }
     if (provider === 'samsara') {
-      expect(profiles.results).toEqual([]);
-      for (const v of vehicles) expect((await getOn(gw, `/v1/connections/${c}/vehicles/${vcl(c, v.sourceId, provider)}`, key.headers)).status).toBe(404);
+      // mutation: no roster-derived status in the directory → no profiles and 404 by id → this fails.
+      expect(profiles.results).toHaveLength(vehicles.length);
+      for (const v of vehicles) {
+        const one = await getOn(gw, `/v1/connections/${c}/vehicles/${vcl(c, v.sourceId, provider)}?scope=directory`, key.headers);
+        expect({ status: one.status, vehicle: one.body }).toMatchObject({ status: 200, vehicle: { sourceId: v.sourceId, status: 'active' } });
+      }
+      // The status visibility rule applies to a derived status as to a reported one.
+      await configureReads(gw, c, { includeStatuses: ['inactive'] });
+      expect(((await getOn(gw, `/v1/connections/${c}/vehicles?view=profiles`, key.headers)).body as ProfilePage).results).toEqual([]);
+      expect((await getOn(gw, `/v1/connections/${c}/vehicles/${vcl(c, vehicles[0]!.sourceId, provider)}`, key.headers)).status).toBe(404);
+      await configureReads(gw, c, { includeStatuses: ['active'] });
+      expect(((await getOn(gw, `/v1/connections/${c}/vehicles?view=profiles`, key.headers)).body as ProfilePage).results).toHaveLength(vehicles.length);
     }
 
     let availableCells = 0;
@@ -431,6 +445,11 @@ describe('vehicles of the provider simulators', () => {
       for (const k of VEHICLE_METADATA_KEYS) {
         const stored = record.metadata[k];
         const served = body.data.fields[k]!;
+        if (k === 'status' && stored.status === 'unsupported') {
+          // Derived, and the cell says so (decision 0011).
+          expect(served).toEqual({ status: 'available', value: 'active', source: `${sources[provider]}(derived_from_roster)` });
+          continue;
+        }
         if (served.status === 'available') availableCells += 1;
         if (served.status === 'available' && TIME_CELLS.has(k)) servedTimes += 1;
         if (stored.status === 'available' && served.status === 'available') {

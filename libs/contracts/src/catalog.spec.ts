@@ -58,6 +58,8 @@ describe('catalog (spec 2.12)', () => {
   it('has the vehicle profile constants of spec 2.6', () => {
     expect(catalog.vehicleProfiles).toMatchObject({ retrieval: 'stored', selection: 'approved_source_vehicle_ids', maxPageSize: 100, responseByteLimit: 4194304 });
     for (const k of ['releaseStatus', 'authorization', 'query', 'visibility', 'groupRelationships'] as const) expect(typeof catalog.vehicleProfiles[k]).toBe('string');
+    // A derived status is a named gap, never silent (decision 0011).
+    expect(catalog.vehicleProfiles.gaps.filter((g) => g.startsWith('status is derived_from_roster '))).toHaveLength(1);
   });
 
   it('lists the 15 metadata keys of spec 2.3', () => {

@@ -7,7 +7,7 @@
  * from the one endpoint table (catalog-endpoints.ts): an area's releaseStatus from its endpoints',
  * the roadmap's per-area entries from the endpoints not released yet.
  */
-import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type DerivationCode, type TelemetryMetric } from '@switchyard/domain';
 import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint, type EndpointArea } from './catalog-endpoints.js';
 import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE } from './fault-reads.js';
 import {
@@ -141,6 +141,9 @@ export interface Catalog {
   readonly limits?: Readonly<Record<string, unknown>>;
 }
 
+/** The derivation of a vehicle status the provider does not report (libs/domain DERIVATION_CODES; decision 0011). */
+const ROSTER_DERIVATION: DerivationCode = 'derived_from_roster';
+
 const FIELD_TEXT: Record<TelemetryMetric, Pick<CatalogField, 'label' | 'unit' | 'kind' | 'valueKey'>> = {
   location: { label: 'Location (WGS84)', unit: 'degrees', kind: 'position', valueKey: 'latitude,longitude' },
   odometer: { label: 'Odometer', unit: 'meters', kind: 'counter', valueKey: 'meters' },
@@ -245,7 +248,11 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       selection: 'approved_source_vehicle_ids',
       maxPageSize: PROFILE_PAGE_MAX,
       responseByteLimit: RESPONSE_BYTE_LIMIT,
-      gaps: ['completeness is not established', 'only approved source vehicles are published'],
+      gaps: [
+        'completeness is not established',
+        'only approved source vehicles are published',
+        `status is ${ROSTER_DERIVATION} where the provider reports none (Samsara): active while the last complete roster pass lists the vehicle, inactive once a complete pass no longer does, and not a profile until one lists it; the metadata status cell names it in its source`,
+      ],
     },
     vehicleMetadata: {
       releaseStatus: areaReleaseStatus('vehicleMetadata'),

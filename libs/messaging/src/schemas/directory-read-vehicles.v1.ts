@@ -56,7 +56,7 @@ export const vehicleEntityV1 = expandedVehicleV1
 export const coreVehicleV1 = z
   .object({
     id: vehicleId.describe(
-      'The vehicle id (`vcl_`) every other vehicle route takes (…/vehicles/{vehicleId}, /metadata, trips `vehicleIds`). Switchyard adds it to the spec\'s core asset (decision 0017); the single read answers 404 for a vehicle whose status the provider did not report (it is no VehicleEntity), its metadata and trips are served.',
+      'The vehicle id (`vcl_`) every other vehicle route takes (…/vehicles/{vehicleId}, /metadata, trips `vehicleIds`). Switchyard adds it to the spec\'s core asset (decision 0017); the single read answers 404 for a vehicle whose status is unknown (not reported, or — where the provider reports none — before a complete roster pass listed it: it is no VehicleEntity), its metadata and trips are served.',
     ),
     provider_id: z.string().min(1).describe("The provider's vehicle id."),
     name: z.string().describe('The provider-reported vehicle name; the provider id when the provider reports none (the name is required and has no status).'),
@@ -116,7 +116,7 @@ export const vehicleProfilePageV1 = z
     results: z
       .array(vehicleEntityV1)
       .max(PAGE_RANGES.vehicleProfiles.max)
-      .describe('Visible vehicles only (hidden ones are absent). A stored vehicle whose status the provider did not report is not a profile (status is required) and appears only in `view=assets`.'),
+      .describe('Visible vehicles only (hidden ones are absent). A stored vehicle whose status is unknown (not reported, or — where the provider reports none and it is derived from the roster — before a complete roster pass listed it) is not a profile (status is required) and appears only in `view=assets`.'),
     next: nextCursorV1('page of vehicle profiles').optional(),
     publishedAt: datasetTimeV1('publishedAt'),
     errorCode: datasetErrorCodeV1(),
@@ -132,7 +132,11 @@ export const vehicleProfilePageV1 = z
 export const getVehicleRequestV1 = z.object({ connectionId: z.uuid(), vehicleId, expand: vehicleExpandV1 }).strict();
 export const getVehicleReplyV1 = z.object({ dataset: datasetStatusV1, vehicle: vehicleEntityV1 }).strict();
 
-const cellSource = z.string().min(1).max(1024).describe('Where the value came from (provider field path).');
+const cellSource = z
+  .string()
+  .min(1)
+  .max(1024)
+  .describe('Where the value came from (provider field path). A value Switchyard derived names the derivation after it, e.g. `samsara:vehicles(derived_from_roster)`: a status derived from the roster.');
 const text = z.string().min(1).max(stringMax);
 const unavailableCell = z.object({ status: z.enum(['missing', 'unsupported', 'invalid']), value: z.null(), source: cellSource }).strict();
 const cellOf = <T extends z.ZodType>(value: T) => z.union([z.object({ status: z.literal('available'), value, source: cellSource }).strict(), unavailableCell]);

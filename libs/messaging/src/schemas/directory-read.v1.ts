@@ -118,7 +118,11 @@ export const expandedVehicleV1 = z
     id: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
     sourceId: z.string().min(1).describe("The provider's vehicle id."),
     provider: z.enum(PROVIDERS),
-    status: z.enum(['active', 'inactive']),
+    status: z
+      .enum(['active', 'inactive'])
+      .describe(
+        "The provider's reported status. A provider that reports none (Samsara) gets one derived from the roster (`derived_from_roster`, named in the metadata status cell's source): `active` while the last complete roster pass lists the vehicle, `inactive` once a complete pass no longer does.",
+      ),
     name: maxText.optional(),
     vin: maxText.optional(),
     make: maxText.optional(),

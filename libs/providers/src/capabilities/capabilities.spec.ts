@@ -60,6 +60,8 @@ describe('provider-specific facts', () => {
     expect(capabilitiesFor('motive').fields['vehicle.fuelType']).toBe('supported'); // fuel_type
     expect(capabilitiesFor('geotab').vehicleMetadata.fields.make).toBe('unsupported'); // Device has no make
     expect(capabilitiesFor('samsara').fields['driver.firstName']).toBe('unsupported'); // single name field
+    // No vehicle status field: the directory derives it from the roster once a complete pass lists the vehicle (decision 0011).
+    expect([capabilitiesFor('samsara').fields['vehicle.status'], capabilitiesFor('samsara').vehicleMetadata.fields.status]).toEqual(['conditional', 'conditional']);
     expect(capabilitiesFor('motive').fields['telemetry.totalIdleTime']).toBe('unsupported'); // daily rollups only
     expect(capabilitiesFor('geotab').fields['trip.startLocation']).toBe('conditional'); // no start point on Trip
   });

@@ -15,7 +15,7 @@ export const SAMSARA_CAPABILITIES: ProviderCapabilities = {
     'vehicle.make': 'supported',
     'vehicle.model': 'supported',
     'vehicle.year': 'supported', // a string on the wire; parsed to an integer, invalid when not 1886-2200
-    'vehicle.status': 'unsupported', // no status field on the vehicle object; never derived (decision 0011)
+    'vehicle.status': 'conditional', // no status field on the vehicle object: derived_from_roster by the directory, once a complete roster pass listed the vehicle (decision 0011)
     'vehicle.fuelType': 'unsupported', // "no fuel-type field"
     'vehicle.licensePlate': 'supported',
     'vehicle.licensePlateState': 'unsupported', // "no separate plate-state field"
@@ -73,7 +73,7 @@ export const SAMSARA_CAPABILITIES: ProviderCapabilities = {
     'Stats requests take at most 3 types, so extended telemetry needs several parallel feeds.',
     'Speeds are reported in mph and converted to m/s.',
     'Trips carry no id, distance or driver; distance comes from odometer differences.',
-    'Vehicles have no status or fuel type; their status is unknown, so they are listed as assets, not profiles.',
+    'Vehicles have no status or fuel type; the status is derived_from_roster: active while the last complete roster pass lists the vehicle, inactive once a complete pass no longer does (unknown, an asset only, until a complete pass lists it).',
     'Driver names are a single full-name field; first, middle and last names are unsupported.',
     'Fault clears are derived by comparing successive fault-code snapshots.',
   ],
@@ -84,7 +84,7 @@ export const SAMSARA_CAPABILITIES: ProviderCapabilities = {
       make: 'conditional',
       model: 'conditional',
       year: 'conditional',
-      status: 'unsupported', // no status field on the vehicle object
+      status: 'conditional', // no status field on the vehicle object: derived_from_roster (named in the cell's source)
       providerStatus: 'unsupported',
       fuelType: 'unsupported',
       sourceFuelType: 'unsupported',
