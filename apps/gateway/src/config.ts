@@ -5,6 +5,7 @@
 import { CURSOR_SECRET_MIN_BYTES } from '@switchyard/contracts';
 import { baseEnvSchema, type MainOptions } from '@switchyard/service-kit';
 import { z } from 'zod';
+import { RESPONSE_VALIDATION_MODES, type ResponseValidation } from './http/json-body.js';
 
 /** The gateway binds loopback unless HOST says otherwise, so a laptop run is not exposed (images set 0.0.0.0). */
 export const GATEWAY_HOST = '127.0.0.1';
@@ -22,6 +23,8 @@ export const gatewayEnvSchema = baseEnvSchema
     HOST: z.string().default(GATEWAY_HOST),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
+    // How many read bodies forwarded as bytes are checked against their schema (http/json-body.ts).
+    RESPONSE_VALIDATION: z.enum(RESPONSE_VALIDATION_MODES).default('sample'),
     SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),
     // Counted in UTF-8 bytes, as the cursor codec uses the text (not a decoded form) as its HMAC key:
     // `openssl rand -base64 32` (44 characters) and the sandbox's generated 43 both pass.
@@ -59,6 +62,8 @@ export type GatewayEnv = z.output<typeof gatewayEnvSchema>;
 /** What the gateway module needs beyond the shared runtime. */
 export interface GatewaySettings {
   rpcTimeoutMs: number;
+  /** RESPONSE_VALIDATION: which read bodies forwarded as bytes are checked against their schema. */
+  responseValidation: ResponseValidation;
   masterKey: string;
   cursorSecret: string;
   /** Byte limit of trip, vehicle-profile and group-directory responses: spec 8's 4,194,304; tests lower it to split pages. */

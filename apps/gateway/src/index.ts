@@ -40,6 +40,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
   const env = loadConfig(gatewayEnvSchema, { ...sourceEnv, SWITCHYARD_ENV: options.environment, SWITCHYARD_MASTER_KEY: keys.masterKey, CURSOR_SECRET: keys.cursorSecret });
   const settings: GatewaySettings = {
     rpcTimeoutMs: gatewaySettings?.rpcTimeoutMs ?? env.RPC_TIMEOUT_MS,
+    responseValidation: gatewaySettings?.responseValidation ?? env.RESPONSE_VALIDATION,
     masterKey: keys.masterKey,
     cursorSecret: keys.cursorSecret,
     responseByteLimit: gatewaySettings?.responseByteLimit ?? RESPONSE_BYTE_LIMIT,

@@ -16,8 +16,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
-import { EVENTS, ingestBatchId, RPCS, RpcError, subjectFor, type ObservationV1, type TelemetryBatchV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
-import { pollUntil, receiptsFor, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import {
+  EVENTS,
+  ingestBatchId,
+  RPCS,
+  RpcError,
+  subjectFor,
+  type FleetLocationV1,
+  type HistoryPointV1,
+  type HistoryReplyV1,
+  type HistoryRequestV1,
+  type ListLocationsReplyV1,
+  type ListLocationsRequestV1,
+  type ObservationV1,
+  type TelemetryBatchV1,
+  type VehicleVisibilityChangedV1,
+} from '@switchyard/messaging';
+import { openFramed, pollUntil, receiptsFor, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { TelemetryReadRepository } from '../src/db/repositories/telemetry-read.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
 
@@ -160,10 +175,11 @@ describe('telemetry reads', () => {
     await notFound(latest(connectionId, vcl(connectionId, 'v3')));
 
     const visible = [vcl(connectionId, 'v1'), vcl(connectionId, 'v4')].sort();
-    const first = await x.h.client.request(RPCS.telemetry.locations, { connectionId, limit: 1, maxBytes: 100_000 }, { timeoutMs: 10_000 });
+    const locations = async (request: ListLocationsRequestV1) => openFramed<FleetLocationV1, 'locations', ListLocationsReplyV1['meta']>(await x.h.client.request(RPCS.telemetry.locations, request, { timeoutMs: 10_000 }), 'locations');
+    const first = await locations({ connectionId, limit: 1, maxBytes: 100_000 });
     expect(first.locations.map((l) => l.vehicleId)).toEqual([visible[0]]);
     expect(first.hasMore).toBe(true);
-    const second = await x.h.client.request(RPCS.telemetry.locations, { connectionId, limit: 1, maxBytes: 100_000, horizon: first.horizon, after: first.next }, { timeoutMs: 10_000 });
+    const second = await locations({ connectionId, limit: 1, maxBytes: 100_000, horizon: first.horizon, after: first.next });
     expect(second.locations.map((l) => l.vehicleId)).toEqual([visible[1]]);
     expect(second.hasMore).toBe(false);
   });
@@ -174,7 +190,8 @@ describe('telemetry reads', () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString();
     await ingest(connectionId, [0, 1, 2, 3, 4].map((m) => obs('v1', { metric: 'odometer', value: { meters: 1000 + m }, observedAt: at(m * 10) })));
     const window = { startTime: at(0), endTime: at(60) };
-    const page = (extra: object) => x.h.client.request(RPCS.telemetry.history, { connectionId, vehicleId: v, metric: 'odometer', ...window, limit: 2, maxBytes: 100_000, ...extra }, { timeoutMs: 10_000 });
+    const history = async (request: HistoryRequestV1) => openFramed<HistoryPointV1, 'readings', HistoryReplyV1['meta']>(await x.h.client.request(RPCS.telemetry.history, request, { timeoutMs: 10_000 }), 'readings');
+    const page = (extra: Partial<HistoryRequestV1>) => history({ connectionId, vehicleId: v, metric: 'odometer', ...window, limit: 2, maxBytes: 100_000, ...extra });
     const p1 = await page({});
     expect(p1.readings.map((r) => r.observed_at)).toEqual([at(0), at(10)]);
     // Committed after the first page: one before and one after the walk's position.
@@ -191,7 +208,7 @@ describe('telemetry reads', () => {
     const more = await page({ after: last.last });
     expect(more.readings).toEqual([]);
     // A new walk sees everything once.
-    const all = await x.h.client.request(RPCS.telemetry.history, { connectionId, vehicleId: v, metric: 'odometer', ...window, limit: 100, maxBytes: 100_000 }, { timeoutMs: 10_000 });
+    const all = await history({ connectionId, vehicleId: v, metric: 'odometer', ...window, limit: 100, maxBytes: 100_000 });
     expect(all.readings.map((r) => r.observed_at)).toEqual([0, 5, 10, 20, 30, 35, 40].map(at));
     expect(all.readings[0]).toMatchObject({ metric: 'odometer', source: 'samsara:odometer', value: { meters: 1000 }, units: null, fetched_at: FETCHED });
   });
@@ -202,10 +219,13 @@ describe('telemetry reads', () => {
     const em = x.h.service.runtime.orm.em.fork();
     const horizon = await repo.horizon(em);
     await ingest(connectionId, [obs('v1', { metric: 'odometer', value: { meters: 5 }, observedAt: '2026-11-02T00:00:00.000Z' })]);
-    const q = { connectionId, vehicleId: vcl(connectionId, 'v1'), metric: 'odometer', start: '2026-11-01T00:00:00.000Z', end: '2026-11-03T00:00:00.000Z', limit: 10 };
-    expect(await repo.historyPage(em, { ...q, horizon })).toEqual([]);
-    const rows = await repo.historyPage(em, { ...q, horizon: await repo.horizon(em) });
+    const q = { connectionId, vehicleId: vcl(connectionId, 'v1'), metric: 'odometer', start: '2026-11-01T00:00:00.000Z', end: '2026-11-03T00:00:00.000Z' } as const;
+    const frame = { limit: 10, maxBytes: 100_000 };
+    expect(await repo.historyPage(em, { ...q, horizon }, frame)).toMatchObject({ items: '[]', count: 0, hasMore: false });
+    const page = await repo.historyPage(em, { ...q, horizon: await repo.horizon(em) }, frame);
+    const rows = JSON.parse(page.items) as HistoryPointV1[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ observed_at: '2026-11-02T00:00:00.000Z', position_at: '2026-11-02T00:00:00.000000Z', seq: expect.stringMatching(/^[1-9]\d*$/) });
+    expect(rows[0]).toMatchObject({ observed_at: '2026-11-02T00:00:00.000Z', sequence: expect.stringMatching(/^[1-9]\d*$/) });
+    expect(page.last).toEqual({ observedAt: '2026-11-02T00:00:00.000000Z', source: 'samsara:odometer' });
   });
 });

@@ -29,6 +29,7 @@ export {
   subjectMatches,
 } from './subjects.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './request-defaults.js';
+export { framedReply, isFramed, type FramedReplyOf, type JsonText } from './framed-reply.js';
 export { DEFAULT_BACKOFF, SERVER_MAX_DELIVER_SPARE, backoffDelay, type Settlement } from './jetstream/settlement.js';
 export * from './schemas/connection-config.v1.js';
 export * from './schemas/dead-letter.v1.js';

@@ -1,6 +1,7 @@
 /**
  * Request/reply encoding shared by both buses: JSON bodies, zod validation on both sides, and the
- * error envelope `{ "error": { "code", "detail" } }`.
+ * error envelope `{ "error": { "code", "detail" } }`. A framed reply (framed-reply.ts) validates its
+ * `meta` only and carries its body as the JSON text the responder produced, unparsed.
  * Invariants: a handler only ever sees a request that passed its schema (else the reply is
  * `invalid_request`); a requester only ever gets a response that passed its schema (else it throws
  * `RpcError('invalid_response')`); an unexpected handler error becomes `internal_error` and is
@@ -9,6 +10,7 @@
 import type { z } from 'zod';
 import { RpcError } from './errors.js';
 import { describeError, type BusLogger } from './logger.js';
+import { encodeFramed, isFramed, splitFramed } from './framed-reply.js';
 import type { MessageHeaders, RpcDefinition, RpcHandler } from './port.js';
 
 const encoder = new TextEncoder();
@@ -44,10 +46,17 @@ export function encodeRequest<Req extends z.ZodType>(rpc: RpcDefinition<Req>, pa
 
 /** Requester side, after the reply: rethrow a typed error or return the validated response. */
 export function decodeReply<Res extends z.ZodType>(rpc: RpcDefinition<z.ZodType, Res>, data: Uint8Array): z.output<Res> {
-  const decoded = decodeJson(data);
+  const framed = isFramed(rpc.response) ? splitFramed(data) : undefined;
+  const decoded = decodeJson(framed ? framed.meta : data);
   if (!decoded.ok) throw new RpcError('invalid_response', decoded.detail);
   const rpcError = RpcError.fromBody(decoded.value);
   if (rpcError) throw rpcError;
+  if (isFramed(rpc.response)) {
+    if (!framed) throw new RpcError('invalid_response', 'framed reply without a body');
+    const meta = rpc.response.shape.meta.safeParse(decoded.value);
+    if (!meta.success) throw new RpcError('invalid_response', describeIssues(meta.error));
+    return { meta: meta.data, body: framed.body } as z.output<Res>;
+  }
   const parsed = rpc.response.safeParse(decoded.value);
   if (!parsed.success) throw new RpcError('invalid_response', describeIssues(parsed.error));
   return parsed.data;
@@ -67,6 +76,14 @@ export async function answerRequest<Req extends z.ZodType, Res extends z.ZodType
   if (!request.success) return encodeJson(new RpcError('invalid_request', describeIssues(request.error)).toBody());
   try {
     const result = await handler(request.data, headers);
+    if (isFramed(rpc.response)) {
+      // The body is not parsed here: it is checked by the gateway (RESPONSE_VALIDATION) and the tests.
+      const { meta, body } = result as { meta: unknown; body: unknown };
+      const checked = rpc.response.shape.meta.safeParse(meta);
+      if (checked.success && (typeof body === 'string' || body instanceof Uint8Array)) return encodeFramed(checked.data, body);
+      logger.error({ subject: rpc.subject, issues: checked.success ? 'body: not JSON text' : describeIssues(checked.error) }, 'rpc handler returned a response that fails its schema');
+      return encodeJson(new RpcError('internal_error').toBody());
+    }
     const response = rpc.response.safeParse(result);
     if (!response.success) {
       logger.error({ subject: rpc.subject, issues: describeIssues(response.error) }, 'rpc handler returned a response that fails its schema');

@@ -24,3 +24,5 @@ export * from './ingest/ingest-pipeline.js';
 export * from './ingest/ingest-settings.js';
 export * from './ingest/ledger-retention.js';
 export * from './outbox/polling-outbox-relay.js';
+export * from './read/db/read-frame.js';
+export * from './read/db/json-shape.js';

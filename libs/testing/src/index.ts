@@ -30,3 +30,4 @@ export { startOwnedNats, type OwnedNats } from './owned-nats.js';
 export { openMigratedSchema, type MigratedSchema } from './migrated-schema.js';
 export { canonicalDump, dumpDifference, DUMP_TABLES, VOLATILE_KEYS, VOLATILE_BY_TABLE, type CanonicalDumpOptions, type DumpContext } from './canonical-dump.js';
 export { processState, serviceStarted, spawnService, waitUntilStopped, type ContextApp } from './service-process.js';
+export { openFramed } from './framed.js';

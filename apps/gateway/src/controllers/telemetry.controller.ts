@@ -40,8 +40,6 @@ import {
   readHorizonV1,
   RPCS,
   telemetryV1,
-  type FleetLocationsV1,
-  type HistoryV1,
   type TelemetryV1,
 } from '@switchyard/messaging';
 import { z } from 'zod';
@@ -54,6 +52,7 @@ import { ApiError, invalid } from '../http/api-error.js';
 import { pathId } from '../http/entity-ids.js';
 import { parseInstant } from '../http/instant.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
+import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
@@ -182,15 +181,15 @@ export class TelemetryController {
     description: `Unknown, repeated or malformed parameter, limit outside ${LOCATIONS_PAGE.min}-${LOCATIONS_PAGE.max} (\`invalid_query\`); a malformed, tampered or expired cursor, or one of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async locations(@Req() req: AuthenticatedRequest, @Query() query: ListLocationsQueryDto): Promise<FleetLocationsV1> {
+  async locations(@Req() req: AuthenticatedRequest, @Query() query: ListLocationsQueryDto): Promise<JsonBody> {
     const principal = consumerPrincipalOf(req);
     const limit = parseLimit(query.limit, LOCATIONS_PAGE);
     if (!limit.ok) throw new ApiError('invalid_query');
     const position = query.cursor === undefined ? undefined : this.locationCursors.decode(principal, {}, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...(position ? { horizon: position.h, after: position.p } : {}) });
-    const next = reply.hasMore && reply.next !== undefined ? this.locationCursors.encode(principal, {}, { h: reply.horizon, p: reply.next }) : undefined;
-    return { locations: reply.locations, ...nextCursorLink(next), retrieval: 'stored' };
+    const { meta, body } = await this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...(position ? { horizon: position.h, after: position.p } : {}) });
+    const next = meta.hasMore && meta.next !== undefined ? this.locationCursors.encode(principal, {}, { h: meta.horizon, p: meta.next }) : undefined;
+    return jsonObject(fleetLocationsV1, { locations: raw(body), ...nextCursorLink(next), retrieval: 'stored' });
   }
 
   @Get('vehicles/:vehicleId/history')
@@ -212,7 +211,7 @@ export class TelemetryController {
     description: `\`unknown_metric\`: metric missing or not a telemetry metric. \`invalid_query\`: startTime or endTime missing or not a date-time, limit outside ${HISTORY_PAGE.min}-${HISTORY_PAGE.max}, an unknown or repeated parameter. \`reversed_window\`: startTime not before endTime. \`window_too_long\`: more than ${HISTORY_WINDOW_MAX_DAYS} days. \`cursor_parameters_changed\`: a cursor of this vehicle's history passed with another metric or window. \`invalid_cursor\`: any other malformed, tampered, expired or foreign cursor. \`invalid_path\`: the vehicleId is not a vcl_ id.`,
     type: ErrorBodyDto,
   })
-  async history(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: HistoryQueryDto): Promise<HistoryV1> {
+  async history(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: HistoryQueryDto): Promise<JsonBody> {
     const principal = consumerPrincipalOf(req);
     const vehicleId = vehicleIdOf(rawId);
     const metric = query.metric;
@@ -226,7 +225,7 @@ export class TelemetryController {
       if (!cursor || cursor.v !== vehicleId) throw new ApiError('invalid_cursor');
       if (cursor.m !== metric || cursor.s !== window.startTime || cursor.e !== window.endTime) throw new ApiError('cursor_parameters_changed');
     }
-    const reply = await this.contexts.request(RPCS.telemetry.history, {
+    const { meta, body } = await this.contexts.request(RPCS.telemetry.history, {
       connectionId: principal.connectionId,
       vehicleId,
       metric,
@@ -237,8 +236,8 @@ export class TelemetryController {
       ...(cursor?.p ? { after: cursor.p } : {}),
     });
     // The last page's cursor has no horizon: the context takes a fresh snapshot when it is used.
-    const position = reply.last ?? cursor?.p;
-    const next: HistoryCursor = { ...(reply.hasMore ? { h: reply.horizon } : {}), ...(position ? { p: position } : {}), v: vehicleId, m: metric, s: window.startTime, e: window.endTime };
-    return { vehicleId, window, readings: reply.readings, nextCursor: this.historyCursors.encode(principal, {}, next), hasMore: reply.hasMore };
+    const position = meta.last ?? cursor?.p;
+    const next: HistoryCursor = { ...(meta.hasMore ? { h: meta.horizon } : {}), ...(position ? { p: position } : {}), v: vehicleId, m: metric, s: window.startTime, e: window.endTime };
+    return jsonObject(historyV1, { vehicleId, window, readings: raw(body), nextCursor: this.historyCursors.encode(principal, {}, next), hasMore: meta.hasMore });
   }
 }

@@ -10,7 +10,9 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
 import type { Registry } from 'prom-client';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ApiError } from './api-error.js';
+import { JsonBodyInterceptor } from './json-body.js';
 import { logClientErrorsTo } from './client-error.js';
 import { ErrorFilter } from './error.filter.js';
 import { installRequestContext } from './request-context.js';
@@ -70,7 +72,7 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   });
   app.useGlobalFilters(new ErrorFilter(runtime.logger, routes));
   app.useGlobalPipes(new ContractValidationPipe());
-  app.useGlobalInterceptors(new UndeclaredQueryInterceptor());
+  app.useGlobalInterceptors(new UndeclaredQueryInterceptor(), new JsonBodyInterceptor(app.get<GatewaySettings>(GATEWAY_SETTINGS).responseValidation, runtime.logger));
 
   const document = buildOpenApiDocument(app);
   fastify.get('/openapi.json', { logLevel: 'silent' }, (_req, reply) => {

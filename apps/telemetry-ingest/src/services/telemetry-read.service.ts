@@ -36,8 +36,6 @@ import {
   RpcError,
   unitConversionV1,
   type ConnectionConfigV1,
-  type FleetLocationV1,
-  type HistoryPointV1,
   type HistoryReplyV1,
   type HistoryRequestV1,
   type LatestTelemetryReplyV1,
@@ -50,7 +48,7 @@ import {
 import type { Em, Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
 import { ConnectionConfigStore, VehicleVisibilityStore, type VisibilitySet } from '@switchyard/service-kit';
-import { TelemetryReadRepository, type ReadingRow } from '../db/repositories/telemetry-read.repository.js';
+import { TelemetryReadRepository, type ReadingRow, type VisibleVehicles } from '../db/repositories/telemetry-read.repository.js';
 
 type Reading = Pick<ReadingRow, 'observed_at' | 'fetched_at' | 'source' | 'value' | 'units'>;
 type MetricStatus = TelemetryV1['location'];
@@ -96,6 +94,16 @@ export function isVisible(vehicle: { vehicleId: string; sourceId: string }, conf
   if (vehicleVisibility({ sourceId: vehicle.sourceId, status: null }, lists) !== 'visible') return false;
   if (!set) return config.includeStatuses.length === 0;
   return !set.hidden.some((h) => h.vehicleId === vehicle.vehicleId);
+}
+
+/**
+ * `isVisible` for a whole page, as the repository's SQL takes it: the lists, and the hidden set's
+ * vehicle ids; undefined when nothing may be shown (a status filter before any set arrived).
+ */
+export function visibleVehicles(config: ConnectionConfigV1, set: VisibilitySet | undefined): VisibleVehicles | undefined {
+  if (!hasVisibilityRules(config)) return { includeVehicleIds: [], excludeVehicleIds: [], hiddenVehicleIds: [] };
+  if (!set && config.includeStatuses.length > 0) return undefined;
+  return { includeVehicleIds: config.includeVehicleIds, excludeVehicleIds: config.excludeVehicleIds, hiddenVehicleIds: set ? set.hidden.map((h) => h.vehicleId) : [] };
 }
 
 /**
@@ -159,30 +167,11 @@ export class TelemetryReadService {
     const { connectionId, limit, maxBytes } = request;
     const horizon = request.horizon ?? (await this.repository.horizon(em));
     const [config, set] = await Promise.all([this.configs.get(connectionId), this.visibility.get(em, connectionId)]);
-    if (!config) return { locations: [], horizon, hasMore: false };
-    const now = this.now();
-    const locations: FleetLocationV1[] = [];
-    let bytes = 2;
-    let after = request.after;
-    for (;;) {
-      const rows = await this.repository.locationsPage(em, connectionId, after, limit + 1);
-      for (const row of rows) {
-        if (!isVisible({ vehicleId: row.vehicle_id, sourceId: row.vehicle_source_id }, config, set)) {
-          after = row.vehicle_id;
-          continue;
-        }
-        const entry: FleetLocationV1 = { vehicleId: row.vehicle_id, location: metricStatus('location', row.location ?? undefined, now) };
-        const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
-        if (locations.length === limit || (locations.length > 0 && bytes + size > maxBytes)) {
-          const last = locations.at(-1);
-          return { locations, horizon, hasMore: true, ...(last ? { next: last.vehicleId } : {}) };
-        }
-        locations.push(entry);
-        bytes += size;
-        after = row.vehicle_id;
-      }
-      if (rows.length <= limit) return { locations, horizon, hasMore: false };
-    }
+    const visible = config && visibleVehicles(config, set);
+    if (!visible) return { meta: { horizon, hasMore: false }, body: '[]' };
+    const now = new Date(this.now()).toISOString();
+    const page = await this.repository.locationsPage(em, { connectionId, after: request.after, visible, now, freshnessSeconds: TELEMETRY_FRESHNESS_S.location }, { limit, maxBytes });
+    return { meta: { horizon, hasMore: page.hasMore, ...(page.hasMore && page.last ? { next: page.last } : {}) }, body: page.items };
   }
 
   async history(em: Em, request: HistoryRequestV1): Promise<HistoryReplyV1> {
@@ -190,26 +179,7 @@ export class TelemetryReadService {
     if (Date.parse(request.startTime) >= Date.parse(request.endTime)) throw new RpcError('reversed_window', 'startTime is not before endTime');
     await this.visibleRows(em, connectionId, vehicleId);
     const horizon = request.horizon ?? (await this.repository.horizon(em));
-    const rows = await this.repository.historyPage(em, { connectionId, vehicleId, metric, start: request.startTime, end: request.endTime, horizon, after: request.after, limit: limit + 1 });
-    const readings: HistoryPointV1[] = [];
-    let bytes = 2;
-    let last: HistoryReplyV1['last'];
-    for (const [i, row] of rows.entries()) {
-      if (i === limit) return { readings, horizon, hasMore: true, ...(last ? { last } : {}) };
-      const parsed = publicReading(metric, row);
-      const position = { observedAt: row.position_at, source: row.source };
-      // A stored value outside the public shape is skipped, not served as a zero; the walk moves past it.
-      if (!parsed) {
-        last = position;
-        continue;
-      }
-      const point = { sequence: row.seq, metric, source: row.source, observed_at: row.observed_at, fetched_at: row.fetched_at, value: parsed.value, units: parsed.units ?? null } as HistoryPointV1;
-      const size = Buffer.byteLength(JSON.stringify(point)) + 1;
-      if (readings.length > 0 && bytes + size > maxBytes) return { readings, horizon, hasMore: true, ...(last ? { last } : {}) };
-      readings.push(point);
-      bytes += size;
-      last = position;
-    }
-    return { readings, horizon, hasMore: false, ...(last ? { last } : {}) };
+    const page = await this.repository.historyPage(em, { connectionId, vehicleId, metric, start: request.startTime, end: request.endTime, horizon, after: request.after }, { limit, maxBytes });
+    return { meta: { horizon, hasMore: page.hasMore, ...(page.last ? { last: page.last } : {}) }, body: page.items };
   }
 }

@@ -19,6 +19,7 @@
 import { ENGINE_STATES, ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { isoDateTimeV1, readHorizonV1 } from './directory-read.v1.js';
+import { framedReply } from '../framed-reply.js';
 import { observationV1 } from './ingest-records.v1.js';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 
@@ -205,7 +206,8 @@ export const listLocationsRequestV1 = z
     after: vehicleIdV1.optional(),
   })
   .strict();
-export const listLocationsReplyV1 = z.object({ locations: z.array(fleetLocationV1), horizon: readHorizonV1, hasMore: z.boolean(), next: vehicleIdV1.optional() }).strict();
+/** A framed reply (framed-reply.ts): the walk in `meta`, the FleetLocation array as the JSON text PostgreSQL rendered in `body`. */
+export const listLocationsReplyV1 = framedReply(z.object({ horizon: readHorizonV1, hasMore: z.boolean(), next: vehicleIdV1.optional() }).strict());
 export type ListLocationsRequestV1 = z.output<typeof listLocationsRequestV1>;
 export type ListLocationsReplyV1 = z.output<typeof listLocationsReplyV1>;
 
@@ -227,14 +229,16 @@ export const historyRequestV1 = z
     after: historyPositionV1.optional(),
   })
   .strict();
-export const historyReplyV1 = z
-  .object({
-    readings: z.array(historyPointV1),
-    horizon: readHorizonV1,
-    hasMore: z.boolean(),
-    /** Position of the last reading served (absent on an empty page). */
-    last: historyPositionV1.optional(),
-  })
-  .strict();
+/** A framed reply: the walk in `meta`, the HistoryPoint array as JSON text in `body`. */
+export const historyReplyV1 = framedReply(
+  z
+    .object({
+      horizon: readHorizonV1,
+      hasMore: z.boolean(),
+      /** Position of the last reading served (absent on an empty page). */
+      last: historyPositionV1.optional(),
+    })
+    .strict(),
+);
 export type HistoryRequestV1 = z.output<typeof historyRequestV1>;
 export type HistoryReplyV1 = z.output<typeof historyReplyV1>;

@@ -1,18 +1,24 @@
 /**
  * The SQL of the stored telemetry reads (telemetry-read.service.ts), all on the telemetry schema:
  * - `latest`: the latest_readings rows of one vehicle (primary-key range; ~0.4 ms, migration 0002);
- * - `locationsPage`: one keyset page of the connection's vehicles that have any latest reading,
- *   ascending vehicle id, each with its latest location row (or none);
- * - `historyPage`: one keyset page of one vehicle's metric in [start, end) in (observed_at, source)
+ * - `locationsPage`: one frame page (service-kit read-frame.ts: limit, byte budget and limit + 1 in
+ *   one statement, items rendered as JSON by PostgreSQL) of the connection's vehicles that have any
+ *   latest reading, ascending vehicle id, each with its latest location's status;
+ * - `historyPage`: one frame page of one vehicle's metric in [start, end) in (observed_at, source)
  *   order — a range of the observations' primary key — keeping to the rows whose inserting
  *   transaction is visible in the walk's horizon (`created_xid`, migration 0003);
+ * Values outside the public shape are left out by predicates built from the contract's own zod
+ * schemas (service-kit json-shape.ts), never a copy of their bounds.
  * - `horizon`: the snapshot a walk's first page takes;
  * - the fault-observation projection (`vehicle_fault_observation`, fed by fault-feed's
  *   `events.faults.observed`). The hidden-vehicle projection is service-kit's VehicleVisibilityStore.
  * Timestamps come back as RFC 3339 text (isoSql, milliseconds); a history position keeps
  * microseconds so the keyset never skips or repeats a reading stored with finer precision.
  */
+import { TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
+import { METRIC_VALUES, unitConversionV1 } from '@switchyard/messaging';
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { jsonShapeSql, positionTimeSql, readFrame, type FramedPage } from '@switchyard/service-kit';
 
 export interface ReadingRow {
   metric: string;
@@ -25,36 +31,45 @@ export interface ReadingRow {
   units: unknown;
 }
 
-export interface LocationPageRow {
-  vehicle_id: string;
-  vehicle_source_id: string;
-  /** The latest location reading, null when the vehicle has readings but none of its location. */
-  location: Omit<ReadingRow, 'metric' | 'provider' | 'vehicle_source_id'> | null;
-}
-
-export interface HistoryRow {
-  seq: string;
-  source: string;
-  observed_at: string;
-  fetched_at: string;
-  value: unknown;
-  units: unknown;
-  /** observed_at with microseconds: the keyset position. */
-  position_at: string;
-}
-
 export interface HistoryPageQuery {
   connectionId: string;
   vehicleId: string;
-  metric: string;
+  metric: TelemetryMetric;
   start: string;
   end: string;
   horizon: string;
   after?: { observedAt: string; source: string };
-  limit: number;
 }
 
-const positionSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/**
+ * Which stored vehicles a page may show (telemetry-read.service.ts isVisible, as SQL): the
+ * configuration's include/exclude lists on the provider id, and the directory's hidden set.
+ */
+export interface VisibleVehicles {
+  includeVehicleIds: readonly string[];
+  excludeVehicleIds: readonly string[];
+  hiddenVehicleIds: readonly string[];
+}
+
+/** Frame page limits plus the clock and freshness a location's status is judged by. */
+export interface LocationsPageQuery {
+  connectionId: string;
+  after?: string;
+  visible: VisibleVehicles;
+  now: string;
+  freshnessSeconds: number;
+}
+
+/** The public shape checks, from the contract (METRIC_VALUES, unitConversionV1), per metric. */
+const VALUE_OK = Object.fromEntries(TELEMETRY_METRICS.map((m) => [m, (column: string) => jsonShapeSql(METRIC_VALUES[m], column)])) as Record<TelemetryMetric, (column: string) => string>;
+const unitsOk = (column: string) => jsonShapeSql(unitConversionV1, column);
+const textArray = (column: string) => `array(select jsonb_array_elements_text(${column}))`;
+
+/** A Reading (telemetry-read.v1.ts readingOf) of alias `l`, `units` only when it is a public conversion. */
+const readingJson = (l: string) =>
+  `case when ${unitsOk(`${l}.units`)}
+     then json_build_object('value', ${l}.value, 'source', ${l}.source, 'observedAt', ${isoSql(`${l}.observed_at`)}, 'fetchedAt', ${isoSql(`${l}.fetched_at`)}, 'units', ${l}.units)
+     else json_build_object('value', ${l}.value, 'source', ${l}.source, 'observedAt', ${isoSql(`${l}.observed_at`)}, 'fetchedAt', ${isoSql(`${l}.fetched_at`)}) end`;
 
 export class TelemetryReadRepository {
   async horizon(em: Em): Promise<string> {
@@ -72,22 +87,47 @@ export class TelemetryReadRepository {
     );
   }
 
-  locationsPage(em: Em, connectionId: string, after: string | undefined, limit: number): Promise<LocationPageRow[]> {
+  /**
+   * One frame page (service-kit read-frame.ts) of the connection's vehicles with any latest reading,
+   * ascending vehicle id, each rendered as a FleetLocation: its latest location's status at `now`
+   * (`missing` when none is stored or its value is outside the public shape, `stale` past the
+   * freshness), hidden vehicles left out.
+   */
+  locationsPage(em: Em, q: LocationsPageQuery, page: { limit: number; maxBytes: number }): Promise<FramedPage<string>> {
     const t = tableNamer(em);
-    return query<LocationPageRow>(
+    const stale = `date_trunc('milliseconds', ?::timestamptz) - date_trunc('milliseconds', l.observed_at) > ? * interval '1 second'`;
+    return readFrame<string>(
       em,
-      `select v.vehicle_id, v.vehicle_source_id,
-              case when l.vehicle_id is null then null else json_build_object(
-                'observed_at', ${isoSql('l.observed_at')}, 'fetched_at', ${isoSql('l.fetched_at')}, 'source', l.source, 'value', l.value, 'units', l.units) end as location
-       from (select vehicle_id, min(vehicle_source_id) as vehicle_source_id from ${t('latest_readings')}
-             where connection_id = ?::uuid and vehicle_id > ? group by vehicle_id order by vehicle_id limit ?) v
-       left join ${t('latest_readings')} l on l.connection_id = ?::uuid and l.vehicle_id = v.vehicle_id and l.metric = 'location'
-       order by v.vehicle_id`,
-      [connectionId, after ?? '', limit, connectionId],
+      {
+        sql: `select json_build_object('vehicleId', v.vehicle_id, 'location',
+                case when l.vehicle_id is null or not ${VALUE_OK.location('l.value')} then json_build_object('status', 'missing', 'reading', null)
+                     else json_build_object('status', case when ${stale} then 'stale' else 'available' end, 'reading', ${readingJson('l')}) end) as body,
+                to_json(v.vehicle_id) as position
+         from (select vehicle_id, min(vehicle_source_id) as vehicle_source_id from ${t('latest_readings')}
+               where connection_id = ?::uuid and vehicle_id > ? group by vehicle_id) v
+         left join ${t('latest_readings')} l on l.connection_id = ?::uuid and l.vehicle_id = v.vehicle_id and l.metric = 'location'
+         where (jsonb_array_length(?::jsonb) = 0 or v.vehicle_source_id = any(${textArray('?::jsonb')}))
+           and not v.vehicle_source_id = any(${textArray('?::jsonb')}) and not v.vehicle_id = any(${textArray('?::jsonb')})
+         order by v.vehicle_id`,
+        params: [
+          q.now,
+          q.freshnessSeconds,
+          q.connectionId,
+          q.after ?? '',
+          q.connectionId,
+          ...[q.visible.includeVehicleIds, q.visible.includeVehicleIds, q.visible.excludeVehicleIds, q.visible.hiddenVehicleIds].map((ids) => JSON.stringify(ids)),
+        ],
+      },
+      page,
     );
   }
 
-  historyPage(em: Em, q: HistoryPageQuery): Promise<HistoryRow[]> {
+  /**
+   * One frame page of one vehicle's metric in [start, end), in (observed_at, source) order inside
+   * the walk's horizon, each rendered as a HistoryPoint; a stored value outside the public shape is
+   * left out (never served as a zero), `units` null unless it is a public conversion.
+   */
+  historyPage(em: Em, q: HistoryPageQuery, page: { limit: number; maxBytes: number }): Promise<FramedPage<{ observedAt: string; source: string }>> {
     const where = [
       'connection_id = ?::uuid',
       'vehicle_id = ?',
@@ -95,18 +135,23 @@ export class TelemetryReadRepository {
       'observed_at >= ?::timestamptz',
       'observed_at < ?::timestamptz',
       'pg_visible_in_snapshot(created_xid::text::xid8, ?::pg_snapshot)',
+      VALUE_OK[q.metric]('value'),
     ];
-    const params: unknown[] = [q.connectionId, q.vehicleId, q.metric, q.start, q.end, q.horizon];
+    const params: unknown[] = [q.metric, q.connectionId, q.vehicleId, q.metric, q.start, q.end, q.horizon];
     if (q.after) {
       where.push('(observed_at, source) > (?::timestamptz, ?)');
       params.push(q.after.observedAt, q.after.source);
     }
-    params.push(q.limit);
-    return query<HistoryRow>(
+    return readFrame(
       em,
-      `select seq::text as seq, source, ${isoSql('observed_at')} as observed_at, ${isoSql('fetched_at')} as fetched_at, value, units, ${positionSql('observed_at')} as position_at
-       from ${tableNamer(em)('observations')} where ${where.join(' and ')} order by observed_at, source limit ?`,
-      params,
+      {
+        sql: `select json_build_object('sequence', seq::text, 'metric', ?::text, 'source', source, 'observed_at', ${isoSql('observed_at')}, 'fetched_at', ${isoSql('fetched_at')},
+                'value', value, 'units', case when ${unitsOk('units')} then units end) as body,
+                json_build_object('observedAt', ${positionTimeSql('observed_at')}, 'source', source) as position
+         from ${tableNamer(em)('observations')} where ${where.join(' and ')} order by observed_at, source`,
+        params,
+      },
+      page,
     );
   }
 

@@ -1,0 +1,121 @@
+/**
+ * The stored-read frame (src/read/db/read-frame.ts) and the contract's value shapes as SQL
+ * (json-shape.ts) on the real PostgreSQL, over generated rows (no tables):
+ * - a page holds at most `limit` items, says `hasMore` exactly when rows remain, and a walk with
+ *   the last position visits every row once, in order;
+ * - the byte budget counts `[`, the items and their commas: a page of exactly `maxBytes` bytes is
+ *   served whole, one byte less ends it an item earlier; the first item is served even when it
+ *   alone is over the budget;
+ * - every metric's value schema and the unit conversion give the same verdict in SQL as zod's parse
+ *   on valid and invalid samples.
+ * Mutations tried: `bytes <= ?` → `bytes < ?` in readFrame fails "fills to exactly maxBytes";
+ * dropping `n = 1 or` fails "serves the first item"; dropping the strict-object rule
+ * (`- array[…] = '{}'`) of jsonShapeSql fails "gives zod's verdict".
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TELEMETRY_METRICS } from '@switchyard/domain';
+import { METRIC_VALUES, unitConversionV1 } from '@switchyard/messaging';
+import { createOrm, type Orm } from '@switchyard/persistence';
+import type { z } from 'zod';
+import { jsonShapeSql } from '../src/read/db/json-shape.js';
+import { readFrame } from '../src/read/db/read-frame.js';
+import { databaseUrl } from './support.js';
+
+describe('read frame', () => {
+  // Generated rows only: no schema of its own, the public one for the connection.
+  let orm: Orm;
+  const db = { em: () => orm.em.fork(), sql: <T>(sql: string, params: unknown[]) => orm.em.fork().execute<T[]>(sql, params) };
+  beforeAll(async () => {
+    orm = await createOrm({ clientUrl: databaseUrl, schema: 'public', entities: [], migrations: [], allServiceSchemas: [], poolMax: 2, logger: () => undefined });
+  });
+  afterAll(() => orm?.close(true));
+
+  /** Rows 1..n after `after`, each `{"n":i,"pad":"<k × x>"}` at position i, ascending. */
+  const page = (n: number, k: number, after: number, limit: number, maxBytes: number) =>
+    readFrame<number>(db.em(), { sql: `select json_build_object('n', i, 'pad', repeat('x', ?)) as body, to_json(i) as position from generate_series(1, ?) i where i > ? order by i`, params: [k, n, after] }, { limit, maxBytes });
+
+  it('serves at most limit items, says hasMore exactly when rows remain, and walks every row once in order', async () => {
+    const seen: number[] = [];
+    let after = 0;
+    let pages = 0;
+    for (;;) {
+      const p = await page(7, 3, after, 3, 1_000_000);
+      const items = JSON.parse(p.items) as { n: number }[];
+      expect(items.length).toBeLessThanOrEqual(3);
+      expect(p.count).toBe(items.length);
+      seen.push(...items.map((i) => i.n));
+      pages++;
+      if (!p.hasMore) break;
+      expect(p.last).toBe(items.at(-1)?.n);
+      after = p.last ?? 0;
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(pages).toBe(3);
+    expect(await page(0, 3, 0, 3, 1000)).toEqual({ items: '[]', count: 0, hasMore: false });
+    // Exactly limit rows left: no further page is announced.
+    expect(await page(3, 3, 0, 3, 1000)).toMatchObject({ count: 3, hasMore: false, last: 3 });
+  });
+
+  it('fills to exactly maxBytes of JSON array text, and ends an item earlier one byte below', async () => {
+    const whole = await page(4, 10, 0, 100, 1_000_000);
+    const size = Buffer.byteLength(whole.items);
+    expect(await page(4, 10, 0, 100, size)).toMatchObject({ count: 4, hasMore: false, items: whole.items });
+    const cut = await page(4, 10, 0, 100, size - 1);
+    expect(cut).toMatchObject({ count: 3, hasMore: true, last: 3 });
+    expect(Buffer.byteLength(cut.items)).toBeLessThanOrEqual(size - 1);
+  });
+
+  it('serves the first item even when it alone is over the budget', async () => {
+    expect(await page(2, 5000, 0, 10, 1024)).toMatchObject({ count: 1, hasMore: true, last: 1 });
+  });
+
+  it('counts bytes, not characters', async () => {
+    const body = { sql: `select json_build_object('s', repeat('é', 10)) as body, to_json(i) as position from generate_series(1, 2) i order by i`, params: [] };
+    const whole = await readFrame(db.em(), body, { limit: 10, maxBytes: 1_000_000 });
+    const bytes = Buffer.byteLength(whole.items);
+    // 'é' is two bytes: counting characters would let both items into 20 bytes fewer.
+    expect(whole.items.length).toBe(bytes - 20);
+    expect(await readFrame(db.em(), body, { limit: 10, maxBytes: bytes })).toMatchObject({ count: 2, hasMore: false });
+    expect(await readFrame(db.em(), body, { limit: 10, maxBytes: whole.items.length })).toMatchObject({ count: 1, hasMore: true });
+  });
+
+  it("gives zod's verdict on every metric value and unit conversion, valid and invalid", async () => {
+    const samples: unknown[] = [
+      { latitude: 50, longitude: 4 },
+      { latitude: 91, longitude: 4 },
+      { latitude: 50, longitude: -181 },
+      { latitude: 50 },
+      { latitude: 50, longitude: 4, altitude: 1 },
+      { latitude: '50', longitude: 4 },
+      { meters: 0 },
+      { meters: -1 },
+      { meters: 12.5, extra: true },
+      { seconds: 3600 },
+      { value: 0 },
+      { value: 360 },
+      { value: 361 },
+      { value: 100.5 },
+      { value: -0.1 },
+      { state: 'on' },
+      { state: 'idle' },
+      { state: 'flying' },
+      { source: 'miles', normalized: 'meters', factor: 1609.344 },
+      { source: 'meters', normalized: 'meters', factor: 1 },
+      { source: 'hours', normalized: 'seconds', factor: 3600 },
+      { source: 'hours', normalized: 'seconds', factor: 0 },
+      { source: 'miles', normalized: 'seconds', factor: 2 },
+      'text',
+      7,
+      null,
+      [],
+    ];
+    const schemas: [string, z.ZodType][] = [...TELEMETRY_METRICS.map((m) => [m, METRIC_VALUES[m]] as [string, z.ZodType]), ['units', unitConversionV1]];
+    for (const [name, schema] of schemas) {
+      const values = samples.map((_, i) => `(${i}, ?::jsonb)`).join(', ');
+      const verdicts = await db.sql<{ ok: boolean }>(`select ${jsonShapeSql(schema, 's.x')} as ok from (values ${values}) s(i, x) order by s.i`, samples.map((v) => JSON.stringify(v)));
+      const inSql = verdicts.map((v) => v.ok);
+      const inZod = samples.map((s) => schema.safeParse(s).success);
+      expect({ name, verdicts: inSql }).toEqual({ name, verdicts: inZod });
+    }
+  });
+});
