@@ -26,10 +26,13 @@ function groupRecord(sourceId: string, fetchedAt: string, provider: Provider = '
   return { provider, sourceId, name: available(`Group ${sourceId}`, 'test'), description: { status: 'missing', value: null, source: 'test' }, parentSourceId: null, fetchedAt } as GroupRecordV1;
 }
 
-/** A vehicle whose provider reported no status (cannot be a VehicleEntity). */
-function statuslessVehicle(sourceId: string, fetchedAt: string): ReturnType<typeof vehicleRecord> {
+/**
+ * A vehicle whose provider reported no status: `missing` (it should have: unknown, never a
+ * VehicleEntity), or `unsupported` (Samsara supplies none: the directory derives it from the roster).
+ */
+function statuslessVehicle(sourceId: string, fetchedAt: string, cell: 'missing' | 'unsupported' = 'missing'): ReturnType<typeof vehicleRecord> {
   const v = vehicleRecord(sourceId, fetchedAt);
-  return { ...v, metadata: { ...v.metadata, status: { status: 'missing', value: null, source: 'test:status' } } } as ReturnType<typeof vehicleRecord>;
+  return { ...v, metadata: { ...v.metadata, status: { status: cell, value: null, source: 'test:status' } } } as ReturnType<typeof vehicleRecord>;
 }
 
 describe('stored vehicles', () => {
@@ -190,6 +193,18 @@ describe('stored vehicles', () => {
       await ingest(gw, a, 'vehicles', [vehicleRecord('h1', new Date().toISOString(), 'inactive')]);
       await pollUntil(async () => events.slice(before).some((e) => e.hidden.length === 3), { timeoutMs: 15_000, description: 'visibility set after an ingest' });
       expect(((await get(base, key.headers)).body as Assets).vehicles).toEqual([]);
+
+      // A status derived from the roster (Samsara) meets the status rule as a reported one does: each
+      // ingest here is a complete pass of its own, so s1 is active, then inactive once a pass without
+      // it completes — hidden, and in the published set for the other contexts (decision 0011).
+      // mutation: the directory's follow() after a roster change removed → s1 stays active → this fails.
+      await ingest(gw, a, 'vehicles', [statuslessVehicle('s1', new Date().toISOString(), 'unsupported')]);
+      expect(((await get(`${base}?view=profiles`, key.headers)).body as ProfilePage).results.map((v) => [v.sourceId, v.status])).toEqual([['s1', 'active']]);
+      const delisted = events.length;
+      await ingest(gw, a, 'vehicles', [vehicleRecord('h1', new Date().toISOString(), 'inactive')]);
+      const s1Hidden = (e: VehicleVisibilityChangedV1) => e.hidden.some((h) => h.sourceId === 's1' && h.visibility === 'hidden_by_status');
+      await pollUntil(async () => events.slice(delisted).some(s1Hidden), { timeoutMs: 15_000, description: 'derived inactive status in the visibility set' });
+      expect(((await get(`${base}?view=profiles`, key.headers)).body as ProfilePage).results).toEqual([]);
     } finally {
       await subscription.drain();
     }
