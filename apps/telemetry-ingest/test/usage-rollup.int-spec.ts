@@ -4,8 +4,15 @@
  * records in later batches — and for many windows (aligned or not, hours to days, with local hour or
  * day buckets) the figures served from rollups equal the raw computation over every stored
  * observation (the oracle, libs/domain rawUsageViews).
- * Mutation tried: rebuilding only the slots of the batch's own time range (no maxObservationGap
- * margin, `from = floorSlot(min)`) fails "equal the raw computation".
+ * Reports read the interior's slots summed in SQL per vehicle, metric, series and bucket, and only
+ * the observations at the window's edges plus the nearest one before and after each edge part; the
+ * fleet pages over windows whose edges fall on observations and on slot edges equal the public
+ * answer built from the oracle.
+ * Mutations tried: rebuilding only the slots of the batch's own time range (no maxObservationGap
+ * margin, `from = floorSlot(min)`) fails "equal the raw computation"; so do edgeObservations
+ * without its `last` ranges (no observation before an edge part), `first` picking the last
+ * observation of its range (ordered desc like `last`), and summedSlots summing every bucket into
+ * the first (width_bucket over `starts[0]` only: the bucket amounts differ).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bucketEdges, floorSlot, rawUsageViews, utilizationOf, vehicleId, type CounterFigure, type UtilizationFigures } from '@switchyard/domain';
@@ -13,7 +20,7 @@ import { EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBa
 import { pollUntil, startIngestHarness, type IngestHarness } from '@switchyard/testing';
 import { UsageObservationRepository } from '../src/db/repositories/usage-observation.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
-import { UsageReportService } from '../src/services/usage-report.service.js';
+import { UsageReportService, utilizationReport } from '../src/services/usage-report.service.js';
 
 /** A small deterministic PRNG (mulberry32), so a failure is reproducible. */
 function prng(seed: number): () => number {
@@ -161,7 +168,7 @@ describe('usage rollups', () => {
       const lengthMs = pick([40 * 60_000, 3 * 3600_000, 86_400_000, SPAN_MS]) + Math.floor(random() * 3_600_000);
       const window = { startMs, endMs: startMs + lengthMs };
       const edges = n % 2 === 0 ? bucketEdges(pick(['UTC', 'Europe/Berlin', 'Asia/Kathmandu', 'America/St_Johns']), lengthMs > 4 * 86_400_000 ? 'day' : pick(['hour', 'day'] as const), window.startMs, window.endMs) : undefined;
-      const rolled = await service.viewsOf(em, connectionId, ids, window);
+      const rolled = await service.viewsOf(em, connectionId, ids, window, edges);
       for (const id of ids) {
         const a: UtilizationFigures = utilizationOf(rolled.get(id)!, window, edges);
         const b: UtilizationFigures = utilizationOf(rawUsageViews(all.get(id)!, window), window, edges);
@@ -173,5 +180,40 @@ describe('usage rollups', () => {
       }
     }
     expect(compared).toBeGreaterThan(60);
+
+    // Fleet pages (the public shape) over windows whose edges sit exactly on an observation or on a
+    // slot edge, or a millisecond beside one: the nearest-observation reads at the edges must see the
+    // same segments as the oracle.
+    const times = [...new Set([...all.values()].flatMap((o) => [...o.odometer, ...o.engineHours, ...o.engineState].map((x) => x.observedAtMs)))].sort((a, b) => a - b);
+    const inner = times.filter((t) => t > T0 + 3600_000 && t < T0 + SPAN_MS - 86_400_000);
+    let pages = 0;
+    for (let n = 0; n < 24; n++) {
+      const at = (kind: number) => (kind === 0 ? pick(inner) : kind === 1 ? floorSlot(pick(inner)) : pick(inner) + pick([-1, 1]));
+      const startMs = at(n % 3);
+      const endMs = (n % 2 === 0 ? pick(inner.filter((t) => t > startMs + 3600_000)) : floorSlot(startMs + pick([2, 7, 30]) * 3600_000)) + (n % 4 === 3 ? 1 : 0);
+      const window = { startMs, endMs };
+      const buckets = n % 2 === 0 ? { size: pick(['hour', 'day'] as const), timeZone: pick(['UTC', 'Asia/Kathmandu', 'America/St_Johns']) } : undefined;
+      const edges = buckets ? bucketEdges(buckets.timeZone, buckets.size, startMs, endMs) : undefined;
+      const reply = await service.fleet(em, { connectionId, limit: 100, maxBytes: 4_000_000, startTime: new Date(startMs).toISOString(), endTime: new Date(endMs).toISOString(), ...(buckets ? { buckets } : {}) });
+      expect(reply.vehicles.map((v) => v.vehicleId)).toEqual([...ids].sort());
+      for (const served of reply.vehicles) {
+        const oracle = utilizationReport(served.vehicleId, rawUsageViews(all.get(served.vehicleId)!, window), window, edges);
+        const where = `${served.vehicleId} ${new Date(startMs).toISOString()}..${new Date(endMs).toISOString()} ${buckets?.size ?? ''}`;
+        for (const k of ['engineRuntime', 'engineNotRunning', 'distance', 'idleTime'] as const) {
+          const [a, b] = [served[k], oracle[k]];
+          // idleTime is optional in the public shape; both sides build it from the same figure.
+          expect(a === undefined).toBe(b === undefined);
+          if (!a || !b) continue;
+          expect({ where, k, ...a, value: null, intervals: undefined }).toEqual({ where, k, ...b, value: null, intervals: undefined });
+          expect({ where, k, close: closeTo(a.value, b.value) }).toMatchObject({ close: true });
+          a.intervals?.forEach((i, m) => expect({ where, k, m, close: closeTo(i.amount, b.intervals?.[m]?.amount ?? null), start: i.startTime }).toMatchObject({ close: true, start: b.intervals?.[m]?.startTime }));
+          expect(a.intervals?.length).toBe(b.intervals?.length);
+        }
+        expect(served.limitations).toEqual(oracle.limitations);
+        expect(closeTo(served.engineOnPercentOfObservedTime, oracle.engineOnPercentOfObservedTime)).toBe(true);
+      }
+      pages++;
+    }
+    expect(pages).toBe(24);
   }, 180_000);
 });

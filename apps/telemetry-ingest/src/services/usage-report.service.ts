@@ -12,10 +12,12 @@
  * - the fleet report covers every visible vehicle (approved or with readings) in vehicle id order,
  *   hidden ones never counted; each page reads the observations of its vehicles in one query;
  * - a window with an aligned interior (rollupPlan: at least 30 minutes of whole 15-minute slots)
- *   that starts after the rollups began is summed from the rollups (usage_slot, the excluded
- *   intervals) plus the raw observations near its two edges; any other window reads the
- *   observations within maxObservationGapSeconds of it (the raw computation, the oracle the
- *   rollups must equal — usage-rollup.int-spec.ts).
+ *   that starts after the rollups began is summed from the rollups — the interior's slots summed in
+ *   SQL per vehicle, metric, series and report bucket (summedSlotStarts), the excluded intervals —
+ *   plus the raw observations at its two edges (edgeObservations: the edge parts and the nearest
+ *   observation before and after each); any other window reads the observations within
+ *   maxObservationGapSeconds of it (the raw computation, the oracle the rollups must equal —
+ *   usage-rollup.int-spec.ts). Views built for some bucket edges answer only those buckets.
  */
 import {
   bucketEdges,
@@ -28,6 +30,7 @@ import {
   rawUsageViews,
   rollupPlan,
   rollupView,
+  summedSlotStarts,
   UTILIZATION_DEFINITION,
   utilizationOf,
   vehicleId as mintVehicleId,
@@ -52,7 +55,7 @@ import {
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { UsageObservationRepository, emptyUsageObservations } from '../db/repositories/usage-observation.repository.js';
-import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlot } from '../db/repositories/usage-rollup.repository.js';
+import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlots } from '../db/repositories/usage-rollup.repository.js';
 import { isVisible } from './telemetry-read.service.js';
 
 const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
@@ -111,22 +114,23 @@ const COUNTERS = [
   ['totalIdleTime', 'idleSeconds'],
 ] as const;
 
-function mergeObservations(a: UsageObservations | undefined, b: UsageObservations | undefined): UsageObservations {
-  const e = emptyUsageObservations();
-  return {
-    odometer: [...(a?.odometer ?? e.odometer), ...(b?.odometer ?? [])],
-    engineHours: [...(a?.engineHours ?? e.engineHours), ...(b?.engineHours ?? [])],
-    totalIdleTime: [...(a?.totalIdleTime ?? e.totalIdleTime), ...(b?.totalIdleTime ?? [])],
-    engineState: [...(a?.engineState ?? e.engineState), ...(b?.engineState ?? [])],
-  };
+/** Rows per vehicle id. */
+function byVehicle<T extends { vehicleId: string }>(rows: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = out.get(r.vehicleId);
+    if (list) list.push(r);
+    else out.set(r.vehicleId, [r]);
+  }
+  return out;
 }
 
 /**
- * One vehicle's candidate views from its rollups: the slots of the window's aligned interior, the
- * excluded intervals overlapping the window, and the raw observations near its two edges
- * (rollupPlan) — the same candidates and figures as rawUsageViews over all raw observations.
+ * One vehicle's candidate views from its rollups: the interior's slots summed per bucket, the
+ * excluded intervals overlapping the window, and the raw observations at its two edges
+ * (edgeObservations) — the same candidates and figures as rawUsageViews over all raw observations.
  */
-export function rollupUsageViews(slots: readonly StoredSlot[], excluded: readonly StoredInterval[], edgeObservations: UsageObservations, window: UsageWindow, inner: { innerStart: number; innerEnd: number }): UtilizationViews {
+export function rollupUsageViews(slots: readonly StoredSlots[], excluded: readonly StoredInterval[], edgeObservations: UsageObservations, window: UsageWindow, inner: { innerStart: number; innerEnd: number }): UtilizationViews {
   const inReach = (t: number) => t >= window.startMs - REACH_MS && t <= window.endMs + REACH_MS;
   const partsOf = (metric: string, series: string) => ({
     slots: slots.filter((x) => x.metric === metric && x.series === series),
@@ -176,45 +180,34 @@ export class UsageReportService {
   /**
    * The candidate views of each vehicle over the window: from rollups when the window has an aligned
    * interior and starts (less the maximum gap) after rollups began; from raw observations otherwise.
+   * Rollup views answer the whole window and the buckets of `edges` (bucketEdges) only.
    */
-  async viewsOf(em: Em, connectionId: string, vehicleIds: readonly string[], window: UsageWindow): Promise<Map<string, UtilizationViews>> {
+  async viewsOf(em: Em, connectionId: string, vehicleIds: readonly string[], window: UsageWindow, edges?: readonly number[]): Promise<Map<string, UtilizationViews>> {
     const plan = rollupPlan(window);
     if (!plan || window.startMs - REACH_MS < (await this.rollups.epoch(em))) {
       const read = await this.observations.observations(em, connectionId, vehicleIds, iso(window.startMs - REACH_MS), iso(window.endMs + REACH_MS));
       return new Map(vehicleIds.map((v) => [v, rawUsageViews(read.get(v) ?? emptyUsageObservations(), window)]));
     }
-    const [[a0, a1], [b0, b1]] = plan.rawRanges as [[number, number], [number, number]];
-    const [slots, excluded, edgeA, edgeB] = await Promise.all([
-      this.rollups.slots(em, connectionId, vehicleIds, plan.innerStart, plan.innerEnd),
+    const [slots, excluded, edgeObservations] = await Promise.all([
+      this.rollups.summedSlots(em, connectionId, vehicleIds, summedSlotStarts(plan, edges), plan.innerEnd),
       this.rollups.excluded(em, connectionId, vehicleIds, window.startMs, window.endMs),
-      this.observations.observations(em, connectionId, vehicleIds, iso(a0), iso(a1)),
-      this.observations.observations(em, connectionId, vehicleIds, iso(b0), iso(b1)),
+      this.observations.edgeObservations(em, connectionId, vehicleIds, window, plan, REACH_MS),
     ]);
-    return new Map(
-      vehicleIds.map((v) => [
-        v,
-        rollupUsageViews(
-          slots.filter((x) => x.vehicleId === v),
-          excluded.filter((x) => x.vehicleId === v),
-          mergeObservations(edgeA.get(v), edgeB.get(v)),
-          window,
-          plan,
-        ),
-      ]),
-    );
+    const [slotsOf, excludedOf] = [byVehicle(slots), byVehicle(excluded)];
+    return new Map(vehicleIds.map((v) => [v, rollupUsageViews(slotsOf.get(v) ?? [], excludedOf.get(v) ?? [], edgeObservations.get(v) ?? emptyUsageObservations(), window, plan)]));
   }
 
-  private async visibleViews(em: Em, connectionId: string, vehicleId: string, window: UsageWindow): Promise<UtilizationViews> {
+  private async visibleViews(em: Em, connectionId: string, vehicleId: string, window: UsageWindow, edges?: readonly number[]): Promise<UtilizationViews> {
     const visible = await this.visibleVehicles(em, connectionId);
     if (!visible.includes(vehicleId)) throw notFound();
-    const views = (await this.viewsOf(em, connectionId, [vehicleId], window)).get(vehicleId);
+    const views = (await this.viewsOf(em, connectionId, [vehicleId], window, edges)).get(vehicleId);
     if (!views) throw new Error('no views for the requested vehicle');
     return views;
   }
 
   async counter(em: Em, request: UsageCounterRequestV1): Promise<UsageCounterReplyV1> {
     const { window, edges } = windowOf(request);
-    const v = await this.visibleViews(em, request.connectionId, request.vehicleId, window);
+    const v = await this.visibleViews(em, request.connectionId, request.vehicleId, window, edges);
     const figure =
       request.report === 'distance' ? counterFigureOf('meters', v.odometer, window, edges) : request.report === 'engineHours' ? engineRuntimeFigureOf(v, window, edges) : counterFigureOf('seconds', v.idle, window, edges);
     return {
@@ -230,7 +223,7 @@ export class UsageReportService {
 
   async utilization(em: Em, request: UsageUtilizationRequestV1): Promise<UsageUtilizationReplyV1> {
     const { window, edges } = windowOf(request);
-    const views = await this.visibleViews(em, request.connectionId, request.vehicleId, window);
+    const views = await this.visibleViews(em, request.connectionId, request.vehicleId, window, edges);
     return { utilization: utilizationReport(request.vehicleId, views, window, edges) };
   }
 
@@ -240,7 +233,7 @@ export class UsageReportService {
     const after = request.after;
     const rest = after === undefined ? visible : visible.filter((v) => v > after);
     const page = rest.slice(0, request.limit);
-    const views = await this.viewsOf(em, request.connectionId, page, window);
+    const views = await this.viewsOf(em, request.connectionId, page, window, edges);
     // The page ends early at maxBytes (at least one vehicle): hourly intervals over a long window
     // make a vehicle's report large, and the reply must fit one NATS message (found by
     // system-tests/test/contract-fuzz.int-spec.ts: a 503 after the RPC timeout otherwise).

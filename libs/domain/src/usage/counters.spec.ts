@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { counterSegment, distanceFigure, engineRuntimeFigure, idleFigure, utilizationFigures } from './counters.js';
+import { rollupView, SLOT_MS, summedSlotStarts, sumSlots } from './rollups.js';
 import { bucketEdges } from './time-buckets.js';
 import { WORKED_ENGINE_HOURS, WORKED_ENGINE_STATES, WORKED_ODOMETER, WORKED_WINDOW } from './worked-example.js';
 
@@ -111,5 +112,25 @@ describe('counterSegment plausibility', () => {
   it('distance at most 90 m/s plus 500 m', () => {
     expect(counterSegment('distance', a, { observedAtMs: 100_000, value: 9500 }).kind).toBe('valid');
     expect(counterSegment('distance', a, { observedAtMs: 100_000, value: 9501 })).toMatchObject({ kind: 'excluded', reason: 'implausible_increase' });
+  });
+});
+
+describe('summed rollup rows', () => {
+  // Mutation: rollupView counting a row by its start only (no `inside` check) → the cut range answers 900 instead of throwing.
+  it('answer the buckets they were summed for and throw for a range that cuts one', () => {
+    const slot = (start: number) => ({ slotStartMs: start, amount: 100, coverageMs: SLOT_MS, samples: 15, sources: [] });
+    const inner = { innerStart: 0, innerEnd: 4 * SLOT_MS };
+    const starts = summedSlotStarts(inner, [-5, 2 * SLOT_MS, 9 * SLOT_MS]);
+    expect(starts).toEqual([0, 2 * SLOT_MS]);
+    const rows = sumSlots([0, 1, 2, 3].map((n) => slot(n * SLOT_MS)), starts, inner.innerEnd);
+    expect(rows.map((r) => [r.startMs, r.endMs, r.amount, r.samples])).toEqual([
+      [0, 2 * SLOT_MS, 200, 30],
+      [2 * SLOT_MS, 4 * SLOT_MS, 200, 30],
+    ]);
+    const view = rollupView('m/s', { slots: rows, intervals: [], edges: undefined, ...inner });
+    expect(view.tally(0, 4 * SLOT_MS).amount).toBe(400);
+    expect(view.tally(2 * SLOT_MS, 5 * SLOT_MS).amount).toBe(200);
+    expect(view.samples(0, 2 * SLOT_MS)).toBe(30);
+    expect(() => view.tally(0, SLOT_MS)).toThrow(/cut by the range/);
   });
 });

@@ -7,7 +7,10 @@
  * - an *interval row* is an excluded segment, kept whole (counted, not summed; at most the maximum
  *   gap long, so a range's rows are rebuilt from the observations within the gap of it);
  * - a view over rollups answers `tally` and `samples` exactly as the raw view: slots for the aligned
- *   interior of the window, raw segments for the parts at the window's unaligned edges.
+ *   interior of the window, raw segments for the parts at the window's unaligned edges. A report
+ *   reads the interior's slots already summed per report bucket (`summedSlotStarts`: the database
+ *   groups them, telemetry-ingest's usage-rollup.repository.ts), so a view holds one row per series
+ *   and bucket, not one per 15 minutes; `sumSlots` is the same grouping in code.
  * Invariant: the rows of a range are a function of the observations alone (rebuilding a range from
  * raw observations gives the same rows), so re-delivered and late data only rebuild their range.
  */
@@ -26,6 +29,45 @@ export interface SlotRow {
 }
 
 export type IntervalRow = Extract<Segment, { kind: 'excluded' }>;
+
+/** Consecutive slots of one series summed over [startMs, endMs) (a 15-minute slot is the smallest such span). */
+export interface SummedSlots {
+  startMs: number;
+  endMs: number;
+  amount: number;
+  coverageMs: number;
+  samples: number;
+  sources: string[];
+}
+
+/**
+ * Where the summed rows of a window's aligned interior start: the interior's start, then every
+ * bucket edge inside it (`edges`: bucketEdges, absent = the whole interior is one row). Bucket edges
+ * are slot edges (every zone offset is a multiple of 15 minutes), so a slot lies in one row; a
+ * row ends where the next starts, the last at the interior's end.
+ */
+export function summedSlotStarts(inner: { innerStart: number; innerEnd: number }, edges?: readonly number[]): number[] {
+  return [inner.innerStart, ...(edges ?? []).filter((e) => e > inner.innerStart && e < inner.innerEnd)];
+}
+
+/** `sumSlots` in code: one series' slots of [starts[0], endMs) summed per row of `starts` (the database does this for reports). */
+export function sumSlots(slots: readonly SlotRow[], starts: readonly number[], endMs: number): SummedSlots[] {
+  const rows = new Map<number, SummedSlots>();
+  for (const s of slots) {
+    if (s.slotStartMs < (starts[0] ?? Infinity) || s.slotStartMs >= endMs) continue;
+    const k = starts.findLastIndex((x) => x <= s.slotStartMs);
+    const row = rows.get(k) ?? { startMs: starts[k] as number, endMs: starts[k + 1] ?? endMs, amount: 0, coverageMs: 0, samples: 0, sources: [] };
+    row.amount += s.amount;
+    row.coverageMs += s.coverageMs;
+    row.samples += s.samples;
+    row.sources = [...new Set([...row.sources, ...s.sources])].sort();
+    rows.set(k, row);
+  }
+  return [...rows.values()].sort((a, b) => a.startMs - b.startMs);
+}
+
+/** A stored 15-minute slot as a summed row of its own. */
+export const slotSpan = (s: SlotRow): SummedSlots => ({ startMs: s.slotStartMs, endMs: s.slotStartMs + SLOT_MS, amount: s.amount, coverageMs: s.coverageMs, samples: s.samples, sources: s.sources });
 
 /**
  * The rollup rows of one series over the aligned range [fromMs, toMs): every slot with observed time
@@ -63,16 +105,23 @@ export function rollupRows(series: SegmentSeries, fromMs: number, toMs: number):
 }
 
 /**
- * A SeriesView of one series from its rollups: `slots` cover [innerStart, innerEnd) (aligned),
- * `intervals` every excluded segment overlapping the window, `edges` the raw series near the
- * window's edges (observations within the maximum gap of [window.start, innerStart) and
- * [innerEnd, window.end)); a tally inside the window sums slots inside and raw segments outside.
+ * A SeriesView of one series from its rollups: `slots` (summed rows) cover [innerStart, innerEnd)
+ * (aligned), `intervals` every excluded segment overlapping the window, `edges` the raw series near
+ * the window's edges (the observations of [window.start, innerStart) and [innerEnd, window.end) and
+ * the nearest one before and after each part); a tally inside the window sums the rows inside and
+ * raw segments outside. A row counts whole: a tally whose range cuts one is a programming error
+ * (the rows were summed for other buckets) and throws, never a silently wrong figure.
  */
 export function rollupView(
   source: string,
-  parts: { slots: readonly SlotRow[]; intervals: readonly IntervalRow[]; edges: SegmentSeries | undefined; innerStart: number; innerEnd: number },
+  parts: { slots: readonly SummedSlots[]; intervals: readonly IntervalRow[]; edges: SegmentSeries | undefined; innerStart: number; innerEnd: number },
 ): SeriesView {
   const { slots, intervals, edges, innerStart, innerEnd } = parts;
+  const inside = (s: SummedSlots, x: number, y: number): boolean => {
+    if (s.startMs >= x && s.endMs <= y) return true;
+    if (s.startMs < y && s.endMs > x) throw new Error(`summed slots [${s.startMs}, ${s.endMs}) cut by the range [${x}, ${y}): sum them by the buckets asked`);
+    return false;
+  };
   const raw = (a: number, b: number): Tally => (edges && a < b ? tally(edges.segments, a, b) : emptyTally());
   const rawSamples = (a: number, b: number) => (edges && a < b ? edges.sampleTimesMs.filter((t) => t >= a && t < b).length : 0);
   return {
@@ -89,7 +138,7 @@ export function rollupView(
       }
       const [x, y] = [Math.max(a, innerStart), Math.min(b, innerEnd)];
       for (const s of slots) {
-        if (s.slotStartMs >= x && s.slotStartMs < y) {
+        if (inside(s, x, y)) {
           t.coverageMs += s.coverageMs;
           t.amount += s.amount;
         }
@@ -106,7 +155,7 @@ export function rollupView(
     samples: (a, b) => {
       let n = rawSamples(a, Math.min(b, innerStart)) + rawSamples(Math.max(a, innerEnd), b);
       const [x, y] = [Math.max(a, innerStart), Math.min(b, innerEnd)];
-      for (const s of slots) if (s.slotStartMs >= x && s.slotStartMs < y) n += s.samples;
+      for (const s of slots) if (inside(s, x, y)) n += s.samples;
       return n;
     },
   };

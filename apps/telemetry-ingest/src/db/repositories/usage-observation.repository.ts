@@ -5,6 +5,13 @@
  *   vehicles with observed_at in [from, to] — a range of the observations' primary key per vehicle
  *   and metric (connection_id, vehicle_id, metric, observed_at, source), pruned to the months'
  *   partitions; counters as value_num, engine states as their state text;
+ * - `edgeObservations`: what a rollup report needs at a window's two unaligned edges — every
+ *   observation inside the edge parts [start, innerStart) and [innerEnd, end), and per counter
+ *   source only the last readable observation within the maximum gap before each part and the first
+ *   within it after (the segments crossing the parts' ends; anything further out is a gap or lies in
+ *   the interior the rollups hold). Engine states are merged across sources (one state per instant,
+ *   the first source by name), so which source wins an instant needs every observation: they are
+ *   read over the parts widened by the gap, as before (sparse in practice: reported on change);
  * - `storedVehicles`: the vehicles of the connection that have any latest reading (with their
  *   provider id, for the visibility rules);
  * - `hiddenSet`: the connection's newest hidden-vehicle set from the `vehicle_visibility` projection
@@ -15,6 +22,8 @@ import type { CounterSample, StateSample, UsageObservations } from '@switchyard/
 import { ENGINE_STATES, type EngineState } from '@switchyard/domain';
 import type { VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import { query, tableNamer, type Em } from '@switchyard/persistence';
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The projection's row: a set of hidden vehicles (the shape `isVisible` reads). */
 export interface HiddenSet {
@@ -42,6 +51,24 @@ export const emptyUsageObservations = (): { odometer: CounterSample[]; engineHou
 
 const isEngineState = (s: string | null): s is EngineState => s !== null && (ENGINE_STATES as readonly string[]).includes(s);
 
+/** Observation rows into each vehicle's lists: engine states by their state text, counters by a usable value_num (absent, negative or non-finite values are no observation). */
+function addRows(out: Map<string, { odometer: CounterSample[]; engineHours: CounterSample[]; totalIdleTime: CounterSample[]; engineState: StateSample[] }>, rows: readonly ObservationRow[]): void {
+  for (const r of rows) {
+    const lists = out.get(r.vehicle_id);
+    if (!lists) continue;
+    const observedAtMs = Number(r.at_ms);
+    if (r.metric === 'engineState') {
+      if (isEngineState(r.state)) lists.engineState.push({ observedAtMs, state: r.state, source: r.source });
+    } else if (r.value_num !== null && Number.isFinite(r.value_num) && r.value_num >= 0) {
+      lists[r.metric].push({ observedAtMs, value: r.value_num, source: r.source });
+    }
+  }
+}
+
+const COUNTER_METRICS = USAGE_METRICS.filter((m) => m !== 'engineState');
+/** Usable counter values only (as the mapping below): not null, not negative, finite (NaN sorts above Infinity in PostgreSQL). */
+const READABLE_COUNTER = `o.value_num >= 0 and o.value_num < 'Infinity'::float8`;
+
 export class UsageObservationRepository {
   /** Each vehicle's usage observations with observed_at in [fromIso, toIso]; a vehicle without any maps to empty lists. */
   observations(em: Em, connectionId: string, vehicleIds: readonly string[], fromIso: string, toIso: string): Promise<Map<string, UsageObservations>> {
@@ -65,16 +92,56 @@ export class UsageObservationRepository {
          and o.observed_at >= r.from_at and o.observed_at <= r.to_at`,
       [JSON.stringify(ranges.map((r) => ({ vehicle_id: r.vehicleId, from_at: r.fromIso, to_at: r.toIso }))), connectionId],
     );
-    for (const r of rows) {
-      const lists = out.get(r.vehicle_id);
-      if (!lists) continue;
-      const observedAtMs = Number(r.at_ms);
-      if (r.metric === 'engineState') {
-        if (isEngineState(r.state)) lists.engineState.push({ observedAtMs, state: r.state, source: r.source });
-      } else if (r.value_num !== null && Number.isFinite(r.value_num) && r.value_num >= 0) {
-        lists[r.metric].push({ observedAtMs, value: r.value_num, source: r.source });
-      }
-    }
+    addRows(out, rows);
+    return out;
+  }
+
+  /**
+   * The observations of some vehicles at a window's two edge parts (see the header): `window` the
+   * report's, `inner` its aligned interior (rollupPlan), `gapMs` the maximum observation gap. One
+   * statement: each (vehicle, metric, range) is one primary-key range scan; `distinct on` keeps every
+   * row of an `all` range and one per source of a `last` / `first` range.
+   */
+  async edgeObservations(
+    em: Em,
+    connectionId: string,
+    vehicleIds: readonly string[],
+    window: { startMs: number; endMs: number },
+    inner: { innerStart: number; innerEnd: number },
+    gapMs: number,
+  ): Promise<Map<string, UsageObservations>> {
+    const out = new Map(vehicleIds.map((v) => [v, emptyUsageObservations()]));
+    if (vehicleIds.length === 0) return out;
+    const { startMs, endMs } = window;
+    const { innerStart, innerEnd } = inner;
+    // [lo, hi] inclusive, or [lo, hi) when `open`; pick: every row, or the last / first per source.
+    const range = (metric: string, pick: 'all' | 'last' | 'first', lo: number, hi: number, open: boolean) => ({ metric, pick, lo: iso(lo), hi: iso(hi), open });
+    const ranges = [
+      ...COUNTER_METRICS.flatMap((m) => [
+        range(m, 'last', startMs - gapMs, startMs, true),
+        range(m, 'all', startMs, innerStart, true),
+        range(m, 'first', innerStart, innerStart + gapMs, false),
+        range(m, 'last', innerEnd - gapMs, innerEnd, true),
+        range(m, 'all', innerEnd, endMs, true),
+        range(m, 'first', endMs, endMs + gapMs, false),
+      ]),
+      range('engineState', 'all', startMs - gapMs, innerStart + gapMs, false),
+      range('engineState', 'all', innerEnd - gapMs, endMs + gapMs, false),
+    ].map((r, n) => ({ n, ...r }));
+    const rows = await query<ObservationRow>(
+      em,
+      `select distinct on (o.vehicle_id, o.metric, o.source, r.n, case when r.pick = 'all' then o.observed_at end)
+         o.vehicle_id, o.metric, floor(extract(epoch from o.observed_at) * 1000)::bigint::text as at_ms, o.source, o.value_num, o.value->>'state' as state
+       from unnest(?::text[]) as v(vehicle_id)
+       cross join json_to_recordset(?::json) as r(n int, metric text, pick text, lo timestamptz, hi timestamptz, open boolean)
+       join ${tableNamer(em)('observations')} o on o.connection_id = ?::uuid and o.vehicle_id = v.vehicle_id and o.metric = r.metric
+         and o.observed_at >= r.lo and o.observed_at <= r.hi - case when r.open then interval '1 microsecond' else interval '0' end
+         and (r.metric = 'engineState' or (${READABLE_COUNTER}))
+       order by o.vehicle_id, o.metric, o.source, r.n, case when r.pick = 'all' then o.observed_at end,
+         case when r.pick = 'last' then o.observed_at end desc, o.observed_at`,
+      [`{${vehicleIds.join(',')}}`, JSON.stringify(ranges), connectionId],
+    );
+    addRows(out, rows);
     return out;
   }
 
