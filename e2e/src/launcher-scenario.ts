@@ -5,7 +5,8 @@
  * credentials file 0600 with the documented shape, every printed curl line answering 200 with a
  * body the OpenAPI document accepts (a locations and a telemetry line among them; every connection's
  * first collection stored a location within a minute), the printed metrics URL on its own port counting those
- * requests while the API's port has no /metrics), SIGINT → exit 0, then a restart on the same data
+ * requests while the API's port has no /metrics), the printed operator step run as printed finding
+ * this start's connection, SIGINT → exit 0, then a restart on the same data
  * directory that reuses the same credentials. Each infrastructure variant (local servers,
  * embedded) runs it.
  */
@@ -15,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assertBuilt, createResponseValidator, expectValidResponse, freePort, loadOpenApi, spawnNode, workspaceProjects, type NodeProcess } from '@switchyard/testing';
+import { assertBuilt, createResponseValidator, expectValidResponse, freePort, loadOpenApi, spawnNode, workspaceProjects, workspaceRoot, type NodeProcess } from '@switchyard/testing';
 
 const run = promisify(execFile);
 const validator = createResponseValidator(loadOpenApi());
@@ -151,6 +152,26 @@ async function checkMetricsLine(block: string, credentials: Credentials, metrics
   expect({ status: open.status, body: await open.text() }).toEqual({ status: 404, body: JSON.stringify({ error: 'not_found' }) });
 }
 
+/**
+ * Step 1 of the printed connect walk-through, run exactly as printed from the repository root with
+ * nothing but PATH and HOME (no DATABASE_URL, whatever database and bus this start chose): the CLI
+ * finds this start's database through `<data dir>/local-stack.json` and pauses the connection; the
+ * same command with `connection:resume` puts it back for the rest of the scenario (issue 23 item 3).
+ * mutation: operator.ts resolving DATABASE_URL from `env` instead of withLocalStack(env) → answers connection_not_found.
+ */
+async function runPrintedOperatorStep(block: string, connectionId: string): Promise<void> {
+  const printed = /^│\s+1\. (.*npm run operator -- connection:pause .*)$/m.exec(block)?.[1] ?? '';
+  expect(printed).toMatch(new RegExp(`connection:pause --connection ${connectionId}$`));
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' };
+  for (const [command, status] of [[printed, 'paused'], [printed.replace('connection:pause', 'connection:resume'), 'active']] as const) {
+    const result = await run('bash', ['-c', command], { cwd: workspaceRoot(), env, timeout: 60_000 }).catch((error: { stdout?: string; stderr?: string }) => error);
+    // npm prints its "> switchyard@… operator" header first; the CLI's JSON follows (stderr shown on a failure).
+    const at = result.stdout?.indexOf('\n{') ?? -1;
+    const answer = at >= 0 ? (JSON.parse(result.stdout?.slice(at + 1) ?? '') as unknown) : undefined;
+    expect({ command, stderr: result.stderr?.trim(), answer }).toMatchObject({ command, answer: { connectionId, status } });
+  }
+}
+
 async function sigint(proc: NodeProcess): Promise<void> {
   proc.child.kill('SIGINT');
   expect(await proc.waitForExit(10_000)).toEqual({ code: 0, signal: null });
@@ -201,6 +222,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       await runCurlLines(block, curlHome, credentials);
       await checkMetricsLine(block, credentials, env.METRICS_PORT);
       await telemetryWithinAMinute(credentials);
+      await runPrintedOperatorStep(block, credentials.connections[0]?.id ?? '');
       first = { proc, block, credentials };
     }, START_TEST_MS);
 

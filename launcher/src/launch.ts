@@ -14,11 +14,11 @@ import { startDirectory } from '@switchyard/directory';
 import { startEnrichment } from '@switchyard/enrichment';
 import { startFaultFeed } from '@switchyard/fault-feed';
 import { CredentialsAdmin, GATEWAY_METRICS_PORT, loadKeyMaterial, startGateway } from '@switchyard/gateway';
-import { createLogger, type Logger, type RunningService } from '@switchyard/service-kit';
+import { createLogger, writeLocalStack, type Logger, type RunningService } from '@switchyard/service-kit';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chooseBus, chooseDatabase, embeddedSwitch } from './infrastructure.js';
-import { bindSandboxGeotab, credentialsPath, ensureSandbox, exampleVehicleId, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
+import { bindSandboxGeotab, credentialsPath, ensureSandbox, exampleVehicleId, extendedTelemetryOn, tryItBlock, type SandboxCredentials } from './sandbox-seed.js';
 import { SANDBOX_OAUTH_CLIENT, startVendorSimulator, type RunningVendorSimulator } from '@switchyard/sandbox';
 import { startSandboxSimulators } from './simulators.js';
 
@@ -44,11 +44,13 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const keys = loadKeyMaterial({ ...env, SWITCHYARD_DATA_DIR: dataDir }, { createIfMissing: true });
   const database = await chooseDatabase(env, dataDir, logger, embedded);
-  const { bus, description } = await chooseBus(env, logger, embedded).catch(async (error: unknown) => {
+  const { bus, description, natsUrl } = await chooseBus(env, logger, embedded).catch(async (error: unknown) => {
     await database.stop();
     throw error;
   });
   logger.info({ database: database.description, bus: description }, `using database: ${database.description}; bus: ${description}`);
+  // The operator and dlq CLIs read this when DATABASE_URL / NATS_URL are unset (docs/configuration.md).
+  writeLocalStack(dataDir, { databaseUrl: database.url, embeddedDatabase: database.embedded, natsUrl, natsNamespace: env.NATS_NAMESPACE ?? '', pid: process.pid, startedAt: new Date().toISOString() });
   const common = { databaseUrl: database.url, bus, environment: 'sandbox' as const, migrateOnStart: true, logLevel: env.LOG_LEVEL ?? 'info' };
 
   const started: RunningService[] = [];
@@ -112,7 +114,10 @@ export async function launch({ env = process.env, print = true }: LaunchOptions 
     // held the Connection-Tokens (decision 0008, "Grant recheck").
     if (!created) await new CredentialsAdmin(gateway.runtime.orm).republishApplicationSnapshots();
     await untilSyncApiAnswers(credentials, logger);
-    if (print) process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl, await exampleVehicleId(credentials).catch(() => undefined))}\n`);
+    if (print) {
+      const [vehicle, extended] = [await exampleVehicleId(credentials).catch(() => undefined), await extendedTelemetryOn(gateway.runtime.orm, keys.masterKey, credentials)];
+      process.stdout.write(`${tryItBlock(credentials, credentialsPath(dataDir), gateway.internalUrl, vehicle, extended)}\n`);
+    }
     return { baseUrl, credentialsFile: credentialsPath(dataDir), stop: stopAll };
   } catch (error) {
     await stopAll();

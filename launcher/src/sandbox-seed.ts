@@ -10,8 +10,9 @@
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { PROVIDERS, vehicleId, type Provider } from '@switchyard/domain';
-import { ConnectionsAdmin, CredentialsAdmin, SecretBox, credentialExists } from '@switchyard/gateway';
+import { ConnectionsAdmin, CredentialsAdmin, SecretBox, credentialExists, type ConnectionConfigPatch } from '@switchyard/gateway';
 import type { Orm } from '@switchyard/persistence';
+import { dataDirOf } from '@switchyard/service-kit';
 import type { SimulatorCredentials } from '@switchyard/sandbox';
 import { capabilitiesFor } from '@switchyard/providers';
 import { simulatorVehicleIds } from './simulator-roster.js';
@@ -30,6 +31,36 @@ function providerCredentials(simulators: SimulatorCredentials, provider: Provide
   if (!entry) return undefined;
   const { baseUrl: _baseUrl, ...credentials } = entry;
   return credentials;
+}
+
+/**
+ * The one sandbox connection left without the extended-telemetry opt-in, to show the rule (spec:
+ * metrics beyond the core ones only with an explicit opt-in): its telemetry omits speed, heading,
+ * fuel, battery, engine state and idle time. Motive, whose extended fields are the least confirmed
+ * (conditional in its capabilities), so the two opted-in connections show the most.
+ */
+export const SANDBOX_WITHOUT_EXTENDED_TELEMETRY: Provider = 'motive';
+
+/** A sandbox connection's configuration at seeding (its approved vehicles are the simulator's roster). */
+export function sandboxConnectionConfig(provider: Provider) {
+  return {
+    unifiedCollection: true,
+    // Every purpose the provider can serve (Motive reports no vehicle group memberships).
+    purposes: { vehicles: true, groupMemberships: capabilitiesFor(provider).fields['vehicle.groups'] !== 'unsupported', trips: true },
+    optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: provider !== SANDBOX_WITHOUT_EXTENDED_TELEMETRY },
+    selectedSignals: ['odometer', 'faults', 'engineHours', 'location'],
+  } satisfies ConnectionConfigPatch;
+}
+
+/**
+ * Which sandbox connections have the extended-telemetry opt-in now (the data directory may predate
+ * the seed above, or an operator changed it), for the try-it block.
+ */
+export async function extendedTelemetryOn(orm: Orm, masterKey: string, c: SandboxCredentials): Promise<Set<string>> {
+  const admin = new ConnectionsAdmin(orm, new SecretBox(masterKey));
+  const on = new Set<string>();
+  for (const conn of c.connections) if ((await admin.get(conn.id))?.optIns.extendedTelemetry) on.add(conn.id);
+  return on;
 }
 
 export function credentialsPath(dataDir: string): string {
@@ -64,14 +95,7 @@ export async function ensureSandbox(
       environment: 'sandbox',
       providerCredentials: providerCredentials(simulators, provider),
     });
-    await connectionsAdmin.configure(connection.connectionId, {
-      approvedVehicleIds: await simulatorVehicleIds(provider, simulators),
-      unifiedCollection: true,
-      // Every purpose the provider can serve (Motive reports no vehicle group memberships).
-      purposes: { vehicles: true, groupMemberships: capabilitiesFor(provider).fields['vehicle.groups'] !== 'unsupported', trips: true },
-      optIns: { groupInventory: false, vehicleMetadata: true, extendedTelemetry: false },
-      selectedSignals: ['odometer', 'faults', 'engineHours', 'location'],
-    });
+    await connectionsAdmin.configure(connection.connectionId, { ...sandboxConnectionConfig(provider), approvedVehicleIds: await simulatorVehicleIds(provider, simulators) });
     await creds.grantConsumer(key.id, connection.connectionId, ['read', 'manage', 'history']);
     await creds.grantApplication(app.id, connection.connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
     const token = await creds.issueConnectionToken(app.id, connection.connectionId);
@@ -112,8 +136,22 @@ export async function exampleVehicleId(c: SandboxCredentials): Promise<string | 
   return sourceId === undefined ? undefined : vehicleId({ connectionId: first.id, provider: first.provider, sourceId });
 }
 
-/** `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one; `vehicle`: exampleVehicleId's. */
-export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string, vehicle?: string): string {
+/**
+ * How to call the operator CLI from the repository root so it finds this start's database: the CLI
+ * reads `<data dir>/local-stack.json` (the launcher's choice), so only a data directory other than
+ * the default `./.switchyard` has to be named.
+ */
+function operatorCommand(dataDir: string): string {
+  if (dataDir === dataDirOf({})) return 'npm run operator --';
+  const quoted = /^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, `'\\''`)}'`;
+  return `SWITCHYARD_DATA_DIR=${quoted} npm run operator --`;
+}
+
+/**
+ * `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one; `vehicle`:
+ * exampleVehicleId's; `extended`: extendedTelemetryOn's (unknown: no remark per connection).
+ */
+export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string, vehicle?: string, extended?: ReadonlySet<string>): string {
   const first = c.connections[0];
   const lines = [
     '',
@@ -126,7 +164,8 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string, inter
     `│   curl -s ${c.baseUrl}/v1/catalog -H 'Authorization: Bearer ${c.consumerKey}'`,
   ];
   for (const conn of c.connections) {
-    lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${conn.id} -H 'Authorization: Bearer ${c.consumerKey}'   # ${conn.provider}`);
+    const remark = extended ? (extended.has(conn.id) ? ', extended telemetry opted in' : ', no extended telemetry') : '';
+    lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${conn.id} -H 'Authorization: Bearer ${c.consumerKey}'   # ${conn.provider}${remark}`);
   }
   if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/capabilities -H 'Authorization: Bearer ${c.consumerKey}'`);
   if (first) lines.push(`│   curl -s ${c.baseUrl}/v1/connections/${first.id}/locations -H 'Authorization: Bearer ${c.consumerKey}'`);
@@ -135,17 +174,27 @@ export function tryItBlock(c: SandboxCredentials, credentialsFile: string, inter
     lines.push(`│   curl -s ${c.baseUrl}/v1/syncs -H 'Authorization: Bearer ${c.applicationSecret}' -H 'Connection-Token: ${first.connectionToken}'`);
   }
   lines.push(`│   curl -s ${c.baseUrl}/readyz`);
+  const without = extended ? c.connections.filter((conn) => !extended.has(conn.id)) : [];
+  if (without.length > 0) {
+    lines.push(
+      '│',
+      `│ Extended telemetry (speed, heading, fuel, battery, engine state, idle time) needs the connection's opt-in: ${without.map((conn) => conn.provider).join(', ')} has none,`,
+      '│ so its telemetry omits those metrics. To opt in:',
+      ...without.map((conn) => `│   ${operatorCommand(path.dirname(credentialsFile))} connection:configure --connection ${conn.id} --opt-ins vehicleMetadata,extendedTelemetry`),
+    );
+  }
   if (first) {
     // Numbered, not bare curl lines: they change state (the e2e launcher scenario runs every bare one).
     const auth = `-H 'Authorization: Bearer ${c.consumerKey}'`;
+    const operator = operatorCommand(path.dirname(credentialsFile));
     lines.push(
       '│',
       `│ Connect a fleet in a browser (the customer's authorization page; docs/decisions/0022-connect-sessions.md), ${first.provider}:`,
-      `│   1. npm run operator -- connection:pause --connection ${first.id}   (with this start's DATABASE_URL / SWITCHYARD_DATA_DIR if you set them)`,
+      `│   1. ${operator} connection:pause --connection ${first.id}`,
       `│   2. curl -s -X POST ${c.baseUrl}/v1/connections/${first.id}/connect-sessions ${auth}`,
       '│      and open its "url" within ten minutes (sign in at the simulator, or paste its API token shown below)',
       `│   3. curl -s ${c.baseUrl}/v1/connections/${first.id}/connect-sessions/<sessionId> ${auth}   # until "complete"`,
-      `│   4. npm run operator -- connection:activate --connection ${first.id} --signals <the approved ones, e.g. odometer,location>`,
+      `│   4. ${operator} connection:activate --connection ${first.id} --signals <the approved ones, e.g. odometer,location>`,
       `│   Disconnect: curl -s -X POST ${c.baseUrl}/v1/connections/${first.id}/disconnect ${auth}`,
     );
   }

@@ -2,11 +2,16 @@
  * `npm run dlq` (issue 14, item 1): the operator's list, inspect and replay of dead letters through
  * the CLI's entry point on the real NATS, in a namespace of its own: `list` prints no payload,
  * `inspect` prints it, `replay --all` with filters replays what they select, a second replay prints
- * `not_found`, and bad arguments are refused before NATS is opened.
+ * `not_found`, and bad arguments are refused before NATS is opened; beside an embedded `npm start`
+ * it says why it cannot reach the in-process bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ALL_STREAMS, createBus, EVENTS, PoisonMessage, subjectFor, type MessageBus, type Subscription } from '@switchyard/messaging';
+import { writeLocalStack } from '@switchyard/service-kit';
 import { deleteNamespaceStreams, pollUntil, resolveTestServices, uniqueNamespace } from '@switchyard/testing';
 import { runDlqCli } from '../src/cli/dlq.js';
 
@@ -67,5 +72,16 @@ describe('npm run dlq', () => {
     await expect(cli('inspect')).rejects.toThrow(/--seq/);
     await expect(cli('list', '--from', 'yesterday')).rejects.toThrow(/RFC 3339/);
     await expect(cli('purge')).rejects.toThrow(/usage/);
+  });
+
+  // mutation: drop the inProcessBus check in dlq.ts → it lists whatever the default NATS holds instead of saying why it cannot.
+  it("beside an embedded npm start (in-process bus, no NATS_URL) says the dead letters live in the launcher's process", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sy-dlq-'));
+    try {
+      writeLocalStack(dataDir, { databaseUrl: 'postgres://postgres@127.0.0.1:54329/switchyard', embeddedDatabase: true, natsUrl: null, natsNamespace: '', pid: 1, startedAt: new Date().toISOString() });
+      await expect(runDlqCli(['list'], () => undefined, { SWITCHYARD_DATA_DIR: dataDir })).rejects.toThrow(/^npm start runs the in-process bus .*no other process can read them/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,16 @@
 /**
  * The operator CLI against an isolated gateway schema (DB_SCHEMA + DATABASE_URL), sharing it with
  * a running test gateway: what the CLI issues authenticates over HTTP, and what it revokes stops
- * doing so on the next request. Bad arguments are clear errors that write nothing.
+ * doing so on the next request. Bad arguments are clear errors that write nothing. Beside `npm start`
+ * (no DATABASE_URL) it uses the database the launcher recorded in its data directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { expectEventually } from '@switchyard/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeLocalStack, type LocalStack } from '@switchyard/service-kit';
+import { createTestDatabase, expectEventually, type TestDatabase } from '@switchyard/testing';
 import { operatorMain, runOperator, SecretBox } from '../src/index.js';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
@@ -259,6 +264,33 @@ describe('operator CLI', () => {
     expect(await operatorMain(['app:create', '--name', 'x', '--env', 'staging'], env, io)).toBe(1);
     expect(err.join('\n')).toContain('--env: unknown value "staging"');
     expect(err.join('\n')).not.toMatch(/\n\s+at /);
+  });
+
+  describe('beside npm start (no DATABASE_URL): the database the launcher recorded in <data dir>/local-stack.json', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sy-op-'));
+    const sandboxDb: { current?: TestDatabase } = {};
+    const record = (stack: Partial<LocalStack>) =>
+      writeLocalStack(dataDir, { databaseUrl: '', embeddedDatabase: false, natsUrl: null, natsNamespace: '', pid: 1, startedAt: new Date().toISOString(), ...stack });
+    const besideLauncher = () => ({ DB_SCHEMA: env.DB_SCHEMA, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_MASTER_KEY: env.SWITCHYARD_MASTER_KEY, CURSOR_SECRET: env.CURSOR_SECRET });
+    afterAll(async () => {
+      await sandboxDb.current?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    // mutation: runOperator resolving DATABASE_URL from `env` instead of withLocalStack(env) → the connection lands in the default database, and this fails.
+    it('creates and finds a connection in the recorded database, not in the default one', async () => {
+      sandboxDb.current = await createTestDatabase(gw.databaseUrl, 'sy_op');
+      record({ databaseUrl: sandboxDb.current.url });
+      const created = (await runOperator(['connection:create', '--customer', 'beside-npm-start', '--provider', 'samsara', '--env', 'sandbox'], besideLauncher())) as Json;
+      expect(await runOperator(['connection:show', '--connection', created.connectionId as string], { ...env, DATABASE_URL: sandboxDb.current.url })).toMatchObject({ connectionId: created.connectionId, provider: 'samsara' });
+      await expect(op('connection:show', '--connection', created.connectionId as string)).rejects.toThrow('connection_not_found');
+    });
+
+    // mutation: drop the embeddedDatabaseDown check → the ORM's bare ECONNREFUSED instead of this sentence.
+    it("says what to do when the recorded database is the launcher's embedded PostgreSQL and it is not running", async () => {
+      record({ databaseUrl: 'postgres://postgres@127.0.0.1:1/switchyard', embeddedDatabase: true });
+      await expect(runOperator(['list'], besideLauncher())).rejects.toThrow(/embedded PostgreSQL that npm start runs .*it runs only while npm start does/);
+    });
   });
 
   it('every command above ran against the isolated schema', async () => {

@@ -26,3 +26,4 @@ export * from './ingest/ledger-retention.js';
 export * from './outbox/polling-outbox-relay.js';
 export * from './read/db/read-frame.js';
 export * from './read/db/json-shape.js';
+export * from './local-stack.js';

@@ -4,11 +4,12 @@
  * libs/messaging). Prints JSON lines; never a payload in `list` (only in `inspect`, which the
  * operator asks for). Replay is idempotent: a replayed dead letter is removed from the DLQ, so a
  * second replay answers `not_found` and publishes nothing. Reads NATS_URL, NATS_NAMESPACE and the
- * NATS_* credentials like every app. Exit code 0 on success, 1 on any error (reason on stderr).
+ * NATS_* credentials like every app; without NATS_URL, the NATS and namespace `npm start` recorded in
+ * `<SWITCHYARD_DATA_DIR>/local-stack.json` (and a clear refusal when that is the in-process bus). Exit code 0 on success, 1 on any error (reason on stderr).
  */
 import { parseArgs } from 'node:util';
 import { DeadLetterStore, type DeadLetterFilter } from '@switchyard/messaging';
-import { createLogger, loadConfig, natsAuth, natsEnvSchema } from '@switchyard/service-kit';
+import { createLogger, inProcessBus, loadConfig, natsAuth, natsEnvSchema, withLocalStack } from '@switchyard/service-kit';
 import { z } from 'zod';
 
 const USAGE = `usage: npm run dlq -- <command> [options]
@@ -61,7 +62,11 @@ export async function runDlqCli(argv: readonly string[], out: (line: string) => 
   if (command === 'inspect' && seq === undefined) throw new Error('inspect needs --seq');
   if (command === 'replay' && (seq === undefined) === !values.all) throw new Error('replay needs exactly one of --seq <n> or --all [filters]');
 
-  const parsed = loadConfig(envSchema, env);
+  // Beside `npm start`, its NATS and namespace (local-stack.json) unless NATS_URL says otherwise.
+  const local = withLocalStack(env);
+  const inProcess = inProcessBus(local);
+  if (inProcess) throw new Error(inProcess);
+  const parsed = loadConfig(envSchema, local.env);
   const store = await DeadLetterStore.open({ servers: parsed.NATS_URL, namespace: parsed.NATS_NAMESPACE, auth: natsAuth(parsed), logger: createLogger({ service: 'gateway', level: 'warn' }) });
   try {
     if (command === 'list') {

@@ -2,7 +2,9 @@
  * Operator CLI: `npm run operator -- <command> [options]`. Issues and revokes credentials, grants
  * permissions, creates and configures connections. Prints JSON; a secret is printed once, at issue,
  * and never stored in clear. Talks to the gateway schema directly (`DB_SCHEMA`, default `gateway`,
- * migrating it first) and leaves event publication to the gateway's outbox relay.
+ * migrating it first) and leaves event publication to the gateway's outbox relay. Without
+ * DATABASE_URL it uses the database `npm start` recorded in `<SWITCHYARD_DATA_DIR>/local-stack.json`
+ * (service-kit's local-stack), else the local default.
  * Invariant: every argument is checked before the database is opened, and each command is one
  * admin call (configuration changes one transaction), so a bad value is a clear error and never a
  * partial write. Exit code 0 on success, 1 on any error, with the reason on stderr.
@@ -10,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { CONNECTION_STATUSES, ENVIRONMENTS, isUuid, PROVIDERS, RECORD_STATUSES, SELECTED_SIGNALS, type Environment, type Provider } from '@switchyard/domain';
 import { createOrm, migrateUp, resolveDatabaseUrl } from '@switchyard/persistence';
+import { embeddedDatabaseDown, withLocalStack } from '@switchyard/service-kit';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { gatewayEntities } from '../db/entities/index.js';
 import { gatewayMigrations } from '../db/migrations/index.js';
@@ -241,7 +244,11 @@ export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = proce
   if (!command) fail(USAGE);
   const run = plan(command, rest, parsed.values);
 
-  const orm = await createOrm({ clientUrl: resolveDatabaseUrl(env), schema: env.DB_SCHEMA || 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger: () => undefined });
+  // Beside `npm start`, its database (local-stack.json) unless DATABASE_URL says otherwise.
+  const local = withLocalStack(env);
+  const down = await embeddedDatabaseDown(local);
+  if (down) fail(down);
+  const orm = await createOrm({ clientUrl: resolveDatabaseUrl(local.env), schema: env.DB_SCHEMA || 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger: () => undefined });
   try {
     await migrateUp(orm, { log: () => undefined });
     let secrets: SecretBox | undefined;
