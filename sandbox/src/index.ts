@@ -3,7 +3,7 @@ export type * from './fleet/fleet.types.js';
 export type * from './common/scenario.types.js';
 export type * from './common/sim-kit.types.js';
 export { createFleet, resolveFleetOptions, DEFAULT_EPOCH_MS, fixedClock, acceleratedClock, isControllableClock, type ControllableClock, type ClockSetting } from './fleet/fleet.js';
-export { isValidVin, vinCheckDigit } from './fleet/vin.js';
+export { isValidVin, realDescriptor, vinCheckDigit } from './fleet/vin.js';
 export { faultKey, type FaultCode } from './fleet/catalog.js';
 export { startSimulator } from './common/simulator.js';
 export { SANDBOX_OAUTH_CLIENT } from './common/oauth.routes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkVin, latestModelYear, normalizeVin, vinCheckDigit, vinModelYearCandidates } from './vin.js';
+import { checkVin, latestModelYear, normalizeVin, positionSevenRuleApplies, vinCheckDigit, vinModelYearCandidates } from './vin.js';
 
 // Real-world VIN patterns (WMI + descriptor of real vehicles; serials made up, check digits valid).
 const VALID = {
@@ -15,6 +15,11 @@ const VALID = {
   hyundaiAccent2012: 'KMHCT4AE0CU123456', // Korea
   toyotaCorollaCanada2018: '2T1BURHE8JC123456', // Canada
   kenworthW900_2010: '1XKWD49X3AJ123457', // USA, heavy truck
+  // Issue 31: light trucks of the sandbox whose year vPIC's patterns do not decide.
+  toyotaTacoma2024: '3TMCZ5AN2RM515991', // Mexico, GVWR class 1-2
+  fordF150_2025: '1FTEW1EP4SF419093', // USA, class 2E
+  fordF150_2015: '1FTDHMLL0F3370117', // USA, class 1D (position 7 'L')
+  isuzuNprHd2017: 'JALC4W163H7057298', // Japan, incomplete vehicle, class 4
 };
 
 describe('checkVin', () => {
@@ -81,6 +86,26 @@ describe('vinModelYearCandidates', () => {
   it('drops a second-cycle year after next year: a 2006 code is 2006 whatever position 7 says', () => {
     expect(vinModelYearCandidates(VALID.audiA4_2006, { ...now, positionSevenRule: false })).toEqual({ years: [2006], ambiguous: false });
     expect(vinModelYearCandidates(VALID.chevroletMalibu2006, now)).toEqual({ years: [2006], ambiguous: false });
+  });
+
+  // mutation: positionSevenRuleApplies true only for passenger cars and MPVs (as before issue 31) → the three light trucks stay [year - 30, year].
+  it('applies the rule to light trucks (GVWR class 1-2), so their letter at position 7 picks 2010-2039', () => {
+    const light = { ...now, positionSevenRule: positionSevenRuleApplies({ type: 'truck', gvwrClasses: [1, 2] }) };
+    expect(vinModelYearCandidates(VALID.toyotaTacoma2024, light)).toEqual({ years: [2024], ambiguous: false });
+    expect(vinModelYearCandidates(VALID.fordF150_2025, light)).toEqual({ years: [2025], ambiguous: false });
+    expect(vinModelYearCandidates(VALID.fordF150_2015, light)).toEqual({ years: [2015], ambiguous: false });
+  });
+
+  it('leaves heavy, mixed or unknown-weight trucks and other types to other evidence', () => {
+    expect(positionSevenRuleApplies({ type: 'passenger_car', gvwrClasses: [] })).toBe(true);
+    expect(positionSevenRuleApplies({ type: 'mpv', gvwrClasses: [] })).toBe(true);
+    expect(positionSevenRuleApplies({ type: 'truck', gvwrClasses: [2] })).toBe(true);
+    expect(positionSevenRuleApplies({ type: 'truck', gvwrClasses: [2, 3] })).toBe(false);
+    expect(positionSevenRuleApplies({ type: 'truck', gvwrClasses: [8] })).toBe(false);
+    expect(positionSevenRuleApplies({ type: 'truck', gvwrClasses: [] })).toBe(false);
+    expect(positionSevenRuleApplies({ type: 'other', gvwrClasses: [4] })).toBe(false);
+    const heavy = { ...now, positionSevenRule: positionSevenRuleApplies({ type: 'other', gvwrClasses: [4] }) };
+    expect(vinModelYearCandidates(VALID.isuzuNprHd2017, heavy)).toEqual({ years: [1987, 2017], ambiguous: true });
   });
 
   it('knows the year codes across the cycle (no I, O, Q, U, Z or 0)', () => {

@@ -7,7 +7,9 @@
  * - a VIN is judged after trimming and upper-casing; anything else about it is never repaired
  *   (no I→1 or O→0 substitution): a wrong length, a letter I, O or Q, any other character outside
  *   0-9/A-Z, or a check digit that does not match is `invalid`, never guessed;
- * - the model year is a year only when one candidate remains; otherwise it is reported ambiguous.
+ * - the model year is a year only when one candidate remains; otherwise it is reported ambiguous;
+ * - position 7 narrows the two candidates only for the light vehicles the rule covers
+ *   (positionSevenRuleApplies): a heavy truck's or bus's letter at position 7 says nothing.
  */
 
 /** Positions are 1-based in the standard; these are the weights of positions 1…17. */
@@ -73,9 +75,31 @@ export interface ModelYearOptions {
   /**
    * Whether position 7 tells the cycle: for passenger cars, multipurpose vehicles and trucks of
    * 10,000 lb GVWR or less (49 CFR 565.15(d)), a letter at position 7 means 2010-2039 and a digit
-   * 1980-2009. Not for heavier trucks, buses, trailers or motorcycles.
+   * 1980-2009. Not for heavier trucks, buses, trailers or motorcycles (positionSevenRuleApplies).
    */
   readonly positionSevenRule: boolean;
+}
+
+/** The heaviest GVWR class the position-7 rule covers: classes 1 (≤ 6,000 lb) and 2 (6,001-10,000 lb). */
+export const POSITION_SEVEN_MAX_GVWR_CLASS = 2;
+
+export interface VehicleKindForYear {
+  /** The vehicle type its manufacturer registered (with NHTSA: the WMI's vPIC type). */
+  readonly type: 'passenger_car' | 'mpv' | 'truck' | 'other';
+  /** The GVWR classes (1-8) known for it: its own, else every one its manufacturer code registers; empty when unknown. */
+  readonly gvwrClasses: readonly number[];
+}
+
+/**
+ * Whether position 7 decides the cycle of a VIN valid under 49 CFR 565 (the North American rule;
+ * the check digit checkVin demands is that rule's too): always for passenger cars and MPVs; for a
+ * truck only when every GVWR class known for it is 1 or 2 (≤ 10,000 lb) — a truck of unknown or
+ * mixed weight, and any bus, trailer, motorcycle or incomplete vehicle, is left to other evidence.
+ */
+export function positionSevenRuleApplies(kind: VehicleKindForYear): boolean {
+  if (kind.type === 'passenger_car' || kind.type === 'mpv') return true;
+  if (kind.type !== 'truck' || kind.gvwrClasses.length === 0) return false;
+  return kind.gvwrClasses.every((c) => c >= 1 && c <= POSITION_SEVEN_MAX_GVWR_CLASS);
 }
 
 export interface ModelYearCandidates {

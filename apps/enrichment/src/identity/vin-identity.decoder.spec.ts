@@ -2,8 +2,9 @@
  * The identity product on the real vPIC data the package ships (unpacked once into VPIC_CACHE_DIR or
  * the OS temp directory): real-world VIN patterns of several manufacturers, regions and model years,
  * and every refusal. Mutation tried: the vPIC year check removed (`known.length === 1` never true) →
- * the Kenworth and the F-150 (trucks: no position-7 rule) lose their year. The position-7 rule
- * itself is libs/domain vin.spec.ts (mutation: the cycle inverted → 3 failures).
+ * the Kenworth (a heavy truck: no position-7 rule) loses its year. The position-7 rule itself is
+ * libs/domain vin.spec.ts (mutation: the cycle inverted → 3 failures); which trucks it covers (GVWR
+ * ≤ 10,000 lb from vPIC) is tested here.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vinCheckDigit } from '@switchyard/domain';
@@ -60,10 +61,25 @@ describe('VinIdentityDecoder', () => {
     expect(kenworth.data).toMatchObject({ year: 2010, make: 'Kenworth', model: 'W9 Series', yearAmbiguous: false });
   }, 30_000);
 
-  it('never picks one of several makes a WMI is registered for, nor an older cycle only vPIC\'s coarse 1980s schemas match', async () => {
-    // JAL (Chevrolet, Hino, Isuzu): the 2017 NPR descriptor matches only a 1987 schema.
-    const isuzu = await decode('JALC4W166H7028085');
-    expect(isuzu.data).toMatchObject({ make: null, model: null, year: null, yearAmbiguous: true, ambiguous: true, vinValid: true });
+  // Issue 31: vPIC has no patterns for these descriptors in either cycle; position 7 (a letter) decides, for light trucks only.
+  // mutation: lightTruck always false (the rule for passenger cars and MPVs only, as before) → year null, yearAmbiguous.
+  it.each([
+    ['3TMCZ5AN2RM515991', 2024, 'Toyota'], // Tacoma: no GVWR for its descriptor, every GVWR of WMI 3TM is class 1-2
+    ['1FTEW1EP4SF419093', 2025, 'Ford'], // F-150: its descriptor is class 2E
+    ['1FTDHMLL0F3370117', 2015, 'Ford'], // its descriptor is class 1D
+  ])('gives the light truck %s the year position 7 picks (%i)', async (vin, year, make) => {
+    const outcome = await decode(vin);
+    expect(outcome).toMatchObject({ status: 'available', errorCode: null, data: { vin, year, make, yearAmbiguous: false } });
+  }, 30_000);
+
+  // mutation: the `missing` branch removed → `available` with make, model and year all null.
+  it('never picks one of several makes a WMI is registered for, nor an older cycle only vPIC\'s coarse 1980s schemas match: missing, vin_ambiguous', async () => {
+    // JAL (Chevrolet, Hino, Isuzu), an incomplete vehicle of class 4 (no position-7 rule): the 2017 NPR descriptor matches only a 1987 schema.
+    for (const vin of ['JALC4W166H7028085', 'JALC4W163H7057298']) {
+      const isuzu = await decode(vin);
+      expect(isuzu).toMatchObject({ status: 'missing', errorCode: 'vin_ambiguous' });
+      expect(isuzu.data).toMatchObject({ make: null, model: null, year: null, yearAmbiguous: true, ambiguous: true, vinValid: true, manufacturer: 'ISUZU MOTORS LIMITED, JAPAN' });
+    }
   }, 30_000);
 
   it('accepts lowercase input and reports the upper-cased VIN', async () => {

