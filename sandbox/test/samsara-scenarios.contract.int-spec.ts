@@ -80,6 +80,16 @@ describe('Samsara scenarios: credentials', () => {
     expect(await failure(h.adapter().drivers())).toMatchObject({ code: 'provider_scope_mismatch', detail: { status: 403 } });
     expect((await h.adapter().groups()).items.length).toBeGreaterThan(0);
   });
+
+  it('a token whose scopes do not cover a stat type → provider_scope_mismatch for stats requests naming it only', async () => {
+    given({ kind: 'missing_permission', pathPrefix: '/fleet/vehicles/stats', typeName: 'fuelPercents' });
+    expect(await failure(h.adapter().latestTelemetry({ metrics: ['fuelPercent'] }))).toMatchObject({ code: 'provider_scope_mismatch', detail: { status: 403 } });
+    expect(await failure(h.adapter().telemetryHistory({ metrics: ['fuelPercent'], vehicleSourceIds: [samsaraVehicleId(0)], from: iso(NOW - 3600_000), to: iso(NOW) }))).toMatchObject({
+      code: 'provider_scope_mismatch',
+    });
+    const { items } = await drain((c) => h.adapter().latestTelemetry({ metrics: ['location', 'odometer'], cursor: c }));
+    expect(items.some((o) => o.metric === 'odometer')).toBe(true);
+  });
 });
 
 describe('Samsara scenarios: response shape', () => {

@@ -17,10 +17,14 @@ interface AccountState {
   rateLimited: number;
 }
 
-/** True when a path/type-name scenario applies to a request's match key (no filter = every request). */
-export function scenarioMatches(scenario: Matched, matchKey: string): boolean {
+/**
+ * True when a path/type-name scenario applies to a request's match key (no filter = every request).
+ * `typeNames`: the type names the request asks for — by default its match key (a Geotab call's
+ * typeName); a Samsara vehicle-stats request names its `types` values.
+ */
+export function scenarioMatches(scenario: Matched, matchKey: string, typeNames: readonly string[] = [matchKey]): boolean {
   if (scenario.pathPrefix !== undefined && !matchKey.startsWith(scenario.pathPrefix)) return false;
-  if (scenario.typeName !== undefined && matchKey !== scenario.typeName) return false;
+  if (scenario.typeName !== undefined && !typeNames.includes(scenario.typeName)) return false;
   return true;
 }
 
@@ -83,8 +87,8 @@ export class ScenarioBook {
   }
 
   /** The first matching path/type scenario of a kind, if any (not consumed). */
-  matching<K extends Matched['kind']>(account: string, kind: K, matchKey: string): Extract<Scenario, { kind: K }>[] {
-    return this.list(account).filter((x): x is Extract<Scenario, { kind: K }> => x.kind === kind && scenarioMatches(x as Matched, matchKey));
+  matching<K extends Matched['kind']>(account: string, kind: K, matchKey: string, typeNames?: readonly string[]): Extract<Scenario, { kind: K }>[] {
+    return this.list(account).filter((x): x is Extract<Scenario, { kind: K }> => x.kind === kind && scenarioMatches(x as Matched, matchKey, typeNames));
   }
 
   /** Consume one request from the first active scenario of a counted kind. */

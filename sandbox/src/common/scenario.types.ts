@@ -18,7 +18,11 @@ export type Scenario =
   | { kind: 'truncated_json'; requests: number }
   /** After `afterRequests` more successful requests the credential is revoked: 401 from then on. */
   | { kind: 'revoke_credential'; afterRequests: number }
-  /** Requests to paths matching `pathPrefix` (or Geotab `typeName`) answer 403 / missing-permission. */
+  /**
+   * Requests to paths matching `pathPrefix` (or Geotab `typeName`; on Samsara `typeName` is a
+   * vehicle-stats `types` value, e.g. a token whose scopes do not cover `fuelPercents`) answer
+   * 403 / missing-permission.
+   */
   | { kind: 'missing_permission'; pathPrefix?: string; typeName?: string }
   /**
    * A field is renamed, retyped or set to a literal (`setTo`, e.g. Geotab's bare-date

@@ -78,6 +78,8 @@ export interface SimulatorDefinition {
   recordsOf(body: unknown): unknown[] | undefined;
   /** Paths or JSON-RPC type names for `missing_permission` / `field_change` matching. */
   matchKey(req: SimRequest): string;
+  /** The type names a request asks for, when not its match key (Samsara: a stats request's `types`), for `typeName` matching. */
+  typeNames?(req: SimRequest): readonly string[];
 }
 
 export interface SimulatorAccount {

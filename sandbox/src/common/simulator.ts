@@ -84,7 +84,8 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
     book.countRequest(account);
     if (book.revoked(account)) return { resp: def.error('unauthorized', req, { message: 'credential revoked' }), account, truncate: false };
     const matchKey = def.matchKey(req);
-    if (book.matching(account, 'missing_permission', matchKey).length > 0) return { resp: def.error('forbidden', req, { message: 'missing permission' }), account, truncate: false };
+    const typeNames = def.typeNames?.(req);
+    if (book.matching(account, 'missing_permission', matchKey, typeNames).length > 0) return { resp: def.error('forbidden', req, { message: 'missing permission' }), account, truncate: false };
     const limited = buckets.take(def.rateLimits(req, account));
     if (!limited.ok) {
       book.countRateLimited(account);
@@ -116,7 +117,7 @@ export async function startSimulator(def: SimulatorDefinition, options: StartSim
       // Handlers must not throw; a bug still answers like a provider outage, with the reason for the developer.
       resp = def.error('server_error', req, { message: error instanceof Error ? error.message : 'handler failed' });
     }
-    const changes: Extract<Scenario, { kind: 'field_change' }>[] = book.matching(account, 'field_change', matchKey);
+    const changes: Extract<Scenario, { kind: 'field_change' }>[] = book.matching(account, 'field_change', matchKey, typeNames);
     if (changes.length > 0) {
       const records = def.recordsOf(resp.body);
       if (records) for (const change of changes) applyFieldChange(records, change);

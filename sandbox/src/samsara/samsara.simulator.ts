@@ -11,7 +11,7 @@
  */
 import type { RateLimit, SimContext, SimErrorKind, SimRequest, SimResponse, SimulatorDefinition } from '../common/sim-kit.types.js';
 import { getDriver, getTag, getVehicle, listDrivers, listTags, listVehicles } from './samsara-directory.routes.js';
-import { SamsaraRequestError, samsaraError } from './samsara-http.js';
+import { csvParam, SamsaraRequestError, samsaraError } from './samsara-http.js';
 import { makeStatsRoutes } from './samsara-stats.routes.js';
 import { makeTripRoutes } from './samsara-trips.routes.js';
 
@@ -110,6 +110,8 @@ export function createSamsaraSimulator(options: SamsaraSimulatorOptions = {}): S
       return undefined;
     },
     matchKey: (req) => req.path,
+    // A stats request names its stat types (§5.1), so a scenario can refuse some of them.
+    typeNames: (req) => (req.path.startsWith('/fleet/vehicles/stats') ? (csvParam(req, 'types') ?? []) : []),
   };
 }
 
