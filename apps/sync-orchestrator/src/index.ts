@@ -58,7 +58,8 @@ export {
   type SyncPurpose,
 } from './domain/sync-planner.js';
 export { faultsSelected, internalPurposes, SCHEDULED_ORIGIN, telemetryMetricsFor, type CollectionConfig, type SignalSelection } from './domain/collection-scope.js';
-export { CollectorService, failureCode, publishIngestBatch, RETRYABLE_CODES } from './collectors/collector.service.js';
+export { CollectorService, publishIngestBatch } from './collectors/collector.service.js';
+export { failureCode, RETRYABLE_CODES } from './collectors/failure-codes.js';
 export { ConnectionHealthPublisher, type HealthObservation } from './collectors/connection-health.publisher.js';
 export { ReceiptHandler, type ReceiptHandling } from './handlers/receipt.handler.js';
 export { groupIntoJobs, pageBatches, sharedCursor, type CollectorJob } from './collectors/collector-jobs.js';

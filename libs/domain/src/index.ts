@@ -7,6 +7,7 @@ export * from './date-time.js';
 export * from './connection-config.js';
 export * from './vehicle-visibility.js';
 export * from './telemetry-metrics.js';
+export * from './telemetry-coverage.js';
 export * from './records/index.js';
 export * from './usage/index.js';
 export * from './vin.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { available, missing, type TripRecord } from '@switchyard/domain';
 import { INGEST_MAX_RECORDS, ingestBatchId, tripsBatchV1 } from '@switchyard/messaging';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
-import { decodeFleetCursor, decodeMembershipCursor, encodeFleetCursor, encodeMembershipCursor, groupIntoJobs, groupVehicles, healthDatasets, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
-import { failureCode, RETRYABLE_CODES } from './collector.service.js';
+import { decodeFleetCursor, decodeLaneCursor, encodeFleetCursor, encodeLaneCursor, MEMBERSHIP_LANES, groupIntoJobs, groupVehicles, healthDatasets, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
+import { failureCode, RETRYABLE_CODES } from './failure-codes.js';
 import { ProviderError } from '@switchyard/providers';
 import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
 
@@ -72,10 +72,12 @@ describe('groupIntoJobs', () => {
   });
 
   it('round-trips the membership lanes and restarts on a cursor it does not know', () => {
-    expect(decodeMembershipCursor(encodeMembershipCursor({ lane: 'vehicles', cursor: null }))).toEqual({ lane: 'vehicles', cursor: null });
-    expect(decodeMembershipCursor(encodeMembershipCursor({ lane: 'groups', cursor: 'abc' }))).toEqual({ lane: 'groups', cursor: 'abc' });
-    expect(decodeMembershipCursor('not json')).toEqual({ lane: 'groups', cursor: null });
-    expect(decodeMembershipCursor(null)).toEqual({ lane: 'groups', cursor: null });
+    expect(decodeLaneCursor(encodeLaneCursor({ lane: 'vehicles', cursor: null }), MEMBERSHIP_LANES)).toEqual({ lane: 'vehicles', cursor: null });
+    expect(decodeLaneCursor(encodeLaneCursor({ lane: 'groups', cursor: 'abc' }), MEMBERSHIP_LANES)).toEqual({ lane: 'groups', cursor: 'abc' });
+    expect(decodeLaneCursor('not json', MEMBERSHIP_LANES)).toEqual({ lane: 'groups', cursor: null });
+    expect(decodeLaneCursor(null, MEMBERSHIP_LANES)).toEqual({ lane: 'groups', cursor: null });
+    // A lane this listing does not run (another listing's cursor, or one of a lane since dropped) restarts it.
+    expect(decodeLaneCursor(encodeLaneCursor({ lane: 'extended', cursor: 'x' }), MEMBERSHIP_LANES)).toEqual({ lane: 'groups', cursor: null });
   });
 });
 

@@ -126,27 +126,37 @@ export function sharedCursor(units: readonly LeasedUnit[]): string | null {
   return units.every((u) => u.providerCursor === first) ? first : null;
 }
 
-/** The `groupMemberships` listing runs two lanes (all groups, then vehicles with their memberships). */
-export interface MembershipCursor {
-  readonly lane: 'groups' | 'vehicles';
+/**
+ * A position in a listing of several lanes run one after the other (the `groupMemberships`
+ * listing: all groups, then vehicles with their memberships; telemetry: core, then extended
+ * metrics — telemetry-lanes.ts): the lane and the provider cursor inside it.
+ */
+export interface LaneCursor<L extends string> {
+  readonly lane: L;
   readonly cursor: string | null;
 }
 
-export function encodeMembershipCursor(c: MembershipCursor): string {
+export function encodeLaneCursor<L extends string>(c: LaneCursor<L>): string {
   return JSON.stringify({ l: c.lane, c: c.cursor });
 }
 
-/** A cursor that is not ours (or none) starts from the first lane. */
-export function decodeMembershipCursor(raw: string | null): MembershipCursor {
-  if (raw === null) return { lane: 'groups', cursor: null };
+/** A cursor that is not ours, of a lane not in `lanes` (or none) starts from the first lane. */
+export function decodeLaneCursor<L extends string>(raw: string | null, lanes: readonly [L, ...L[]]): LaneCursor<L> {
+  const start = { lane: lanes[0], cursor: null };
+  if (raw === null) return start;
   try {
     const parsed = JSON.parse(raw) as { l?: unknown; c?: unknown };
-    if ((parsed.l === 'groups' || parsed.l === 'vehicles') && (parsed.c === null || typeof parsed.c === 'string')) return { lane: parsed.l, cursor: parsed.c };
+    const lane = lanes.find((l) => l === parsed.l);
+    if (lane !== undefined && (parsed.c === null || typeof parsed.c === 'string')) return { lane, cursor: parsed.c };
   } catch {
     // fall through: restart the listing
   }
-  return { lane: 'groups', cursor: null };
+  return start;
 }
+
+/** The `groupMemberships` listing's lanes. */
+export type MembershipCursor = LaneCursor<'groups' | 'vehicles'>;
+export const MEMBERSHIP_LANES = ['groups', 'vehicles'] as const;
 
 export type BatchOf<K extends IngestKind> = Extract<IngestBatchV1, { kind: K }>;
 export type RecordOf<K extends IngestKind> = BatchOf<K>['records'][number];

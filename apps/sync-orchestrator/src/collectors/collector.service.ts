@@ -38,7 +38,10 @@
  *   with its code (nextRetryAt = when the lease runs out, for retryable codes). Other errors
  *   (collector bugs, no credentials) are not provider observations and report nothing. Telemetry
  *   work that asks for an extended metric reports under both scopes, `core` and `extended`
- *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it. Each
+ *   (healthScopes in collector-jobs.ts), so the gateway's `extended_*` fields follow it — except
+ *   what only the extended lane met (telemetry-lanes.ts, failure-codes.ts extendedLaneFailure): a
+ *   refusal of the extended fields is the `extended` scope's failure while the job and `core`
+ *   succeed; a passing failure there is reported under `extended` only. Each
  *   observation names the directory datasets the job feeds (healthDatasets), so the directory
  *   degrades only those datasets.
  * - skipped records (`Page.skipped`: a record the adapter read but could not or would not map — a
@@ -47,7 +50,7 @@
  *   them (`skippedRecords`, at info whenever there are some, so an operator sees it without debug logs).
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { BusTimeoutError, BusUnavailableError, EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
+import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
 import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -59,10 +62,8 @@ import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
 import { ConnectionHealthPublisher } from './connection-health.publisher.js';
 import { groupIntoJobs, healthDatasets, healthScopes, jobUnits, type CollectorJob } from './collector-jobs.js';
+import { extendedLaneFailure, failureCode, RETRYABLE_CODES } from './failure-codes.js';
 import { runJob } from './purpose-fetchers.js';
-
-/** Codes after which the unit is re-leased (bounded); any other provider code fails the sync at once. */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['provider_throttled', 'provider_unavailable', 'bus_unavailable', 'collector_error']);
 
 /** Shortest wait before a throttled unit is leased again (a 429 without a usable Retry-After). */
 export const THROTTLE_MIN_DELAY_MS = 1_000;
@@ -71,21 +72,6 @@ export const THROTTLE_MIN_DELAY_MS = 1_000;
 export function throttleDelayMs(error: unknown): number {
   const retryAfter = error instanceof ProviderError ? error.detail.retryAfterMs : undefined;
   return Math.max(THROTTLE_MIN_DELAY_MS, retryAfter ?? 0);
-}
-
-/**
- * The failure code of a job error: the ProviderError code, the gateway's provider_config_invalid,
- * the gateway's provider_auth_required / provider_unavailable when it could not refresh an OAuth
- * grant, bus_unavailable when the bus refused or could not be reached (a retry-later, never the
- * sync's fault), else collector_error.
- */
-export function failureCode(error: unknown): string {
-  if (error instanceof ProviderError) return error.code;
-  if (error instanceof BusUnavailableError || error instanceof BusTimeoutError) return 'bus_unavailable';
-  if (error instanceof RpcError && (error.code === 'provider_config_invalid' || error.code === 'not_found')) return 'provider_config_invalid';
-  // The gateway could not refresh an OAuth grant: refused (reconnect) or the token endpoint was down.
-  if (error instanceof RpcError && (error.code === 'provider_auth_required' || error.code === 'provider_unavailable')) return error.code;
-  return 'collector_error';
 }
 
 /** Publishes one ingest batch on its context's subject (msgId = batchId, deduplicated by JetStream). */
@@ -199,12 +185,16 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     const units = jobUnits(job);
     const log = this.runtime.logger.child({ syncId: job.syncId, connectionId: job.connectionId, units: units.length, purpose: job.purpose });
     let support: Readonly<Record<string, string>> | undefined;
+    /** A passing failure of the extended lane (thrown on): it counts for the `extended` scope only. */
+    let extendedLaneError: unknown;
     try {
       if (!isOpen((await this.units.syncStatus(job.syncId)) ?? 'failed')) return;
       const built = await this.adapters.adapterFor({ connectionId: job.connectionId });
       support = built.adapter.capabilities.fields;
       let published = false;
       let skippedRecords = 0;
+      /** The extended lane's refusal (telemetry-lanes.ts): reported as the `extended` scope's outcome. */
+      let extendedRefusal: string | null = null;
       /** Units whose final batch was recorded (and then published) by this job. */
       const finals = new Set<LeasedUnit>();
       const publish = async (batch: IngestBatchV1) => {
@@ -233,6 +223,14 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
           // The adapter's reason names the field and the problem, never a value (no secrets, no payload).
           for (const record of records) log.info({ sourceId: record.sourceId, reason: record.reason }, 'provider record skipped');
         },
+        extendedFailed: (error) => {
+          const handling = extendedLaneFailure(error);
+          if (handling === 'retry') extendedLaneError = error;
+          if (handling !== 'refused') return false;
+          extendedRefusal = failureCode(error);
+          log.warn({ err: error, code: extendedRefusal }, 'the provider refused the extended telemetry; core readings stand');
+          return true;
+        },
       });
       if (skippedRecords > 0) log.info({ skippedRecords }, 'collector job published its pages');
       else log.debug({ skippedRecords }, 'collector job published its pages');
@@ -241,16 +239,17 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
       }
       if (published) {
         for (const scope of healthScopes(job, built.adapter.capabilities.fields)) {
-          await this.health.report({ connectionId: job.connectionId, outcome: 'success', errorCode: null, nextRetryAt: null, scope, datasets: healthDatasets(job) });
+          const refused = scope === 'extended' ? extendedRefusal : null;
+          await this.health.report({ connectionId: job.connectionId, outcome: refused ? 'failure' : 'success', errorCode: refused, nextRetryAt: null, scope, datasets: healthDatasets(job) });
         }
       }
     } catch (error) {
-      await this.fail(job, error, log, support ?? {});
+      await this.fail(job, error, log, error === extendedLaneError ? ['extended'] : healthScopes(job, support ?? {}));
     }
   }
 
-  /** `support`: the provider's capability fields (empty when no adapter was built: then only `core` is reported). */
-  private async fail(job: CollectorJob, error: unknown, log: ServiceRuntime['logger'], support: Readonly<Record<string, string>>): Promise<void> {
+  /** `scopes`: the health scopes the failure counts for (only `core` when no adapter was built; only `extended` for a passing failure of the extended lane). */
+  private async fail(job: CollectorJob, error: unknown, log: ServiceRuntime['logger'], scopes: readonly ('core' | 'extended')[]): Promise<void> {
     const code = failureCode(error);
     const retryable = RETRYABLE_CODES.has(code);
     log.warn({ err: error, code, retryable }, 'collector job failed');
@@ -259,7 +258,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     // reached for) an OAuth refresh: either is the connection's health.
     if (error instanceof ProviderError || (error instanceof RpcError && (code === 'provider_auth_required' || code === 'provider_unavailable'))) {
       const nextRetryAt = retryable ? new Date(Date.now() + (code === 'provider_throttled' ? throttleDelayMs(error) : this.settings.leaseMs)).toISOString() : null;
-      for (const scope of healthScopes(job, support)) {
+      for (const scope of scopes) {
         await this.health.report({ connectionId: job.connectionId, outcome: 'failure', errorCode: code, nextRetryAt, scope, datasets: healthDatasets(job) });
       }
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { FaultSnapshot } from '@switchyard/domain';
+import type { FaultSnapshot, Observation, TelemetryMetric } from '@switchyard/domain';
 import type { IngestBatchV1 } from '@switchyard/messaging';
-import { capabilitiesFor, type Page, type ProviderAdapter, type SkippedRecord } from '@switchyard/providers';
+import { capabilitiesFor, ProviderError, type Page, type ProviderAdapter, type SkippedRecord } from '@switchyard/providers';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { groupIntoJobs } from './collector-jobs.js';
 import { MAX_PAGES_PER_LISTING, runJob, type FetchContext } from './purpose-fetchers.js';
@@ -10,7 +10,7 @@ const CONNECTION = '0b9f3c1e-2f4a-4d7e-9b1c-3a2e5f6d7c8b';
 const SYNC = 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4';
 const FETCHED = '2026-01-01T03:00:00.000Z';
 
-function unit(id: string, purpose: LeasedUnit['purpose'], vehicle: string): LeasedUnit {
+function unit(id: string, purpose: LeasedUnit['purpose'], vehicle: string, overrides: Partial<LeasedUnit> = {}): LeasedUnit {
   return {
     unitId: id,
     syncId: SYNC,
@@ -27,6 +27,7 @@ function unit(id: string, purpose: LeasedUnit['purpose'], vehicle: string): Leas
     extendedTelemetry: false,
     passUnits: 2,
     trace: { correlationId: `sync:${SYNC}` },
+    ...overrides,
   };
 }
 
@@ -59,7 +60,7 @@ function adapterServing(pages: { faults?: Page<FaultSnapshot>[]; groups?: Page<n
   };
 }
 
-function recordingContext(adapter: ProviderAdapter) {
+function recordingContext(adapter: ProviderAdapter, extendedFailed: (error: unknown) => boolean = () => false) {
   const published: IngestBatchV1[] = [];
   const skipped: SkippedRecord[] = [];
   const ctx: FetchContext = {
@@ -74,6 +75,7 @@ function recordingContext(adapter: ProviderAdapter) {
     },
     saveCursor: () => Promise.resolve(),
     skipped: (records) => skipped.push(...records),
+    extendedFailed,
   };
   return { ctx, published, skipped };
 }
@@ -167,5 +169,86 @@ describe('runaway provider listings', () => {
     const adapter: ProviderAdapter = { ...adapterServing({}), drivers: () => Promise.resolve(pages.shift()!) };
     const [job] = groupIntoJobs([{ ...unit('14', 'drivers', 'v1'), vehicleSourceId: null, providerCursor: 'a' }]);
     await expect(runJob(job!, recordingContext(adapter).ctx)).resolves.toBeUndefined();
+  });
+});
+
+/**
+ * Telemetry in two lanes (telemetry-lanes.ts): core metrics, then the extended ones, each its own
+ * provider call inside one cursor. Mutations tried: laneListing without its catch (a refusal thrown
+ * like any failure) fails "a refusal of the extended lane"; telemetryMetricsFor back to selected
+ * signals only (issue 31) fails "asks the core metrics, then every covered optional metric".
+ */
+describe('telemetry lanes', () => {
+  const reading = (vehicleSourceId: string, metric: 'odometer' | 'speed'): Observation =>
+    metric === 'odometer'
+      ? { provider: 'samsara', vehicleSourceId, metric, value: { meters: 1000 }, source: 'samsara:obdOdometerMeters', observedAt: FETCHED, fetchedAt: FETCHED }
+      : { provider: 'samsara', vehicleSourceId, metric, value: { value: 12.5 }, source: 'samsara:gps.speedMilesPerHour', observedAt: FETCHED, fetchedAt: FETCHED };
+  const optedIn = { signals: ['odometer', 'location', 'faults'], extendedTelemetry: true };
+  /** An adapter answering latest telemetry by lane (the extended lane by `extended`) and recording every call's metrics and cursor. */
+  function telemetryAdapter(extended: () => Promise<Page<Observation>>) {
+    const calls: { metrics: readonly TelemetryMetric[]; cursor: string | null | undefined }[] = [];
+    const answer = (query: { metrics: readonly TelemetryMetric[]; cursor?: string | null }): Promise<Page<Observation>> => {
+      calls.push({ metrics: query.metrics, cursor: query.cursor });
+      if (query.metrics.includes('odometer')) return Promise.resolve(query.cursor ? { items: [reading('v2', 'odometer')], next: null } : { items: [reading('v1', 'odometer')], next: 'core-2' });
+      return extended();
+    };
+    return { adapter: { ...adapterServing({}), latestTelemetry: answer, telemetryHistory: answer }, calls };
+  }
+
+  it('asks the core metrics, then every covered optional metric, and ends each unit with the last lane', async () => {
+    const { adapter, calls } = telemetryAdapter(() => Promise.resolve({ items: [reading('v1', 'speed')], next: null }));
+    const { ctx, published } = recordingContext(adapter);
+    const [job] = groupIntoJobs([unit('20', 'telemetryLatest', 'v1', optedIn), unit('21', 'telemetryLatest', 'v2', optedIn)]);
+    await runJob(job!, ctx);
+    // Samsara supports every optional metric but engineHours, which is a signal not selected here.
+    expect(calls.map((c) => [c.metrics, c.cursor])).toEqual([
+      [['location', 'odometer'], null],
+      [['location', 'odometer'], 'core-2'],
+      [['totalIdleTime', 'speed', 'heading', 'fuelPercent', 'batteryVoltage', 'engineState'], null],
+    ]);
+    const observations = published.flatMap((b) => (b.kind === 'observations' ? b.records.map((r) => `${r.vehicleSourceId}:${r.metric}`) : []));
+    expect(observations.sort()).toEqual(['v1:odometer', 'v1:speed', 'v2:odometer']);
+    // The final batches come with the extended lane's last page, one per unit.
+    const finals = published.filter((b) => b.final);
+    expect(finals.map((b) => b.unitId).sort()).toEqual(['20', '21']);
+    expect(finals.every((b) => b.providerCursor === null)).toBe(true);
+  });
+
+  it('without the opt-in asks the core lane only', async () => {
+    const { adapter, calls } = telemetryAdapter(() => Promise.reject(new Error('extended metrics asked without the opt-in')));
+    const [job] = groupIntoJobs([unit('22', 'telemetryHistory', 'v1', { ...optedIn, extendedTelemetry: false, windowStart: FETCHED, windowEnd: '2026-01-01T04:00:00.000Z' })]);
+    await runJob(job!, recordingContext(adapter).ctx);
+    expect(calls.map((c) => c.metrics)).toEqual([
+      ['location', 'odometer'],
+      ['location', 'odometer'],
+    ]);
+  });
+
+  it('a refusal of the extended lane ends the listing: the core readings are published and each unit still gets its final batch', async () => {
+    const refusal = new ProviderError('provider_scope_mismatch', { status: 403 });
+    const { adapter } = telemetryAdapter(() => Promise.reject(refusal));
+    const seen: unknown[] = [];
+    const { ctx, published } = recordingContext(adapter, (error) => seen.push(error) > 0);
+    const [job] = groupIntoJobs([unit('23', 'telemetryLatest', 'v1', optedIn), unit('24', 'telemetryLatest', 'v2', optedIn)]);
+    await expect(runJob(job!, ctx)).resolves.toBeUndefined();
+    expect(seen).toEqual([refusal]);
+    expect(published.flatMap((b) => (b.kind === 'observations' ? b.records.map((r) => r.metric) : []))).toEqual(['odometer', 'odometer']);
+    expect(published.filter((b) => b.final).map((b) => b.unitId).sort()).toEqual(['23', '24']);
+  });
+
+  it('a failure of the extended lane that is not absorbed is thrown, and the re-leased unit resumes in the extended lane', async () => {
+    const outage = new ProviderError('provider_unavailable', { status: 503 });
+    const saved: (string | null)[] = [];
+    const { adapter, calls } = telemetryAdapter(() => Promise.reject(outage));
+    const first = recordingContext(adapter);
+    const history = { ...optedIn, windowStart: FETCHED, windowEnd: '2026-01-01T04:00:00.000Z' };
+    const [job] = groupIntoJobs([unit('25', 'telemetryHistory', 'v1', history)]);
+    await expect(runJob(job!, { ...first.ctx, saveCursor: (_u, cursor) => Promise.resolve(void saved.push(cursor)) })).rejects.toBe(outage);
+    expect(first.published.some((b) => b.final)).toBe(false);
+    // Re-leased with the cursor saved last: only the extended lane is asked again.
+    calls.length = 0;
+    const [again] = groupIntoJobs([unit('25', 'telemetryHistory', 'v1', { ...history, providerCursor: saved.at(-1)! })]);
+    await expect(runJob(again!, recordingContext(adapter).ctx)).rejects.toBe(outage);
+    expect(calls.map((c) => c.metrics.includes('odometer'))).toEqual([false]);
   });
 });

@@ -18,18 +18,18 @@
  *   are not per vehicle) then lane `vehicles` (each unit gets its vehicle, whose record carries the
  *   memberships the adapter reads); the units' final batches are on the last vehicle page;
  * - `telemetryLatest`: `adapter.latestTelemetry({metrics, vehicleSourceIds: job's vehicles})` →
- *   `observations` batches (ingest.telemetry);
+ *   `observations` batches (ingest.telemetry), core then extended metrics (telemetry-lanes.ts);
  * - `faults`: complete-snapshot providers → `adapter.faults({vehicleSourceIds})`, the CURRENT
  *   snapshot (`fault_snapshots`); explicit-records providers → `adapter.faults({from, to,
  *   vehicleSourceIds})` over the unit's window (`fault_records`) — both on ingest.faults;
  * Per-unit jobs:
  * - `trips` / `telemetryHistory`: `adapter.trips` / `adapter.telemetryHistory` for the unit's
- *   vehicle and slice; records of another vehicle (should the provider return any) are dropped,
+ *   vehicle and slice (history in the same two lanes as latest); records of another vehicle (should the provider return any) are dropped,
  *   never attributed;
  * - `drivers` / `groups`: the connection's whole listing (`adapter.drivers()` / `adapter.groups()`)
  *   on the connection-level unit.
  * What may be collected is decided at lease time from the connection's current signals
- * (collection-scope.ts): telemetry asks only for the selected collectable metrics, faults only when
+ * (collection-scope.ts): telemetry asks only for the connection's covered metrics, faults only when
  * `faults` is selected. Nothing to ask, or an empty fault window, asks the provider nothing.
  * A vehicle absent from a listing, or a unit with nothing to ask, gets an empty final batch: nothing
  * is written for it (never zeros), and the unit completes because the answer is known.
@@ -51,9 +51,10 @@ import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { faultsSelected, telemetryMetricsFor } from '../domain/collection-scope.js';
 import {
   decodeFleetCursor,
-  decodeMembershipCursor,
+  decodeLaneCursor,
   encodeFleetCursor,
-  encodeMembershipCursor,
+  encodeLaneCursor,
+  MEMBERSHIP_LANES,
   groupVehicles,
   pageBatches,
   sharedCursor,
@@ -61,6 +62,7 @@ import {
   type MembershipCursor,
   type RecordOf,
 } from './collector-jobs.js';
+import { laneListing } from './telemetry-lanes.js';
 
 export interface FetchContext {
   readonly adapter: ProviderAdapter;
@@ -75,6 +77,8 @@ export interface FetchContext {
   saveCursor(unit: LeasedUnit, cursor: string | null): Promise<void>;
   /** The records a fetched page reports as skipped (called only when there are some). */
   skipped(records: readonly SkippedRecord[]): void;
+  /** A telemetry listing's extended lane failed: true when the failure is absorbed (a refusal, telemetry-lanes.ts), false to throw it. */
+  extendedFailed(error: unknown): boolean;
 }
 
 /** Fetches a page and hands its skipped records to the context. */
@@ -131,8 +135,8 @@ export async function runJob(job: CollectorJob, ctx: FetchContext): Promise<void
     case 'groupMemberships':
       return runMemberships(units, ctx);
     case 'telemetryLatest': {
-      const metrics = metricsOf(units[0], ctx);
-      return runFleet(units, ctx, 'observations', vehicles, (cursor) => (metrics.length === 0 ? Promise.resolve(NOTHING) : ctx.adapter.latestTelemetry({ metrics, vehicleSourceIds: vehicles, cursor })));
+      const listing = laneListing(metricsOf(units[0], ctx), (metrics, cursor) => ctx.adapter.latestTelemetry({ metrics, vehicleSourceIds: vehicles, cursor }), ctx.extendedFailed);
+      return runFleet(units, ctx, 'observations', vehicles, listing);
     }
     case 'faults':
       return runFaults(units, vehicles, ctx);
@@ -207,7 +211,7 @@ function onlyModel(page: Page<FaultSnapshot | FaultRecord>, model: FaultSnapshot
 }
 
 async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): Promise<void> {
-  let position: MembershipCursor = decodeMembershipCursor(sharedCursor(units));
+  let position: MembershipCursor = decodeLaneCursor(sharedCursor(units), MEMBERSHIP_LANES);
   const guard = new PageGuard('groupMemberships', `${position.lane}:${position.cursor ?? 'start'}`);
   for (;;) {
     if (!(await ctx.proceed())) return;
@@ -220,7 +224,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
       const page = await fetched(ctx, ctx.adapter.groups(position.cursor));
       next = { lane: page.next === null ? 'vehicles' : 'groups', cursor: page.next };
       guard.next(`${next.lane}:${next.cursor ?? 'start'}`);
-      const providerCursor = encodeMembershipCursor(next);
+      const providerCursor = encodeLaneCursor(next);
       await publishAll(ctx, carrier, pageBatches({ unit: carrier, provider: ctx.provider, kind: 'groups', records: page.items, pageKey, providerCursor, last: false, fetchedAt: now() }));
       for (const unit of live) await ctx.saveCursor(unit, providerCursor);
     } else {
@@ -229,7 +233,7 @@ async function runMemberships(units: readonly LeasedUnit[], ctx: FetchContext): 
       const last = page.next === null;
       next = last ? null : { lane: 'vehicles', cursor: page.next };
       guard.next(next && `${next.lane}:${next.cursor ?? 'start'}`);
-      const providerCursor = next && encodeMembershipCursor(next);
+      const providerCursor = next && encodeLaneCursor(next);
       for (const unit of live) {
         const records = page.items.filter((v) => v.sourceId === unit.vehicleSourceId);
         if (records.length === 0 && !last) continue;
@@ -254,8 +258,8 @@ function runUnitJob(purpose: Extract<CollectorJob, { kind: 'unit' }>['purpose'],
     }
     case 'telemetryHistory': {
       const { from, to, vehicle } = windowOf(unit);
-      const metrics = metricsOf(unit, ctx);
-      return runUnit(unit, ctx, 'observations', (cursor) => (metrics.length === 0 ? Promise.resolve(NOTHING) : ctx.adapter.telemetryHistory({ from, to, metrics, vehicleSourceIds: [vehicle], cursor })), vehicle);
+      const listing = laneListing(metricsOf(unit, ctx), (metrics, cursor) => ctx.adapter.telemetryHistory({ from, to, metrics, vehicleSourceIds: [vehicle], cursor }), ctx.extendedFailed);
+      return runUnit(unit, ctx, 'observations', listing, vehicle);
     }
   }
 }

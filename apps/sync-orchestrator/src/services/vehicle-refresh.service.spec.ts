@@ -42,8 +42,13 @@ function reading(metric: TelemetryMetric, vehicleSourceId = 'a1'): ObservationV1
   const base = { provider: 'samsara' as const, vehicleSourceId, observedAt: '2026-11-26T02:59:00.000Z', fetchedAt: NOW.toISOString(), source: `samsara:${metric}` };
   if (metric === 'location') return { ...base, metric, value: { latitude: 1, longitude: 2 } };
   if (metric === 'odometer') return { ...base, metric, value: { meters: 1000 } };
-  return { ...base, metric: 'engineHours', value: { seconds: 3600 } };
+  if (metric === 'engineHours' || metric === 'totalIdleTime') return { ...base, metric, value: { seconds: 3600 } };
+  if (metric === 'engineState') return { ...base, metric, value: { state: 'on' } };
+  return { ...base, metric, value: { value: 12 } };
 }
+
+/** Samsara's optional metrics with the opt-in and engineHours selected (libs/domain telemetry-coverage.ts). */
+const OPTIONAL: TelemetryMetric[] = ['engineHours', 'totalIdleTime', 'speed', 'heading', 'fuelPercent', 'batteryVoltage', 'engineState'];
 
 interface Harness {
   ports: RefreshPorts;
@@ -84,8 +89,8 @@ describe('refreshVehicle', () => {
   it('asks core and optional metrics apart, publishes the readings as one observations batch without a sync, and reports fetched', async () => {
     const h = harness();
     const reply = await refreshVehicle(h.ports, { connectionId, vehicleId: vcl('a1') });
-    expect(h.asked).toEqual([['odometer', 'location'], ['engineHours']]);
-    expect(reply).toEqual({ outcome: 'fetched', failureReason: null, optionalFailure: null, fetchedAt: NOW.toISOString(), observations: [reading('odometer'), reading('location'), reading('engineHours')], failedMetrics: [] });
+    expect(h.asked).toEqual([['location', 'odometer'], OPTIONAL]);
+    expect(reply).toEqual({ outcome: 'fetched', failureReason: null, optionalFailure: null, fetchedAt: NOW.toISOString(), observations: ['location', 'odometer', ...OPTIONAL].map((m) => reading(m as TelemetryMetric)), failedMetrics: [] });
     expect(h.published).toHaveLength(1);
     expect(h.published[0]).toMatchObject({ kind: 'observations', syncId: null, unitId: null, fencingToken: null, final: true, providerCursor: null, records: reply.outcome === 'rate_limited' ? [] : reply.observations });
   });
@@ -93,15 +98,15 @@ describe('refreshVehicle', () => {
   it("an optional metric's failure leaves odometer and location fetched and names only that metric", async () => {
     const h = harness({ fail: (m) => (m.includes('engineHours') ? new ProviderError('provider_scope_mismatch', { status: 403 }) : undefined) });
     const reply = await refreshVehicle(h.ports, { connectionId, vehicleId: vcl('a1') });
-    expect(reply).toMatchObject({ outcome: 'fetched', failureReason: null, optionalFailure: 'provider_scope_mismatch', failedMetrics: ['engineHours'] });
-    expect(reply.outcome !== 'rate_limited' && reply.observations.map((o) => o.metric)).toEqual(['odometer', 'location']);
+    expect(reply).toMatchObject({ outcome: 'fetched', failureReason: null, optionalFailure: 'provider_scope_mismatch', failedMetrics: OPTIONAL });
+    expect(reply.outcome !== 'rate_limited' && reply.observations.map((o) => o.metric)).toEqual(['location', 'odometer']);
   });
 
   it('a failed core read is failed with the provider code; the optional readings that came back are still used', async () => {
     const h = harness({ fail: (m) => (m.includes('odometer') ? new ProviderError('provider_unavailable', { status: 503 }) : undefined) });
     const reply = await refreshVehicle(h.ports, { connectionId, vehicleId: vcl('a1') });
-    expect(reply).toMatchObject({ outcome: 'failed', failureReason: 'provider_unavailable', optionalFailure: null, failedMetrics: ['odometer', 'location'] });
-    expect(reply.outcome !== 'rate_limited' && reply.observations.map((o) => o.metric)).toEqual(['engineHours']);
+    expect(reply).toMatchObject({ outcome: 'failed', failureReason: 'provider_unavailable', optionalFailure: null, failedMetrics: ['location', 'odometer'] });
+    expect(reply.outcome !== 'rate_limited' && reply.observations.map((o) => o.metric)).toEqual(OPTIONAL);
   });
 
   it('no odometer in the answer is no_new_odometer', async () => {
@@ -132,8 +137,14 @@ describe('refreshVehicle', () => {
       optionalFailure: null,
       fetchedAt: null,
       observations: [],
-      failedMetrics: ['odometer', 'location', 'engineHours'],
+      failedMetrics: ['location', 'odometer', ...OPTIONAL],
     });
     expect(h.asked).toEqual([]);
+  });
+
+  it('without the extended-telemetry opt-in asks the selected core metrics only', async () => {
+    const h = harness({ config: config({ optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: false } }) });
+    expect(await refreshVehicle(h.ports, { connectionId, vehicleId: vcl('a1') })).toMatchObject({ outcome: 'fetched', failedMetrics: [] });
+    expect(h.asked).toEqual([['location', 'odometer']]);
   });
 });

@@ -26,7 +26,8 @@ import { CORE_TELEMETRY_METRICS, sourceIdOfVehicle, type TelemetryMetric } from 
 import { ingestBatchId, RpcError, splitIngestRecords, type ConnectionConfigV1, type ObservationV1, type RefreshVehicleReplyV1, type RefreshVehicleRequestV1, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { capabilitiesFor, type ProviderAdapter } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type Logger, type ServiceRuntime } from '@switchyard/service-kit';
-import { failureCode, publishIngestBatch } from '../collectors/collector.service.js';
+import { publishIngestBatch } from '../collectors/collector.service.js';
+import { failureCode } from '../collectors/failure-codes.js';
 import { RefreshSlotRepository, type SlotClaim } from '../db/repositories/refresh-slot.repository.js';
 import { telemetryMetricsFor } from '../domain/collection-scope.js';
 import { ProviderAdapterFactory } from '../providers/adapter-factory.js';

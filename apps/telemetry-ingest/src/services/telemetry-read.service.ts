@@ -30,7 +30,7 @@
  *   `events.faults.observed`, faults-observed.handler.ts) — never from the faults schema.
  */
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
-import { CORE_TELEMETRY_METRICS, SELECTED_SIGNALS, TELEMETRY_METRICS, hasVisibilityRules, sourceIdOfVehicle, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, coversMetric, TELEMETRY_METRICS, hasVisibilityRules, sourceIdOfVehicle, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
 import {
   METRIC_VALUES,
   RpcError,
@@ -57,11 +57,9 @@ const notFound = () => new RpcError('not_found', 'no such vehicle on this connec
 
 const OPTIONAL_METRICS = TELEMETRY_METRICS.filter((m) => !(CORE_TELEMETRY_METRICS as readonly string[]).includes(m));
 
-/** Whether the connection's selected signals, opt-in and provider cover an optional metric (see the header). */
+/** Whether the connection's selected signals, opt-in and provider cover an optional metric (libs/domain telemetry-coverage.ts: the collectors' rule). */
 export function covers(config: Pick<ConnectionConfigV1, 'provider' | 'selectedSignals' | 'optIns'>, metric: TelemetryMetric): boolean {
-  if (!config.optIns.extendedTelemetry) return false;
-  if ((SELECTED_SIGNALS as readonly string[]).includes(metric) && !(config.selectedSignals as readonly string[]).includes(metric)) return false;
-  return capabilitiesFor(config.provider).fields[`telemetry.${metric}`] !== 'unsupported';
+  return coversMetric({ signals: config.selectedSignals, extendedTelemetry: config.optIns.extendedTelemetry, support: capabilitiesFor(config.provider).fields }, metric);
 }
 
 /** The public value and units of a stored reading, or undefined when the value is not a valid public one. */
