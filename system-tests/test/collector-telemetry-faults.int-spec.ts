@@ -8,16 +8,18 @@
  * drivers, groups, telemetryLatest, telemetryHistory and faults completes only through the owning
  * contexts' receipts; directory then holds the provider's drivers and groups, telemetry-ingest
  * exactly the observations (history and latest) the provider reports for the approved vehicles and
- * the SELECTED signals (Geotab selects odometer only: no location, no engine hours; Samsara's
- * engine hours need and have the extended-telemetry opt-in), fault-feed the fault occurrences of
+ * the COVERED metrics (Geotab selects odometer only, without the opt-in: no location, no engine
+ * hours, nothing optional; Samsara's engine hours and optional metrics need and have the
+ * extended-telemetry opt-in), fault-feed the fault occurrences of
  * the approved vehicles. Running the same window again changes no stored row. Internal runs are
  * invisible to `GET /v1/syncs` and `GET /v1/syncs/{id}`, do not move the public default startFrom,
  * and the public API refuses an internal purpose. Telemetry with an extended metric sets the
- * connection's `extended_last_success_at`.
+ * connection's `extended_last_success_at`; a provider refusal of the extended stat types sets its
+ * `extended_last_error_code` while the run completes with the core readings (issue 31).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import type { Observation, Provider, TelemetryMetric } from '@switchyard/domain';
+import { TELEMETRY_METRICS, type Observation, type Provider, type TelemetryMetric } from '@switchyard/domain';
 import { collectPages, createGeotabAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { INTERNAL_SYNC_PURPOSES, SCHEDULED_ORIGIN, SyncLifecycleService, type InternalRun } from '@switchyard/sync-orchestrator';
@@ -107,10 +109,10 @@ beforeAll(async () => {
       provider: 'samsara' as const,
       adapter: createSamsaraAdapter({ provider: 'samsara', baseUrl: samsaraSim.url, credentials: { apiToken: samsaraToken } }),
       providerCredentials: { apiToken: samsaraToken },
-      // Four signals, engine hours with the extended-telemetry opt-in.
+      // Four signals with the extended-telemetry opt-in: engine hours and every optional metric Samsara has.
       signals: ['odometer', 'location', 'engineHours', 'faults'] as const,
       extendedTelemetry: true,
-      metrics: ['odometer', 'location', 'engineHours'] as TelemetryMetric[],
+      metrics: [...TELEMETRY_METRICS],
     },
     {
       provider: 'geotab' as const,
@@ -186,7 +188,7 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
     expect(storedGroups.map((g) => g.source_id).sort()).toEqual([...new Set(groups.items.map((g) => g.sourceId))].sort());
   });
 
-  it('stores exactly the selected signals’ observations of the approved vehicles, history and latest', async () => {
+  it('stores exactly the covered metrics’ observations of the approved vehicles, history and latest', async () => {
     const fleet = fleets[name];
     const expected = await expectedObservations(fleet);
     expect(expected.length).toBeGreaterThan(0);
@@ -194,8 +196,9 @@ describe.each(['samsara', 'geotab'] as const)('an internal run on %s', (name) =>
     expect(stored.map((o) => obsKey(o.vehicle_source_id, o.metric, Number(o.at), o.source)).sort()).toEqual(
       [...new Set(expected.map((o) => obsKey(o.vehicleSourceId, o.metric, Date.parse(o.observedAt), o.source)))].sort(),
     );
-    // Only selected metrics (Geotab: odometer only), never the unapproved vehicle.
-    expect([...new Set(stored.map((o) => o.metric))].sort()).toEqual([...fleet.metrics].sort());
+    // Only covered metrics (Geotab: odometer only; Samsara: all nine, where its vehicles report them), never the unapproved vehicle.
+    expect(stored.every((o) => fleet.metrics.includes(o.metric as TelemetryMetric))).toBe(true);
+    if (name === 'samsara') expect(new Set(stored.map((o) => o.metric)).size).toBeGreaterThanOrEqual(8);
     expect(stored.some((o) => o.vehicle_source_id === fleet.unapproved)).toBe(false);
 
     // The latest table holds the newest reading per vehicle and metric.
@@ -295,6 +298,32 @@ describe('internal runs and the public API', () => {
     expect(typeof geotabRow.last_success_at).toBe('string');
     expect(geotabRow.extended_last_success_at ?? null).toBeNull();
   });
+
+  // Issue 31: a provider refusal of the extended fields is the extended health's, and costs the core
+  // readings nothing. Mutations tried: laneListing without its catch (the refusal thrown like any
+  // failure) fails the run with provider_scope_mismatch; the collector reporting the extended scope
+  // `success` regardless leaves extended_last_error_code null — each fails this test.
+  it('a refusal of the extended stat types: the run completes with the core readings, extended_last_error_code reports it', async () => {
+    const fleet = fleets.samsara;
+    const scenarios = `${samsaraUrl}/_sim/accounts/${samsaraToken}/scenarios`;
+    const refuse = [{ kind: 'missing_permission', pathPrefix: '/fleet/vehicles/stats', typeName: 'fuelPercents' }];
+    expect((await fetch(scenarios, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(refuse) })).status).toBe(200);
+    await stack.sql(`delete from $telemetry.latest_readings where connection_id = ?::uuid and metric in ('odometer', 'fuelPercent')`, [fleet.connectionId]);
+    try {
+      expect(await runInternal(fleet)).toMatchObject({ status: 'completed', failureReason: null });
+      await pollUntil(async () => (await fleet.connection.health()).extended_last_error_code === 'provider_scope_mismatch', { timeoutMs: 20_000, description: 'the refusal in extended health' });
+      expect(await fleet.connection.health()).toMatchObject({ last_error_code: null, extended_last_error_code: 'provider_scope_mismatch' });
+      // The core lane ran before the refused call: the odometer is back, the fuel level (asked only in the refused call) not.
+      const latest = await stack.sql<{ metric: string }>(`select distinct metric from $telemetry.latest_readings where connection_id = ?::uuid`, [fleet.connectionId]);
+      expect(latest.map((r) => r.metric)).toContain('odometer');
+      expect(latest.map((r) => r.metric)).not.toContain('fuelPercent');
+    } finally {
+      await fetch(scenarios, { method: 'DELETE' });
+    }
+    // Granted again: the next run's extended success clears the code.
+    expect(await runInternal(fleet)).toMatchObject({ status: 'completed' });
+    await pollUntil(async () => (await fleet.connection.health()).extended_last_error_code === null, { timeoutMs: 20_000, description: 'extended health recovered' });
+  }, 180_000);
 
   it('fails a run with the provider’s code on revoked credentials, reports it for both health scopes and erases nothing', async () => {
     const fleet = fleets.samsara;

@@ -5,7 +5,8 @@
  * SECOND gateway process on the same schemas; every response validated against the OpenAPI
  * document.
  * - a refresh of a vehicle with nothing stored answers `fetched` with the provider's newest
- *   readings, which are then stored like collected ones (the stored read shows them);
+ *   readings of every covered metric — with the extended-telemetry opt-in, the optional ones too
+ *   (issue 31) — which are then stored like collected ones (the stored read shows them);
  * - the limit holds across gateway processes: the next refresh of that vehicle, from either
  *   gateway, is 429 `rate_limited` with Retry-After; another vehicle is not limited;
  * - a failing provider read is still 200: `failed`, the stored readings marked `fallback: true`;
@@ -20,9 +21,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { vehicleId, type TelemetryMetric } from '@switchyard/domain';
+import { coveredMetrics, vehicleId, type TelemetryMetric } from '@switchyard/domain';
 import { CredentialsAdmin, startGateway } from '@switchyard/gateway';
-import { collectPages, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
+import { capabilitiesFor, collectPages, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { validatedCall } from './gateway-client.js';
@@ -30,11 +31,14 @@ import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 type Json = Record<string, unknown>;
 type Status = { status: string; fallback?: boolean; reading: (Json & { value: Json; source: string; observedAt: string }) | null };
-type Telemetry = Json & { vehicleId: string; location: Status; odometer: Status; engineHours?: Status; refreshStatus?: string };
+type Telemetry = Json & { vehicleId: string; location: Status; odometer: Status; refreshStatus?: string } & Partial<Record<TelemetryMetric, Status>>;
 
 const TOKEN = `samsara_api_${randomBytes(12).toString('hex')}`;
 const SIM_NOW = new Date(Math.floor((Date.now() - 20 * 60_000) / 1000) * 1000).toISOString();
-const METRICS: TelemetryMetric[] = ['odometer', 'location', 'engineHours'];
+const SIGNALS = ['odometer', 'location', 'engineHours'] as const;
+const METRICS: TelemetryMetric[] = [...SIGNALS];
+/** Everything the opted-in connection covers (libs/domain telemetry-coverage.ts): with Samsara, every metric. */
+const COVERED: TelemetryMetric[] = coveredMetrics({ signals: SIGNALS, extendedTelemetry: true, support: capabilitiesFor('samsara').fields });
 
 let simulator: { url: string; process: NodeProcess };
 let stack: PipelineStack;
@@ -55,7 +59,7 @@ const stored = async (sourceId: string) => {
 
 /** The provider's newest reading of each metric of one vehicle, as its latest-telemetry endpoint gives it. */
 async function providerLatest(sourceId: string): Promise<Map<string, { value: unknown; observedAt: string }>> {
-  const page = await collectPages((cursor) => adapter.latestTelemetry({ metrics: METRICS, vehicleSourceIds: [sourceId], cursor }), 10);
+  const page = await collectPages((cursor) => adapter.latestTelemetry({ metrics: COVERED, vehicleSourceIds: [sourceId], cursor }), 10);
   return new Map(page.items.filter((o) => o.vehicleSourceId === sourceId).map((o) => [o.metric, { value: o.value, observedAt: new Date(o.observedAt).toISOString() }]));
 }
 
@@ -109,16 +113,22 @@ describe('POST …/vehicles/{vehicleId}/refresh', () => {
     expect(res.status).toBe(200);
     const body = res.body as Telemetry;
     expect(body.refreshStatus).toBe('fetched');
-    for (const metric of METRICS) {
+    // Issue 31: the extended metrics (speed, heading, fuel, battery, engine state, idle time) come back too.
+    expect(COVERED).toHaveLength(9);
+    for (const metric of COVERED) {
       const status = body[metric] as Status;
       expect(status.fallback).toBeUndefined();
-      expect(status.reading).toMatchObject({ value: expected.get(metric)!.value, observedAt: expected.get(metric)!.observedAt });
+      const o = expected.get(metric);
+      if (!o) expect(status).toEqual({ status: 'missing', reading: null });
+      else expect(status.reading).toMatchObject({ value: o.value, observedAt: o.observedAt });
     }
+    expect(COVERED.filter((m) => expected.has(m) && body[m]?.reading !== null).length).toBeGreaterThanOrEqual(8);
     await pollUntil(async () => (await stored(sourceId)).odometer.reading?.observedAt === expected.get('odometer')!.observedAt, { timeoutMs: 20_000, description: 'the refreshed odometer stored' });
     const after = await stored(sourceId);
     expect(after.refreshStatus).toBeUndefined();
     expect(after.odometer.reading).toMatchObject({ value: expected.get('odometer')!.value });
     expect(after.engineHours?.reading).toMatchObject({ value: expected.get('engineHours')!.value });
+    expect(after.speed?.reading).toMatchObject({ value: expected.get('speed')!.value, observedAt: expected.get('speed')!.observedAt });
   }, 60_000);
 
   it('the limit holds across gateway processes: 429 with Retry-After from either, per vehicle', async () => {

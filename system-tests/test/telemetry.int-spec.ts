@@ -10,8 +10,10 @@
  *   reading, odometer `available`;
  * - a provider outage during a run: the connection's health reports it, the readings stay (stale
  *   or available by age, never zero or missing);
- * - an unselected signal: location not selected is `missing` (reading null), engineHours without
- *   the opt-in absent;
+ * - extended telemetry (issue 31): with the `extendedTelemetry` opt-in every optional metric the
+ *   provider supports is collected and served present with the provider's values (Samsara's
+ *   checked against the simulator's raw stats); without it none is collected or shown;
+ * - an unselected signal: location not selected is `missing` (reading null);
  * - a hidden vehicle: 404 on telemetry and history, absent from locations;
  * - history: a walk under concurrent ingest never repeats a sequence and serves every reading its
  *   snapshot holds (no gaps); the 400 reason codes; a key without the history grant gets 404.
@@ -20,10 +22,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { vehicleId, type Observation, type Provider, type TelemetryMetric } from '@switchyard/domain';
+import { coveredMetrics, vehicleId, type Observation, type Provider, type TelemetryMetric } from '@switchyard/domain';
 import { CredentialsAdmin } from '@switchyard/gateway';
 import type { MessageBus } from '@switchyard/messaging';
-import { collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, mapMotiveLocationPoint, motiveSchemas, type ProviderAdapter } from '@switchyard/providers';
+import { capabilitiesFor, collectPages, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, mapMotiveLocationPoint, motiveSchemas, type ProviderAdapter } from '@switchyard/providers';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import type { InternalRun } from '@switchyard/sync-orchestrator';
 import { validatedCall } from './gateway-client.js';
@@ -32,7 +34,7 @@ import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 type Json = Record<string, unknown>;
 type Status = { status: string; reading: (Json & { value: Json; source: string; observedAt: string; units?: Json }) | null };
-type Telemetry = Json & { vehicleId: string; location: Status; odometer: Status; engineHours?: Status; totalIdleTime?: Status };
+type Telemetry = Json & { vehicleId: string; location: Status; odometer: Status } & Partial<Record<TelemetryMetric, Status>>;
 type Point = { sequence: string; observed_at: string; source: string; value: Json };
 type History = { readings: Point[]; nextCursor: string; hasMore: boolean; window: Json };
 
@@ -40,7 +42,10 @@ const SECRET = 'sim-secret-not-logged';
 const geotabLogin = { database: 'switchyard_demo', userName: 'sandbox@switchyard.example', password: randomBytes(16).toString('hex') };
 const SIM_NOW = new Date(Math.floor((Date.now() - 20 * 60_000) / 1000) * 1000).toISOString();
 const WINDOW = { startFrom: new Date(Date.parse(SIM_NOW) - 6 * 3600_000), intervalEnd: new Date(SIM_NOW) };
-const METRICS: TelemetryMetric[] = ['odometer', 'location', 'engineHours'];
+const SIGNALS = ['odometer', 'location', 'engineHours'] as const;
+/** What each opted-in connection covers (libs/domain telemetry-coverage.ts): the selected signals and every optional metric the provider supports. */
+const metricsOf = (provider: Provider): TelemetryMetric[] => coveredMetrics({ signals: SIGNALS, extendedTelemetry: true, support: capabilitiesFor(provider).fields });
+const OPTIONAL: TelemetryMetric[] = ['engineHours', 'totalIdleTime', 'speed', 'heading', 'fuelPercent', 'batteryVoltage', 'engineState'];
 
 interface Fleet {
   provider: Provider;
@@ -104,7 +109,7 @@ beforeAll(async () => {
       config: {
         purposes: { vehicles: true, groupMemberships: false, trips: false },
         approvedVehicleIds: ids,
-        selectedSignals: [...METRICS] as ('odometer' | 'location' | 'engineHours')[],
+        selectedSignals: [...SIGNALS],
         optIns: { groupInventory: false, vehicleMetadata: false, extendedTelemetry: true },
       },
     });
@@ -121,27 +126,39 @@ afterAll(async () => {
 });
 
 describe.each(['samsara', 'motive', 'geotab'] as const)('telemetry of %s', (name) => {
-  it('serves the provider’s newest readings with their units; location 20 minutes old is stale, odometer available', async () => {
+  // Issue 31: with the opt-in, speed, heading, fuel, battery, engine state and (Samsara) idle time were
+  // always `missing` — the scheduled collection never asked for them. Mutation tried:
+  // telemetryMetricsFor keeping only the selected signals fails this test for every provider.
+  it('serves the provider’s newest readings of every covered metric, extended ones included, with their units; location 20 minutes old is stale, odometer available', async () => {
     const f = fleets[name];
+    const metrics = metricsOf(name);
+    // Every optional metric the provider does not mark unsupported is collected (Samsara: all seven).
+    expect(metrics.filter((m) => OPTIONAL.includes(m))).toEqual(OPTIONAL.filter((m) => capabilitiesFor(name).fields[`telemetry.${m}`] !== 'unsupported'));
+    const present = new Set<string>();
     for (const sourceId of f.ids) {
       const res = await call(f, `/vehicles/${vcl(f, sourceId)}/telemetry`);
       expect(res.status).toBe(200);
       const t = res.body as Telemetry;
       expect(t.vehicleId).toBe(vcl(f, sourceId));
-      const expected = await providerLatest(f, sourceId, METRICS);
-      for (const metric of ['location', 'odometer', 'engineHours'] as const) {
+      // Exactly the covered metrics are in the response (an unsupported one, e.g. Motive's and Geotab's totalIdleTime, is absent).
+      expect(Object.keys(t).filter((k) => OPTIONAL.includes(k as TelemetryMetric)).sort()).toEqual(metrics.filter((m) => OPTIONAL.includes(m)).sort());
+      const expected = await providerLatest(f, sourceId, metrics);
+      for (const metric of metrics) {
         const status = t[metric];
         const o = expected.get(metric);
         if (!o) {
-          // The provider reports nothing: missing, never a zero (engineHours is covered: opt-in on and selected).
+          // The provider reports nothing: missing, never a zero.
           expect(status).toEqual({ status: 'missing', reading: null });
           continue;
         }
+        present.add(metric);
         expect(status?.reading).toEqual({ value: o.value, source: o.source, observedAt: iso(o.observedAt), fetchedAt: expect.any(String), ...(o.units && o.units.source !== o.units.normalized ? { units: o.units } : {}) });
       }
       if (t.location.reading) expect(t.location.status).toBe('stale');
       if (t.odometer.reading) expect(t.odometer.status).toBe('available');
     }
+    // The simulators report every covered metric for some vehicle: each is served present somewhere.
+    expect([...present].sort()).toEqual([...metrics].sort());
   });
 
   it('lists the latest location of every vehicle in pages', async () => {
@@ -193,6 +210,36 @@ describe('telemetry reads', () => {
     expect(t.totalIdleTime?.reading?.units).toEqual({ source: 'milliseconds', normalized: 'seconds', factor: 0.001 });
   });
 
+  it('Samsara’s speed, heading, fuel and engine state are the simulator’s own stats, mph converted to m/s (issue 31’s example)', async () => {
+    const f = fleets.samsara;
+    const auth = { authorization: `Bearer ${SECRET}` };
+    /** The simulator's raw stats item of a vehicle at exactly `time`: a history sample there, else the snapshot of that minute. */
+    const rawAt = async (sourceId: string, time: string): Promise<Json> => {
+      const types = 'gps,fuelPercents,engineStates';
+      const end = new Date(Date.parse(time) + 1).toISOString();
+      const history = (await (await fetch(`${f.url}/fleet/vehicles/stats/history?types=${types}&vehicleIds=${sourceId}&startTime=${time}&endTime=${end}`, { headers: auth })).json()) as { data: Json[] };
+      const item = history.data[0] as { gps?: Json[]; fuelPercents?: Json[]; engineStates?: Json[] } | undefined;
+      if (item?.gps?.[0]) return { gps: item.gps[0], fuelPercent: item.fuelPercents?.[0], engineState: item.engineStates?.[0] };
+      return ((await (await fetch(`${f.url}/fleet/vehicles/stats?types=${types}&vehicleIds=${sourceId}&time=${time}`, { headers: auth })).json()) as { data: Json[] }).data[0]!;
+    };
+    let compared = 0;
+    for (const sourceId of f.ids) {
+      const t = (await call(f, `/vehicles/${vcl(f, sourceId)}/telemetry`)).body as Telemetry;
+      const at = t.speed?.reading?.observedAt;
+      if (!at) continue;
+      const raw = (await rawAt(sourceId, at)) as { gps: { time: string; speedMilesPerHour: number; headingDegrees: number }; fuelPercent?: { value: number }; engineState?: { value: string } };
+      expect(iso(raw.gps.time)).toBe(at);
+      expect(t.speed?.reading).toMatchObject({ source: 'samsara:gps.speedMilesPerHour' });
+      expect((t.speed?.reading?.value as { value: number }).value).toBeCloseTo(raw.gps.speedMilesPerHour * 0.44704, 9);
+      expect(t.speed?.reading).not.toHaveProperty('units');
+      expect(t.heading?.reading).toMatchObject({ value: { value: raw.gps.headingDegrees }, observedAt: at });
+      if (t.fuelPercent?.reading?.observedAt === at) expect(t.fuelPercent.reading.value).toEqual({ value: raw.fuelPercent?.value });
+      if (t.engineState?.reading?.observedAt === at) expect(t.engineState.reading.value).toEqual({ state: raw.engineState?.value.toLowerCase() });
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+
   it('keeps serving stored readings through a provider outage: health reports it, readings stay (never zero)', async () => {
     const f = fleets.samsara;
     const path = `/vehicles/${vcl(f, f.ids[0]!)}/telemetry`;
@@ -211,7 +258,7 @@ describe('telemetry reads', () => {
     }
   }, 120_000);
 
-  it('an unselected signal: location not selected is missing, engineHours without the opt-in absent', async () => {
+  it('an unselected signal: location not selected is missing; without the opt-in no optional metric is collected or shown', async () => {
     const g = fleets.geotab;
     const connection = await stack.connect({
       provider: 'geotab',
@@ -227,8 +274,11 @@ describe('telemetry reads', () => {
     expect(res.status).toBe(200);
     const t = res.body as Telemetry;
     expect(t.location).toEqual({ status: 'missing', reading: null });
-    expect(t).not.toHaveProperty('engineHours');
+    for (const metric of OPTIONAL) expect(t).not.toHaveProperty(metric);
     expect(t.odometer.status).not.toBe('missing');
+    // Nothing but the odometer was asked of the provider, so nothing else is stored.
+    const stored = await stack.sql<{ metric: string }>(`select distinct metric from $telemetry.observations where connection_id = ?::uuid`, [connection.connectionId]);
+    expect(stored.map((r) => r.metric)).toEqual(['odometer']);
   }, 120_000);
 
   it('a hidden vehicle is 404 on every route and absent from locations', async () => {

@@ -8,6 +8,8 @@
  *   (`GET …/history`, the docs/metrics.md formulas applied to it): per provider, per vehicle — the
  *   reports summed from the usage rollups built as the batches committed (the rollup epoch is set
  *   before the simulated data: every stored observation was rolled up);
+ * - Samsara's idling comes from its cumulative idle counter (collected with the extended-telemetry
+ *   opt-in, issue 31) and equals the figure of the provider's own idle readings;
  * - the odometer reset is an excluded interval named `counter_decreased`, never negative distance;
  *   the device swap keeps the vehicle, its id and a continuous distance;
  * - a window without data is `missing` with `value: null` and a null percent, never 0;
@@ -74,6 +76,7 @@ const fleets = {} as Record<Provider, Fleet>;
 let stack: PipelineStack;
 let bus: MessageBus;
 let resetSourceId: string;
+let samsaraAdapter: ProviderAdapter;
 
 const vcl = (f: Fleet, sourceId: string) => vehicleId({ connectionId: f.connection.connectionId, provider: f.provider, sourceId });
 const call = (f: Fleet, path: string, headers = f.headers) => validatedCall(stack.gatewayUrl, 'GET', `/v1/connections/${f.connection.connectionId}${path}`, headers);
@@ -119,7 +122,7 @@ beforeAll(async () => {
   const scenario = async (url: string, account: string, list: Json[]) =>
     expect((await fetch(`${url}/_sim/accounts/${encodeURIComponent(account)}/scenarios`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(list) })).status).toBe(200);
   // The reset falls between two odometer samples of vehicle 0 at most 1,800 s apart inside the window (the simulator lists vehicles in index order).
-  const samsaraAdapter = createSamsaraAdapter({ provider: 'samsara', baseUrl: samsara.url, credentials: { apiToken: SECRET } });
+  samsaraAdapter = createSamsaraAdapter({ provider: 'samsara', baseUrl: samsara.url, credentials: { apiToken: SECRET } });
   resetSourceId = (await collectPages((cursor) => samsaraAdapter.vehicles(cursor), 100)).items[0]!.sourceId;
   const odometer = (await collectPages((cursor) => samsaraAdapter.telemetryHistory({ from: WINDOW.startTime, to: WINDOW.endTime, metrics: ['odometer'], vehicleSourceIds: [resetSourceId], cursor }), 10_000)).items
     .filter((o) => o.metric === 'odometer')
@@ -217,6 +220,27 @@ describe('usage reports', () => {
     expect(reset).toEqual([resetSourceId]);
     expect(reports[f.ids.indexOf(resetSourceId)]!.metric.excludedIntervals).toBeGreaterThanOrEqual(1);
     for (const r of reports) if (r.metric.value !== null) expect(r.metric.value).toBeGreaterThanOrEqual(0);
+  });
+
+  // Issue 31: Samsara has a cumulative idle counter, yet its idling was always `missing` — with the
+  // opt-in on, nothing optional was collected. Mutation tried: telemetryMetricsFor keeping only the
+  // selected signals leaves every vehicle's idling missing and fails this test.
+  it('Samsara idling is its idle counter: the figure the provider’s own idle readings give, for every vehicle', async () => {
+    const f = fleets.samsara;
+    const reach = MAX_OBSERVATION_GAP_SECONDS * 1000;
+    const window = { startMs: Date.parse(WINDOW.startTime), endMs: Date.parse(WINDOW.endTime) };
+    for (const sourceId of f.ids) {
+      const query = { metrics: ['totalIdleTime'] as const, vehicleSourceIds: [sourceId] };
+      const history = await collectPages((cursor) => samsaraAdapter.telemetryHistory({ ...query, from: new Date(window.startMs - reach).toISOString(), to: new Date(window.endMs + reach + 1).toISOString(), cursor }), 10_000);
+      const latest = await collectPages((cursor) => samsaraAdapter.latestTelemetry({ ...query, cursor }), 10);
+      const readings = [...history.items, ...latest.items].flatMap((o) => (o.metric === 'totalIdleTime' ? [{ observedAtMs: Date.parse(o.observedAt), value: o.value.seconds, source: o.source }] : []));
+      const expected = utilizationFigures({ odometer: [], engineHours: [], engineState: [], totalIdleTime: readings }, window).idleTime;
+      expect(expected.status).not.toBe('missing');
+      expect(expected.sources).toEqual(['totalIdleTime/samsara:idlingDurationMilliseconds']);
+      const report = await call(f, `/vehicles/${vcl(f, sourceId)}/idling?${Q}`);
+      expect(report.status).toBe(200);
+      expect(report.body).toMatchObject({ metric: { ...served(expected), unit: 'seconds' }, definition: 'idle_counter_over_valid_observed_intervals_v1' });
+    }
   });
 
   it('the device swap keeps the vehicle and its id: its distance has no excluded interval', async () => {
