@@ -1,6 +1,7 @@
 // Public surface of @switchyard/contracts: REST contract pieces shared by the gateway, the services and the tests.
 export * from './error-codes.js';
 export * from './cursor.js';
+export * from './ids.js';
 export * from './limits.js';
 export * from './pagination.js';
 export * from './vehicle-metadata.js';

@@ -54,9 +54,3 @@ export function authorizationOf(req: AuthenticatedRequest): unknown {
   const lines = req.raw?.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'authorization').length ?? 0;
   return lines > 1 ? undefined : req.headers.authorization;
 }
-
-/** The consumer principal of a route guarded by `@ConsumerAuth` (the guard always sets it). */
-export function consumerPrincipalOf(req: AuthenticatedRequest): ConsumerPrincipal {
-  if (req.principal?.kind !== 'consumer') throw new Error('read route without a consumer principal');
-  return req.principal;
-}

@@ -7,16 +7,17 @@
  * Bodies: creating a session takes none; disconnect takes none or `{}`; anything else is 400
  * `invalid_body`.
  */
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { isUuid } from '@switchyard/domain';
 import { connectSessionV1, disconnectV1, sessionStatusV1, type ConnectSessionV1, type DisconnectV1, type SessionStatusV1 } from '@switchyard/messaging';
 import type { FastifyRequest } from 'fastify';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { AuthenticatedRequest, ConsumerPrincipal } from '../auth/principal.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { EntityId } from '../http/entity-ids.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
 import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
@@ -56,10 +57,10 @@ export class ConnectSessionsController {
   @err(429, 'Session rate limit of this consumer key on this connection (`rate_limited`); retry after `Retry-After` seconds.', {
     'Retry-After': { description: 'Seconds until a new session may be created.', schema: { type: 'integer' } },
   })
-  async create(@Req() req: AuthenticatedRequest & FastifyRequest): Promise<ConnectSessionV1> {
+  async create(@Req() req: AuthenticatedRequest & FastifyRequest, @Principal() principal: ConsumerPrincipal): Promise<ConnectSessionV1> {
     requireNoBody(req);
     const origin = `${req.protocol}://${req.headers.host ?? 'localhost'}`;
-    return this.sessions.create(consumerPrincipalOf(req), origin);
+    return this.sessions.create(principal, origin);
   }
 
   @Get('connect-sessions/:sessionId')
@@ -71,9 +72,8 @@ export class ConnectSessionsController {
   })
   @ApiParam({ name: 'sessionId', description: 'Session id (uuid).', schema: { type: 'string' } })
   @ApiZodResponse(200, sessionStatusV1)
-  async status(@Req() req: AuthenticatedRequest, @Param('sessionId') sessionId: string): Promise<SessionStatusV1> {
-    if (!isUuid(sessionId)) throw new ApiError('not_found');
-    return this.sessions.status(consumerPrincipalOf(req), sessionId);
+  async status(@Principal() principal: ConsumerPrincipal, @EntityId('session', 'sessionId') sessionId: string): Promise<SessionStatusV1> {
+    return this.sessions.status(principal, sessionId);
   }
 
   @Post('disconnect')
@@ -88,10 +88,10 @@ export class ConnectSessionsController {
   @ApiBody({ required: false, schema: { type: 'object', additionalProperties: false, description: 'Optional; must be empty.' } })
   @ApiZodResponse(200, disconnectV1)
   @err(400, 'The body is not empty (`invalid_body`).')
-  async disconnect(@Req() req: AuthenticatedRequest): Promise<DisconnectV1> {
+  async disconnect(@Req() req: AuthenticatedRequest, @Principal() principal: ConsumerPrincipal): Promise<DisconnectV1> {
     const body = bodyOf(req);
     const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
     if (!empty) throw new ApiError('invalid_body', {}, { in: 'body', reason: 'not_empty' });
-    return this.sessions.disconnect(consumerPrincipalOf(req).connectionId);
+    return this.sessions.disconnect(principal.connectionId);
   }
 }

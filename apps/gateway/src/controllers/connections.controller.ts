@@ -3,10 +3,12 @@
  * The guard has already answered 401/404 (404 also for a disconnected connection, whose local access
  * is disabled); a connection that vanished between the grant check and the read is a 404 as well.
  */
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { capabilitiesFor, type ProviderCapabilities } from '@switchyard/providers';
 import { ConsumerAuth } from '../auth/auth.guards.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { ConnectionRepository } from '../db/repositories/connection.repository.js';
 import { CapabilitiesDto } from '../dto/capabilities.dto.js';
 import { ConnectionDto } from '../dto/connection.dto.js';
@@ -26,8 +28,8 @@ export class ConnectionsController {
     description: 'A disconnected connection has its local access disabled and answers 404 like every other route of the connection, so `status` reads `active` or `paused` here.',
   })
   @ApiOkResponse({ type: ConnectionDto })
-  async get(@Param('id') id: string): Promise<ConnectionDto> {
-    const { environment: _environment, ...connection } = await this.load(id);
+  async get(@Principal() principal: ConsumerPrincipal): Promise<ConnectionDto> {
+    const { environment: _environment, ...connection } = await this.load(principal.connectionId);
     return connection;
   }
 
@@ -35,8 +37,8 @@ export class ConnectionsController {
   @ConsumerAuth('read')
   @ApiOperation({ operationId: 'getCapabilities', summary: "Read what the connection's provider adapter supports" })
   @ApiOkResponse({ type: CapabilitiesDto })
-  async capabilities(@Param('id') id: string): Promise<ProviderCapabilities & { id: string }> {
-    const connection = await this.load(id);
+  async capabilities(@Principal() principal: ConsumerPrincipal): Promise<ProviderCapabilities & { id: string }> {
+    const connection = await this.load(principal.connectionId);
     return { id: connection.id, ...capabilitiesFor(connection.provider) };
   }
 

@@ -6,18 +6,18 @@
  * directory answers from its last complete driver directory (decision 0014) over `directory.read.drivers.*` (no
  * provider contact), and the controller signs the next position and the walk's horizon into `next`.
  */
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { DRIVER_DIRECTORY_STATUSES, DRIVER_RESULT_STATUSES, PAGE_RANGES } from '@switchyard/contracts';
+import { DRIVER_DIRECTORY_STATUSES, DRIVER_RESULT_STATUSES, driverIdSchema, PAGE_RANGES } from '@switchyard/contracts';
 import { DRIVER_DIRECTORY_REASON_CODES, ID_PATTERNS } from '@switchyard/domain';
 import { driverDirectoryV1, driverResultV1, RPCS, type DatasetStatusV1, type DriverDirectoryV1, type DriverResultV1 } from '@switchyard/messaging';
-import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { DRIVER_EXPANDABLE, DriverExpandQueryDto, ListDriversQueryDto } from '../dto/driver.dto.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -39,8 +39,7 @@ export class DriversController {
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    const position = z.string().regex(new RegExp(ID_PATTERNS.driver));
-    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/drivers', position, range: PAGE_RANGES.drivers, expandable: DRIVER_EXPANDABLE });
+    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/drivers', position: driverIdSchema, range: PAGE_RANGES.drivers, expandable: DRIVER_EXPANDABLE });
   }
 
   @Get()
@@ -60,8 +59,7 @@ export class DriversController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.drivers.min}-${PAGE_RANGES.drivers.max}, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryV1> {
-    const principal = consumerPrincipalOf(req);
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryV1> {
     const { reply, link } = await this.pager.page(principal, query, NO_FILTERS, (frame) => this.contexts.request(RPCS.directory.drivers.list, { connectionId: principal.connectionId, ...frame }));
     return { ...frameOf(reply.dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, reply.dataset.status), results: reply.drivers, ...link };
   }
@@ -80,11 +78,9 @@ export class DriversController {
   @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.driver } })
   @ApiZodResponse(200, driverResultV1)
   @ApiResponse({ status: 400, description: 'The driverId is not a drv_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Req() req: AuthenticatedRequest, @Param('driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultV1> {
-    const principal = consumerPrincipalOf(req);
-    const id = pathId('driver', 'driverId', driverId);
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('driver', 'driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultV1> {
     const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
-    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId: id, expand });
+    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId, expand });
     return { ...frameOf(dataset), status: narrowed(DRIVER_RESULT_STATUSES, dataset.status), driver };
   }
 }

@@ -11,14 +11,15 @@
  * - no query parameters (UndeclaredQueryInterceptor refuses any with 400 `invalid_query`);
  * - each product has its own status; the read never waits on the vendor or the decoder.
  */
-import { applyDecorators, Controller, Get, Param, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { ENRICHMENT_STATUS_TEXT, enrichmentSectionV1, RPCS, vehicleProfileV1, type EnrichmentProduct, type EnrichmentSectionV1, type VehicleProfileV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 
@@ -42,43 +43,42 @@ const route = (operationId: string, summary: string, what: string, schema: typeo
 export class EnrichmentController {
   constructor(private readonly contexts: ContextClient) {}
 
-  private profileOf(req: AuthenticatedRequest, rawId: string): Promise<VehicleProfileV1> {
-    const principal = consumerPrincipalOf(req);
-    return this.contexts.request(RPCS.enrichment.profile, { connectionId: principal.connectionId, vehicleId: pathId('vehicle', 'vehicleId', rawId) });
+  private profileOf(principal: ConsumerPrincipal, vehicleId: string): Promise<VehicleProfileV1> {
+    return this.contexts.request(RPCS.enrichment.profile, { connectionId: principal.connectionId, vehicleId });
   }
 
-  private async section(req: AuthenticatedRequest, rawId: string, product: EnrichmentProduct): Promise<EnrichmentSectionV1> {
-    const profile = await this.profileOf(req, rawId);
+  private async section(principal: ConsumerPrincipal, vehicleId: string, product: EnrichmentProduct): Promise<EnrichmentSectionV1> {
+    const profile = await this.profileOf(principal, vehicleId);
     return { vehicleId: profile.vehicleId, vin: profile.vin, product, ...profile[product] } as EnrichmentSectionV1;
   }
 
   @Get('profile')
   @route('getVehicleProfile', 'Read the enrichment profile of one vehicle', 'The four enrichment products of the vehicle (identity, images, specifications, build), each an EnrichmentValue with its own status.', vehicleProfileV1)
-  profile(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<VehicleProfileV1> {
-    return this.profileOf(req, rawId);
+  profile(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<VehicleProfileV1> {
+    return this.profileOf(principal, vehicleId);
   }
 
   @Get('identity')
   @route('getVehicleIdentity', 'Read the VIN identity of one vehicle', 'The identity product (VehicleIdentity) as an EnrichmentSection.', enrichmentSectionV1)
-  identity(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<EnrichmentSectionV1> {
-    return this.section(req, rawId, 'identity');
+  identity(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+    return this.section(principal, vehicleId, 'identity');
   }
 
   @Get('images')
   @route('getVehicleImages', 'Read the listing images of one vehicle', 'The images product (VehicleImages) as an EnrichmentSection.', enrichmentSectionV1)
-  images(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<EnrichmentSectionV1> {
-    return this.section(req, rawId, 'images');
+  images(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+    return this.section(principal, vehicleId, 'images');
   }
 
   @Get('specifications')
   @route('getVehicleSpecifications', 'Read the specifications of one vehicle', 'The specifications product (VehicleSpecifications, measurements as the vendor reports them: text with units) as an EnrichmentSection.', enrichmentSectionV1)
-  specifications(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<EnrichmentSectionV1> {
-    return this.section(req, rawId, 'specifications');
+  specifications(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+    return this.section(principal, vehicleId, 'specifications');
   }
 
   @Get('build')
   @route('getVehicleBuild', 'Read the build sheet of one vehicle', 'The build product (VehicleBuild) as an EnrichmentSection.', enrichmentSectionV1)
-  build(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<EnrichmentSectionV1> {
-    return this.section(req, rawId, 'build');
+  build(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+    return this.section(principal, vehicleId, 'build');
   }
 }

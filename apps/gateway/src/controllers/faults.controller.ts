@@ -8,13 +8,14 @@
  *   retention horizon is 400 `cursor_beyond_retention`; malformed, tampered or another
  *   connection's is 400 `invalid_cursor`. docs/faults.md explains the guarantees.
  */
-import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE, parseLimit, type LimitRange } from '@switchyard/contracts';
 import { faultEventsPageV1, faultSequencePositionV1, faultsPageV1, RPCS, type FaultEventsPageV1, type FaultsPageV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf as principalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ListFaultEventsQueryDto, ListFaultsQueryDto } from '../dto/fault.dto.js';
@@ -62,8 +63,7 @@ export class FaultsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${FAULTS_PAGE.min}-${FAULTS_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListFaultsQueryDto): Promise<FaultsPageV1> {
-    const principal = principalOf(req);
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultsQueryDto): Promise<FaultsPageV1> {
     const limit = limitOf(query.limit, FAULTS_PAGE);
     const position = query.cursor === undefined ? undefined : this.openCursors.decode(principal, {}, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
@@ -90,8 +90,7 @@ export class FaultsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${FAULT_EVENTS_PAGE.min}-${FAULT_EVENTS_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered or of another connection (\`invalid_cursor\`); a cursor before the ${FAULT_EVENT_RETENTION_DAYS}-day retention (\`cursor_beyond_retention\`).`,
     type: ErrorBodyDto,
   })
-  async events(@Req() req: AuthenticatedRequest, @Query() query: ListFaultEventsQueryDto): Promise<FaultEventsPageV1> {
-    const principal = principalOf(req);
+  async events(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultEventsQueryDto): Promise<FaultEventsPageV1> {
     const limit = limitOf(query.limit, FAULT_EVENTS_PAGE);
     const after = query.cursor === undefined ? undefined : this.eventCursors.decode(principal.connectionId, query.cursor);
     if (query.cursor !== undefined && after === undefined) throw new ApiError('invalid_cursor');

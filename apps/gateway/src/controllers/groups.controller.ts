@@ -9,8 +9,9 @@
  *   page (a cursor is refused: none is ever issued for it).
  * The single-group read is a GroupDirectoryResult. Data come from `directory.read.groups.*`.
  */
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { groupIdSchema } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import {
   GROUP_LIMIT_CODE_TEXT,
@@ -25,14 +26,14 @@ import {
   type GroupDirectoryResultV1,
   type GroupInventoryResponseV1,
 } from '@switchyard/messaging';
-import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GROUP_EXPANDABLE, GROUP_VIEWS, GroupExpandQueryDto, ListGroupsQueryDto } from '../dto/group.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -52,8 +53,7 @@ export class GroupsController {
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
-    const position = z.string().regex(new RegExp(ID_PATTERNS.group));
-    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/groups', position, range: GROUP_PAGE, expandable: GROUP_EXPANDABLE });
+    this.pager = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/groups', position: groupIdSchema, range: GROUP_PAGE, expandable: GROUP_EXPANDABLE });
   }
 
   @Get()
@@ -74,8 +74,7 @@ export class GroupsController {
     description: `Unknown, repeated or malformed parameter, an unknown view or expand, limit outside ${GROUP_PAGE.min}-${GROUP_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another view, connection or key, issued before a grant change, or given to the inventory (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListGroupsQueryDto): Promise<GroupDirectoryResponseV1 | GroupInventoryResponseV1> {
-    const principal = consumerPrincipalOf(req);
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListGroupsQueryDto): Promise<GroupDirectoryResponseV1 | GroupInventoryResponseV1> {
     const view = query.view ?? 'directory';
     if (!(GROUP_VIEWS as readonly string[]).includes(view)) throw invalid('invalid_query', 'query', 'view', 'not_allowed');
     if (view === 'inventory') {
@@ -106,11 +105,9 @@ export class GroupsController {
   @ApiParam({ name: 'groupId', description: 'Group id (`group_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.group } })
   @ApiZodResponse(200, groupDirectoryResultV1)
   @ApiResponse({ status: 400, description: 'The groupId is not a group_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Req() req: AuthenticatedRequest, @Param('groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultV1> {
-    const principal = consumerPrincipalOf(req);
-    const id = pathId('group', 'groupId', groupId);
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('group', 'groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultV1> {
     const expand = parseExpand(query.expand, GROUP_EXPANDABLE);
-    const { dataset, group } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId: id, expand });
+    const { dataset, group } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId, expand });
     return { ...DIRECTORY_CONSTANTS, ...times(dataset), status: narrowed(GROUP_RESULT_STATUSES, dataset.status), data: group };
   }
 }

@@ -6,18 +6,19 @@
  * application's tokenVersion), which the orchestrator rechecks inside its transaction (spec 5 rule 2). Orchestrator error codes are rendered unchanged by the
  * error filter. Every status each route can answer is declared here, with its reason codes.
  */
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
 import { nextPageLink, RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
 import { ApplicationAuth } from '../auth/auth.guards.js';
+import { Principal } from '../auth/principal.decorator.js';
 import type { ApplicationPrincipal, AuthenticatedRequest } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { CreateSyncDto, ListSyncsQueryDto, SYNC_EXPANDABLE, SyncControlDto } from '../dto/sync.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
-import { canonicalId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
 import { requireNoBody } from '../http/no-body.js';
 import { parseInstant } from '../http/instant.js';
@@ -34,11 +35,6 @@ const NO_BODY = err(
   'A body was sent; this route takes none (`invalid_body`): any body, whatever its media type or size, is this 400 (spec 4.1 rule 7), answered while the body is read, before authentication, when it is not JSON or over the size limit.',
 );
 const UNAVAILABLE = '`service_unavailable`: the orchestrator did not answer, or the evidence needed to trust the call is not there yet (the grant change the gateway authenticated with, or the connection configuration, has not reached the orchestrator); retry shortly.';
-
-function principalOf(req: AuthenticatedRequest): ApplicationPrincipal {
-  if (req.principal?.kind !== 'application') throw new Error('sync route without an application principal');
-  return req.principal;
-}
 
 const callerOf = (p: ApplicationPrincipal): SyncCallerV1 => ({
   applicationId: p.applicationId,
@@ -100,13 +96,13 @@ export class SyncsController {
   )
   @err(422, `The plan exceeds ${SYNC_PLAN.maxUnits} units or ${SYNC_PLAN.maxBytes} bytes; nothing is created or truncated (\`sync_plan_too_large\`).`)
   @err(503, `Unified collection off, the connection not active, or no purpose enabled (\`gate_disabled\`); ${UNAVAILABLE}`)
-  async create(@Req() req: AuthenticatedRequest, @OptionalBody() dto: CreateSyncDto): Promise<SyncRecordV1> {
+  async create(@Principal('application') principal: ApplicationPrincipal, @OptionalBody() dto: CreateSyncDto): Promise<SyncRecordV1> {
     const startFrom = dto.startFrom === undefined ? undefined : startFromOf(dto.startFrom);
     if (dto.startFrom !== undefined && dto.lookbackDays !== undefined) throw new ApiError('conflicting_selectors');
     // A non-empty providerRequests is refused by the orchestrator (409) after it has validated the
     // selectors against the request time, so no conflict is answered for a request that is a 400.
     const reply = await this.contexts.request(RPCS.sync.create, {
-      caller: callerOf(principalOf(req)),
+      caller: callerOf(principal),
       ...(startFrom !== undefined ? { startFrom } : {}),
       ...(dto.lookbackDays !== undefined ? { lookbackDays: dto.lookbackDays } : {}),
       ...(dto.providerRequests?.length ? { providerRequests: dto.providerRequests } : {}),
@@ -125,8 +121,7 @@ export class SyncsController {
   @ApiZodResponse(200, syncPageV1)
   @err(400, 'Unknown, repeated or out-of-range parameter, e.g. limit outside 1-100 (`invalid_query`); a cursor that is malformed, tampered, expired, from other filters or issued before a credential or grant change (`invalid_cursor`).')
   @err(503, UNAVAILABLE)
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
-    const principal = principalOf(req);
+  async list(@Principal('application') principal: ApplicationPrincipal, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
     const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
     if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', /^[0-9]+$/.test(query.limit ?? '') ? 'out_of_range' : 'malformed');
     // Accepted (issues are always empty); read like every other expand, repeats counting once.
@@ -147,9 +142,8 @@ export class SyncsController {
   @ApiZodResponse(200, syncRecordV1)
   @NOT_FOUND
   @err(503, UNAVAILABLE)
-  async get(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncRecordV1> {
-    const syncId = this.syncId(id);
-    return (await this.contexts.request(RPCS.sync.get, { caller: callerOf(principalOf(req)), syncId })).sync;
+  async get(@Principal('application') principal: ApplicationPrincipal, @EntityId('sync', 'id') syncId: string): Promise<SyncRecordV1> {
+    return (await this.contexts.request(RPCS.sync.get, { caller: callerOf(principal), syncId })).sync;
   }
 
   @Post(':id/retry')
@@ -169,10 +163,9 @@ export class SyncsController {
   @err(409, 'Retrying would reopen one sync more than the application may have open; the sync stays `failed` (`too_many_open_syncs`, catalog `limits.openSyncsPerApplication`).')
   @err(422, 'The sync is not `failed` (`sync_state_conflict`).')
   @err(503, `Unified collection off, the connection not active, or a purpose of the sync disabled (\`gate_disabled\`); ${UNAVAILABLE}`)
-  async retry(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+  async retry(@Req() req: AuthenticatedRequest, @Principal('application') principal: ApplicationPrincipal, @EntityId('sync', 'id') syncId: string): Promise<SyncControlDto> {
     requireNoBody(req);
-    const syncId = this.syncId(id);
-    await this.contexts.request(RPCS.sync.retry, { caller: callerOf(principalOf(req)), syncId });
+    await this.contexts.request(RPCS.sync.retry, { caller: callerOf(principal), syncId });
     return { id: syncId, message: 'Sync retry requested' };
   }
 
@@ -192,17 +185,9 @@ export class SyncsController {
   @NOT_FOUND
   @err(422, 'The sync is `completed` or `failed` (`sync_state_conflict`).')
   @err(503, UNAVAILABLE)
-  async cancel(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<SyncControlDto> {
+  async cancel(@Req() req: AuthenticatedRequest, @Principal('application') principal: ApplicationPrincipal, @EntityId('sync', 'id') syncId: string): Promise<SyncControlDto> {
     requireNoBody(req);
-    const syncId = this.syncId(id);
-    await this.contexts.request(RPCS.sync.cancel, { caller: callerOf(principalOf(req)), syncId });
+    await this.contexts.request(RPCS.sync.cancel, { caller: callerOf(principal), syncId });
     return { id: syncId, message: 'Sync cancellation requested' };
-  }
-
-  /** A malformed id names no sync of anyone's: the same 404 as an unknown one. The body is read case-insensitively (http/entity-ids.ts). */
-  private syncId(id: string): string {
-    const syncId = canonicalId('sync', id);
-    if (syncId === undefined) throw new ApiError('not_found');
-    return syncId;
   }
 }

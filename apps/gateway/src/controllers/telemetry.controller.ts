@@ -27,10 +27,10 @@
  *   other bad cursor is `invalid_cursor`). The last page also carries a cursor: it continues after
  *   the last reading served with a fresh snapshot (readings committed since, with a later time).
  */
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit, REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
+import { HISTORY_PAGE, HISTORY_WINDOW_MAX_DAYS, HISTORY_WINDOW_MAX_MS, LOCATIONS_PAGE, parseLimit, REFRESH_MIN_INTERVAL_S, vehicleIdSchema } from '@switchyard/contracts';
 import { ID_PATTERNS, isTelemetryMetric } from '@switchyard/domain';
 import {
   fleetLocationsV1,
@@ -44,12 +44,13 @@ import {
 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { AuthenticatedRequest, ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { HistoryQueryDto, ListLocationsQueryDto } from '../dto/telemetry.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { parseInstant } from '../http/instant.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
 import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
@@ -64,8 +65,6 @@ const HISTORY_ROUTE = 'GET /v1/connections/{id}/vehicles/{vehicleId}/history';
 /** The history cursor: the walk's horizon and position, and the parameters it belongs to. */
 const historyCursorV1 = z.object({ h: readHorizonV1.optional(), p: historyPositionV1.optional(), v: z.string(), m: z.string(), s: z.string(), e: z.string() }).strict();
 type HistoryCursor = z.output<typeof historyCursorV1>;
-
-const vehicleIdOf = (raw: string): string => pathId('vehicle', 'vehicleId', raw);
 
 /** The window of a history query, checked in the order the reason codes are documented. */
 function windowOf(startTime: string | undefined, endTime: string | undefined): { startTime: string; endTime: string } {
@@ -102,7 +101,7 @@ export class TelemetryController {
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.locationCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/locations', z.object({ h: readHorizonV1, p: z.string().regex(new RegExp(ID_PATTERNS.vehicle)) }).strict());
+    this.locationCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/locations', z.object({ h: readHorizonV1, p: vehicleIdSchema }).strict());
     this.historyCursors = new ReadCursorCodec(settings.cursorSecret, HISTORY_ROUTE, historyCursorV1);
     this.maxBytes = resultsByteBudget(settings.responseByteLimit);
   }
@@ -122,9 +121,8 @@ export class TelemetryController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, telemetryV1)
   @ApiResponse({ status: 400, description: 'The vehicleId is not a vcl_ id (`invalid_path`); any query parameter (`invalid_query`).', type: ErrorBodyDto })
-  async telemetry(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<TelemetryV1> {
-    const principal = consumerPrincipalOf(req);
-    return (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) })).telemetry;
+  async telemetry(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<TelemetryV1> {
+    return (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId })).telemetry;
   }
 
   @Post('vehicles/:vehicleId/refresh')
@@ -156,10 +154,9 @@ export class TelemetryController {
     type: ErrorBodyDto,
     headers: { 'Retry-After': { description: 'Seconds until this vehicle may be refreshed again.', schema: { type: 'integer' } } },
   })
-  async refresh(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<TelemetryV1> {
+  async refresh(@Req() req: AuthenticatedRequest, @Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<TelemetryV1> {
     requireNoBody(req);
-    const principal = consumerPrincipalOf(req);
-    const target = { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) };
+    const target = { connectionId: principal.connectionId, vehicleId };
     // Unknown and hidden vehicles are 404 before the provider (and the limit) is touched.
     await this.contexts.request(RPCS.telemetry.latest, target);
     const refreshed = await this.contexts.request(RPCS.collection.refresh, target);
@@ -181,8 +178,7 @@ export class TelemetryController {
     description: `Unknown, repeated or malformed parameter, limit outside ${LOCATIONS_PAGE.min}-${LOCATIONS_PAGE.max} (\`invalid_query\`); a malformed, tampered or expired cursor, or one of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async locations(@Req() req: AuthenticatedRequest, @Query() query: ListLocationsQueryDto): Promise<JsonBody> {
-    const principal = consumerPrincipalOf(req);
+  async locations(@Principal() principal: ConsumerPrincipal, @Query() query: ListLocationsQueryDto): Promise<JsonBody> {
     const limit = parseLimit(query.limit, LOCATIONS_PAGE);
     if (!limit.ok) throw new ApiError('invalid_query');
     const position = query.cursor === undefined ? undefined : this.locationCursors.decode(principal, {}, query.cursor);
@@ -211,9 +207,7 @@ export class TelemetryController {
     description: `\`unknown_metric\`: metric missing or not a telemetry metric. \`invalid_query\`: startTime or endTime missing or not a date-time, limit outside ${HISTORY_PAGE.min}-${HISTORY_PAGE.max}, an unknown or repeated parameter. \`reversed_window\`: startTime not before endTime. \`window_too_long\`: more than ${HISTORY_WINDOW_MAX_DAYS} days. \`cursor_parameters_changed\`: a cursor of this vehicle's history passed with another metric or window. \`invalid_cursor\`: any other malformed, tampered, expired or foreign cursor. \`invalid_path\`: the vehicleId is not a vcl_ id.`,
     type: ErrorBodyDto,
   })
-  async history(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: HistoryQueryDto): Promise<JsonBody> {
-    const principal = consumerPrincipalOf(req);
-    const vehicleId = vehicleIdOf(rawId);
+  async history(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: HistoryQueryDto): Promise<JsonBody> {
     const metric = query.metric;
     if (!isTelemetryMetric(metric)) throw new ApiError('unknown_metric');
     const window = windowOf(query.startTime, query.endTime);

@@ -8,17 +8,18 @@
  * into `next`; the controller maps the reply to the public TripPage (zod, libs/messaging).
  * Filters bound to the cursor: from, to, vehicleIds, driverIds.
  */
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { RPCS, TRIP_PAGE_STATUSES, tripPageV1, tripPositionV1, tripV1, type TripPageV1, type TripPositionV1, type TripV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf as principalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ListTripsQueryDto, TRIP_EXPANDABLE, TripExpandQueryDto } from '../dto/trip.dto.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand, parseIdList, parseWindow } from '../services/read-query.js';
@@ -55,8 +56,7 @@ export class TripsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.trips.min}-${PAGE_RANGES.trips.max}, more than ${TRIP_FILTER_IDS} vehicle or driver ids, a malformed id, from not before to, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, from other filters, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListTripsQueryDto): Promise<TripPageV1> {
-    const principal = principalOf(req);
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListTripsQueryDto): Promise<TripPageV1> {
     const window = parseWindow(query.from, query.to);
     const vehicleIds = parseIdList(query.vehicleIds, 'vehicle', TRIP_FILTER_IDS);
     const driverIds = parseIdList(query.driverIds, 'driver', TRIP_FILTER_IDS);
@@ -84,10 +84,8 @@ export class TripsController {
   @ApiParam({ name: 'tripId', description: 'Trip id (`trp_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.trip } })
   @ApiZodResponse(200, tripV1)
   @ApiResponse({ status: 400, description: 'The tripId is not a trp_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Req() req: AuthenticatedRequest, @Param('tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
-    const principal = principalOf(req);
-    const id = pathId('trip', 'tripId', tripId);
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('trip', 'tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
     const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
-    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId: id, expand })).trip;
+    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId, expand })).trip;
   }
 }

@@ -12,19 +12,20 @@
  * - the fleet cursor is the read-cursor.ts token bound to the key, connection and the window,
  *   interval and time zone (any other use is `invalid_cursor`).
  */
-import { applyDecorators, Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { FLEET_UTILIZATION_PAGE, parseLimit, USAGE_HOURLY_MAX_DAYS, USAGE_HOURLY_MAX_MS, USAGE_WINDOW_MAX_DAYS, USAGE_WINDOW_MAX_MS } from '@switchyard/contracts';
+import { FLEET_UTILIZATION_PAGE, parseLimit, USAGE_HOURLY_MAX_DAYS, USAGE_HOURLY_MAX_MS, USAGE_WINDOW_MAX_DAYS, USAGE_WINDOW_MAX_MS, vehicleIdSchema } from '@switchyard/contracts';
 import { BUCKET_SIZES, ID_PATTERNS, isTimeZone, MAX_OBSERVATION_GAP_SECONDS, type BucketSize } from '@switchyard/domain';
 import { counterReportV1, fleetUtilizationV1, nextCursorLink, RPCS, utilizationV1, type CounterReportName, type CounterReportV1, type FleetUtilizationV1, type UtilizationV1 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { FleetUtilizationQueryDto, UsageQueryDto } from '../dto/usage.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { parseInstant } from '../http/instant.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
@@ -70,7 +71,7 @@ const NOT_FOUND_VEHICLE =
   "A vehicle the connection neither approves nor has stored telemetry of, one of another connection, or one hidden by the connection's include/exclude lists or status filter is 404 `not_found`; an approved vehicle without stored readings answers every counter `missing`.";
 const BAD_WINDOW = `\`invalid_query\`: startTime or endTime missing or not a date-time, an unknown or repeated parameter, interval not hour or day, or timeZone without interval. \`reversed_window\`: startTime not before endTime. \`window_too_long\`: more than ${USAGE_WINDOW_MAX_DAYS} days. \`invalid_time_zone\`: timeZone missing with interval, or not an IANA zone. \`too_many_intervals\`: interval=hour over more than ${USAGE_HOURLY_MAX_DAYS} days.`;
 
-const fleetCursorV1 = z.object({ p: z.string().regex(new RegExp(ID_PATTERNS.vehicle)) }).strict();
+const fleetCursorV1 = z.object({ p: vehicleIdSchema }).strict();
 
 /** The decorators of one CounterReport route. */
 const counterRoute = (operationId: string, summary: string, what: string) =>
@@ -106,29 +107,27 @@ export class UsageController {
     this.maxBytes = resultsByteBudget(settings.responseByteLimit);
   }
 
-  private async counter(req: AuthenticatedRequest, rawId: string, query: UsageQueryDto, report: CounterReportName): Promise<CounterReportV1> {
-    const principal = consumerPrincipalOf(req);
-    const vehicleId = pathId('vehicle', 'vehicleId', rawId);
+  private async counter(principal: ConsumerPrincipal, vehicleId: string, query: UsageQueryDto, report: CounterReportName): Promise<CounterReportV1> {
     const window = usageWindowOf(query);
     return (await this.contexts.request(RPCS.telemetry.usage.counter, { connectionId: principal.connectionId, vehicleId, report, ...window })).report;
   }
 
   @Get('vehicles/:vehicleId/distance')
   @DISTANCE
-  distance(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
-    return this.counter(req, rawId, query, 'distance');
+  distance(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
+    return this.counter(principal, vehicleId, query, 'distance');
   }
 
   @Get('vehicles/:vehicleId/engine-hours')
   @ENGINE_HOURS
-  engineHours(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
-    return this.counter(req, rawId, query, 'engineHours');
+  engineHours(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
+    return this.counter(principal, vehicleId, query, 'engineHours');
   }
 
   @Get('vehicles/:vehicleId/idling')
   @IDLING
-  idling(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
-    return this.counter(req, rawId, query, 'idling');
+  idling(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: UsageQueryDto): Promise<CounterReportV1> {
+    return this.counter(principal, vehicleId, query, 'idling');
   }
 
   @Get('vehicles/:vehicleId/utilization')
@@ -146,9 +145,7 @@ export class UsageController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, utilizationV1)
   @ApiResponse({ status: 400, description: `${BAD_WINDOW} \`invalid_path\`: the vehicleId is not a vcl_ id.`, type: ErrorBodyDto })
-  async utilization(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: UsageQueryDto): Promise<UtilizationV1> {
-    const principal = consumerPrincipalOf(req);
-    const vehicleId = pathId('vehicle', 'vehicleId', rawId);
+  async utilization(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: UsageQueryDto): Promise<UtilizationV1> {
     const window = usageWindowOf(query);
     return (await this.contexts.request(RPCS.telemetry.usage.utilization, { connectionId: principal.connectionId, vehicleId, ...window })).utilization;
   }
@@ -170,8 +167,7 @@ export class UsageController {
     description: `${BAD_WINDOW} \`invalid_query\` also: limit outside ${FLEET_UTILIZATION_PAGE.min}-${FLEET_UTILIZATION_PAGE.max}. \`invalid_cursor\`: a malformed, tampered or expired cursor, or one issued for another window, interval, time zone, key or connection.`,
     type: ErrorBodyDto,
   })
-  async fleet(@Req() req: AuthenticatedRequest, @Query() query: FleetUtilizationQueryDto): Promise<FleetUtilizationV1> {
-    const principal = consumerPrincipalOf(req);
+  async fleet(@Principal() principal: ConsumerPrincipal, @Query() query: FleetUtilizationQueryDto): Promise<FleetUtilizationV1> {
     const window = usageWindowOf(query);
     const limit = parseLimit(query.limit, FLEET_UTILIZATION_PAGE);
     if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', 'out_of_range');

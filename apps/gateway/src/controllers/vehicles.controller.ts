@@ -12,7 +12,7 @@
  * - `scope` of the single read is optional, defaults to and only accepts `directory`;
  * - a vehicle hidden by the connection's visibility rules is 404 by id, like one of another connection.
  */
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
@@ -32,20 +32,19 @@ import {
 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
-import { consumerPrincipalOf, type AuthenticatedRequest } from '../auth/principal.js';
+import { Principal } from '../auth/principal.decorator.js';
+import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GetVehicleQueryDto, ListVehiclesQueryDto, VEHICLE_EXPANDABLE } from '../dto/vehicle.dto.js';
 import { invalid } from '../http/api-error.js';
-import { pathId } from '../http/entity-ids.js';
+import { EntityId } from '../http/entity-ids.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
 import { narrowed, StoredReadPager } from '../services/stored-read-pager.js';
 
 const BAD_VEHICLE_ID = 'The vehicleId is not a vcl_ id (`invalid_path`)';
-
-const vehicleIdOf = (raw: string): string => pathId('vehicle', 'vehicleId', raw);
 
 /** The list's `view`; any other value is 400 `invalid_query`. */
 function narrowedView(raw: string): (typeof VEHICLE_LIST_VIEWS)[number] {
@@ -88,8 +87,7 @@ export class VehiclesController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.vehicleProfiles.min}-${PAGE_RANGES.vehicleProfiles.max}, an unknown view or expand value, expand with view=assets (\`invalid_query\`); a cursor that is malformed, tampered, expired, from the other view, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Req() req: AuthenticatedRequest, @Query() query: ListVehiclesQueryDto): Promise<VehiclesPageV1 | VehicleProfilePageV1> {
-    const principal = consumerPrincipalOf(req);
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListVehiclesQueryDto): Promise<VehiclesPageV1 | VehicleProfilePageV1> {
     const view = narrowedView(query.view ?? 'assets');
     // Refused before the cursor is read, like every other bad parameter.
     if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw invalid('invalid_query', 'query', 'expand', 'not_allowed');
@@ -119,9 +117,7 @@ export class VehiclesController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, vehicleEntityV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter, scope or expand value (\`invalid_query\`).`, type: ErrorBodyDto })
-  async get(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
-    const principal = consumerPrincipalOf(req);
-    const vehicleId = vehicleIdOf(rawId);
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
     if (query.scope !== undefined && query.scope !== 'directory') throw invalid('invalid_query', 'query', 'scope', 'not_allowed');
     const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
     return (await this.contexts.request(RPCS.directory.vehicles.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
@@ -138,9 +134,8 @@ export class VehiclesController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, vehicleMetadataResponseV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter (\`invalid_query\`).`, type: ErrorBodyDto })
-  async metadata(@Req() req: AuthenticatedRequest, @Param('vehicleId') rawId: string): Promise<VehicleMetadataResponseV1> {
+  async metadata(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<VehicleMetadataResponseV1> {
     // No query parameters: UndeclaredQueryInterceptor refuses any.
-    const principal = consumerPrincipalOf(req);
-    return this.contexts.request(RPCS.directory.vehicles.metadata, { connectionId: principal.connectionId, vehicleId: vehicleIdOf(rawId) });
+    return this.contexts.request(RPCS.directory.vehicles.metadata, { connectionId: principal.connectionId, vehicleId });
   }
 }

@@ -5,9 +5,14 @@
  * vehicle as `vcl_0ABC…` — and handed on in the canonical uppercase form the gateway answers with.
  * The documented parameter patterns stay the canonical form. No other Crockford aliasing (I, L, O)
  * is applied: those letters are refused, as the spec's alphabet excludes them.
+ * Controllers take a path id with `@EntityId(kind, name)`: it hands the handler the canonical id or
+ * refuses the request. It is `@Param(name)` with a pipe, so the OpenAPI document reads the path
+ * parameter where it always did, and it runs with the other parameters' pipes: after the guard and
+ * the undeclared-query check, before the handler (a body check or anything else the handler reads).
  */
-import { ENTITY_PREFIXES, isEntityId, isSyncId, type EntityKind } from '@switchyard/domain';
-import { invalid } from './api-error.js';
+import { Param, type PipeTransform } from '@nestjs/common';
+import { ENTITY_PREFIXES, isEntityId, isSyncId, isUuid, type EntityKind } from '@switchyard/domain';
+import { ApiError, invalid } from './api-error.js';
 
 export type IdKind = EntityKind | 'sync';
 
@@ -22,9 +27,34 @@ export function canonicalId(kind: IdKind, raw: string): string | undefined {
   return (kind === 'sync' ? isSyncId(id) : isEntityId(kind, id)) ? id : undefined;
 }
 
-/** A path id of an entity kind: its canonical form, else 400 `invalid_path` naming the parameter. */
-export function pathId(kind: EntityKind, name: string, raw: string): string {
+/** The kinds of id a path names: entity and sync ids, and connect-session uuids. */
+export type PathIdKind = IdKind | 'session';
+
+/**
+ * A path id in canonical form, else the route's answer to a malformed one: 400 `invalid_path`
+ * naming the parameter for an entity id; for a sync id or a session uuid, which name nothing of
+ * anyone's when malformed, the same 404 `not_found` as an unknown one.
+ */
+function pathId(kind: PathIdKind, name: string, raw: string): string {
+  if (kind === 'session') {
+    if (!isUuid(raw)) throw new ApiError('not_found');
+    return raw;
+  }
   const id = canonicalId(kind, raw);
-  if (id === undefined) throw invalid('invalid_path', 'path', name, 'malformed');
-  return id;
+  if (id !== undefined) return id;
+  throw kind === 'sync' ? new ApiError('not_found') : invalid('invalid_path', 'path', name, 'malformed');
 }
+
+class PathIdPipe implements PipeTransform<string, string> {
+  constructor(
+    private readonly kind: PathIdKind,
+    private readonly name: string,
+  ) {}
+
+  transform(raw: string): string {
+    return pathId(this.kind, this.name, raw);
+  }
+}
+
+/** The path parameter `name` as a canonical id of `kind` (pathId's rules). */
+export const EntityId = (kind: PathIdKind, name: string): ParameterDecorator => Param(name, new PathIdPipe(kind, name));

@@ -10,9 +10,11 @@
  */
 import {
   DRIVER_AVAILABILITY_KEYS,
+  driverIdSchema,
   GROUP_MEMBERSHIP_SCOPES,
   GROUP_MEMBERSHIP_SOURCE_SCOPES,
   GROUP_MEMBERSHIP_STATUSES,
+  groupIdSchema,
   GROUPS_PER_ENTITY,
   DRIVER_DIRECTORY_STATUSES,
   DRIVER_RESULT_STATUSES,
@@ -21,14 +23,12 @@ import {
   PAGE_RANGES,
   PHONE_PATTERN,
 } from '@switchyard/contracts';
-import { AVAILABILITY_STATUSES, DRIVER_DIRECTORY_REASON_CODES, GROUP_MEMBERSHIP_REASON_CODES, ID_PATTERNS } from '@switchyard/domain';
+import { AVAILABILITY_STATUSES, DRIVER_DIRECTORY_REASON_CODES, GROUP_MEMBERSHIP_REASON_CODES } from '@switchyard/domain';
 import { z } from 'zod';
 import { addedModifiedFields, datasetStatusV1, DATASET_TIMES, nextCursorV1, readPageReplyFields, readPageRequestFields, storedRetrievalV1, wireDateTimeV1 } from './directory-read.v1.js';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
 import { tripDriverV1 } from './directory-read-trips.v1.js';
 
-const driverIdV1 = z.string().regex(new RegExp(ID_PATTERNS.driver));
-const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 const availabilityStatus = z.enum(AVAILABILITY_STATUSES);
 
 /**
@@ -68,7 +68,7 @@ export const driverV1 = tripDriverV1.extend({
   phone: driverPhoneV1.optional(),
   license: z.object({ number: z.string().optional(), state: z.enum(LICENSE_STATES).optional() }).strict().optional(),
   groups: z
-    .array(z.union([groupIdV1, flatGroupV1]))
+    .array(z.union([groupIdSchema, flatGroupV1]))
     .max(GROUPS_PER_ENTITY)
     .meta({ uniqueItems: true })
     .describe(
@@ -90,7 +90,7 @@ export const listDriversRequestV1 = z
     ...readPageRequestFields,
     expand: driverExpandV1,
     /** Keyset position: the last driver id served (ascending id). */
-    after: driverIdV1.optional(),
+    after: driverIdSchema.optional(),
   })
   .strict();
 
@@ -99,7 +99,7 @@ export const listDriversReplyV1 = z
     ...readPageReplyFields,
     drivers: z.array(driverV1).max(100),
     /** The last driver served; present exactly when hasMore. */
-    next: driverIdV1.optional(),
+    next: driverIdSchema.optional(),
   })
   .strict();
 
@@ -158,7 +158,7 @@ export const driverResultV1 = z
     description: 'One stored driver (spec 2.5): of the last complete driver directory, or its last known record when that directory no longer lists it.',
   });
 
-export const getDriverRequestV1 = z.object({ connectionId: z.uuid(), driverId: driverIdV1, expand: driverExpandV1 }).strict();
+export const getDriverRequestV1 = z.object({ connectionId: z.uuid(), driverId: driverIdSchema, expand: driverExpandV1 }).strict();
 export const getDriverReplyV1 = z.object({ dataset: datasetStatusV1, driver: driverV1 }).strict();
 
 

@@ -17,8 +17,8 @@
  *   also makes the list route's `oneOf` decidable: only the directory answer has `sourceScope`.
  * Errors: `not_found` (no such group on this connection), `service_unavailable` (migrations pending).
  */
-import { GROUP_DIRECTORY, GROUP_INVENTORY_MAX_IDS } from '@switchyard/contracts';
-import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
+import { GROUP_DIRECTORY, GROUP_INVENTORY_MAX_IDS, groupIdSchema } from '@switchyard/contracts';
+import { PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
 import {
   addedModifiedFields,
@@ -40,10 +40,9 @@ export type ParentResolution = (typeof PARENT_RESOLUTIONS)[number];
 /** Which group directory limit a stored directory exceeds. */
 export const GROUP_DIRECTORY_LIMITS = ['rows', 'references', 'projected_bytes'] as const;
 
-const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 
 const groupFields = {
-  id: groupIdV1,
+  id: groupIdSchema,
   sourceId: z.string().min(1).describe("The provider's group id."),
   provider: z.enum(PROVIDERS),
   name: z.string().describe('Absent when the provider did not report it.').optional(),
@@ -62,7 +61,7 @@ const groupFields = {
 
 /** A Group whose parent is an id only: the expanded form inside another resource. */
 export const flatGroupV1 = z
-  .object({ ...groupFields, parent: groupIdV1.describe('The parent group id. Absent for a root or unreported parent.').optional() })
+  .object({ ...groupFields, parent: groupIdSchema.describe('The parent group id. Absent for a root or unreported parent.').optional() })
   .strict()
   .meta({ id: 'ExpandedGroup', description: 'A stored group inside another resource (spec 2.2): a Group whose own parent stays an id.' });
 /** The public Group (spec 2.2). */
@@ -70,7 +69,7 @@ export const groupV1 = z
   .object({
     ...groupFields,
     parent: z
-      .union([groupIdV1, flatGroupV1])
+      .union([groupIdSchema, flatGroupV1])
       .describe(
         'The parent group id, or with `expand=parent` the stored parent (whose own parent is an id). Absent for a root or unreported parent, and in the inventory for a parent outside the approved groups.',
       )
@@ -91,7 +90,7 @@ export const listGroupDirectoryRequestV1 = z
     expand: groupExpandV1,
     limits: groupDirectoryLimitsV1,
     /** Keyset position: the last group id served (ascending id). */
-    after: groupIdV1.optional(),
+    after: groupIdSchema.optional(),
   })
   .strict();
 
@@ -102,7 +101,7 @@ export const listGroupDirectoryReplyV1 = z
     /** Set (and `groups` empty) when the stored directory exceeds a limit: it is not served. */
     limitExceeded: z.enum(GROUP_DIRECTORY_LIMITS).optional(),
     /** The last group served; present exactly when hasMore. */
-    next: groupIdV1.optional(),
+    next: groupIdSchema.optional(),
   })
   .strict();
 
@@ -116,7 +115,7 @@ export const groupInventoryReplyV1 = z
   })
   .strict();
 
-export const getGroupRequestV1 = z.object({ connectionId: z.uuid(), groupId: groupIdV1, expand: groupExpandV1 }).strict();
+export const getGroupRequestV1 = z.object({ connectionId: z.uuid(), groupId: groupIdSchema, expand: groupExpandV1 }).strict();
 export const getGroupReplyV1 = z.object({ dataset: datasetStatusV1, group: groupV1 }).strict();
 
 

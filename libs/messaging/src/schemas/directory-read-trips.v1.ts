@@ -9,8 +9,8 @@
  * hidden), `service_unavailable` (migrations pending), plus the bus's own codes.
  * `tripPageV1` is the public TripPage the gateway builds from a list reply (adds the signed `next`).
  */
-import { DRIVER_SOURCE_ID_PATTERN } from '@switchyard/contracts';
-import { ID_PATTERNS, PROVIDERS } from '@switchyard/domain';
+import { DRIVER_SOURCE_ID_PATTERN, driverIdSchema, tripIdSchema, vehicleIdSchema } from '@switchyard/contracts';
+import { PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
 import {
   addedModifiedFields,
@@ -26,16 +26,13 @@ import {
   wireDateTimeV1,
 } from './directory-read.v1.js';
 
-const tripId = z.string().regex(new RegExp(ID_PATTERNS.trip));
-const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
-const driverId = z.string().regex(new RegExp(ID_PATTERNS.driver));
 const latLon = z.object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) }).strict();
 const added = z.object(addedModifiedFields('record')).strict();
 
 /** TripDriver (spec 2.7): the Driver identity fields; email, phone and license.state are plain strings here. */
 export const tripDriverV1 = z
   .object({
-    id: driverId,
+    id: driverIdSchema,
     sourceId: z.string().regex(new RegExp(DRIVER_SOURCE_ID_PATTERN)),
     provider: z.enum(PROVIDERS),
     status: z.enum(['active', 'inactive']),
@@ -56,14 +53,14 @@ export const tripDriverV1 = z
 
 export const tripV1 = z
   .object({
-    id: tripId,
+    id: tripIdSchema,
     sourceId: z.string().min(1).describe("The provider's trip id (Samsara has none: vehicle id and start time)."),
     provider: z.enum(PROVIDERS),
     vehicle: z
-      .union([vehicleId, expandedVehicleV1])
+      .union([vehicleIdSchema, expandedVehicleV1])
       .describe('The vehicle id, or with `expand=vehicle` the stored vehicle (the id when the vehicle is not stored yet or has no known status).'),
     driver: z
-      .union([driverId, tripDriverV1])
+      .union([driverIdSchema, tripDriverV1])
       .describe('The driver id, or with `expand=driver` the stored driver (the id when not stored yet). Absent when the provider did not identify a driver.')
       .optional(),
     startedAt: wireDateTimeV1,
@@ -95,7 +92,7 @@ export const tripCoverageV1 = z
   .strict();
 
 /** A keyset position: startedAt at full stored precision (microseconds), then the trip id. */
-export const tripPositionV1 = z.object({ startedAt: isoDateTimeV1, id: tripId }).strict();
+export const tripPositionV1 = z.object({ startedAt: isoDateTimeV1, id: tripIdSchema }).strict();
 
 export const listTripsRequestV1 = z
   .object({
@@ -104,8 +101,8 @@ export const listTripsRequestV1 = z
     from: isoDateTimeV1.optional(),
     /** startedAt < to (exclusive); absent = unbounded. */
     to: isoDateTimeV1.optional(),
-    vehicleIds: z.array(vehicleId).max(50),
-    driverIds: z.array(driverId).max(50),
+    vehicleIds: z.array(vehicleIdSchema).max(50),
+    driverIds: z.array(driverIdSchema).max(50),
     expand: tripExpandV1,
     /** Keyset position: the last trip served (ascending startedAt, then id). */
     after: tripPositionV1.optional(),
@@ -143,7 +140,7 @@ export const tripPageV1 = z
   .strict()
   .meta({ id: 'TripPage', description: 'A page of stored completed trips of the connection, ascending startedAt then id; at most 100 and at most 4,194,304 bytes per response.' });
 
-export const getTripRequestV1 = z.object({ connectionId: z.uuid(), tripId, expand: tripExpandV1 }).strict();
+export const getTripRequestV1 = z.object({ connectionId: z.uuid(), tripId: tripIdSchema, expand: tripExpandV1 }).strict();
 export const getTripReplyV1 = z.object({ dataset: datasetStatusV1, trip: tripV1 }).strict();
 
 

@@ -15,8 +15,8 @@
  * Errors: `not_found` (no such vehicle on this connection, or hidden by its visibility rules),
  * `service_unavailable` (migrations pending), plus the bus's own codes.
  */
-import { PAGE_RANGES } from '@switchyard/contracts';
-import { FUEL_TYPES, ID_PATTERNS, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
+import { groupIdSchema, PAGE_RANGES, vehicleIdSchema } from '@switchyard/contracts';
+import { FUEL_TYPES, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
 import { z } from 'zod';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
 import {
@@ -33,15 +33,13 @@ import {
   wireDateTimeV1,
 } from './directory-read.v1.js';
 
-const vehicleId = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
-const groupIdV1 = z.string().regex(new RegExp(ID_PATTERNS.group));
 const { stringMax, yearMin, yearMax, groupIdMax, groupsMax } = VEHICLE_METADATA_BOUNDS;
 
 /** VehicleEntity (spec 2.6): ExpandedVehicle whose groups may be expanded. */
 export const vehicleEntityV1 = expandedVehicleV1
   .extend({
     groups: z
-      .array(z.union([groupIdV1, flatGroupV1]))
+      .array(z.union([groupIdSchema, flatGroupV1]))
       .max(groupsMax)
       .meta({ uniqueItems: true })
       .describe(
@@ -55,7 +53,7 @@ export const vehicleEntityV1 = expandedVehicleV1
 /** Vehicle (core asset, spec 2.6). */
 export const coreVehicleV1 = z
   .object({
-    id: vehicleId.describe(
+    id: vehicleIdSchema.describe(
       'The vehicle id (`vcl_`) every other vehicle route takes (…/vehicles/{vehicleId}, /metadata, trips `vehicleIds`). Switchyard adds it to the spec\'s core asset (decision 0017); the single read answers 404 for a vehicle whose status is unknown (not reported, or — where the provider reports none — before a complete roster pass listed it: it is no VehicleEntity), its metadata and trips are served.',
     ),
     provider_id: z.string().min(1).describe("The provider's vehicle id."),
@@ -76,7 +74,7 @@ export const listVehiclesRequestV1 = z
     view: z.enum(VEHICLE_LIST_VIEWS),
     expand: vehicleExpandV1,
     /** Keyset position: the id of the last vehicle served (ascending id). */
-    after: vehicleId.optional(),
+    after: vehicleIdSchema.optional(),
   })
   .strict();
 
@@ -88,7 +86,7 @@ export const listVehiclesReplyV1 = z
     /** `view: profiles` only. */
     profiles: z.array(vehicleEntityV1).max(100).optional(),
     /** The id of the last vehicle served; present exactly when hasMore. */
-    next: vehicleId.optional(),
+    next: vehicleIdSchema.optional(),
   })
   .strict();
 
@@ -129,7 +127,7 @@ export const vehicleProfilePageV1 = z
     description: 'Account-bound vehicle profiles of the connection (`view=profiles`), ascending vehicle id; at most 100 and at most 4,194,304 bytes per response.',
   });
 
-export const getVehicleRequestV1 = z.object({ connectionId: z.uuid(), vehicleId, expand: vehicleExpandV1 }).strict();
+export const getVehicleRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema, expand: vehicleExpandV1 }).strict();
 export const getVehicleReplyV1 = z.object({ dataset: datasetStatusV1, vehicle: vehicleEntityV1 }).strict();
 
 const cellSource = z
@@ -200,7 +198,7 @@ export const VEHICLE_METADATA_RESPONSE_STATUSES = ['disabled', 'pending', 'not_i
 
 export const vehicleMetadataResponseV1 = z
   .object({
-    vehicleId,
+    vehicleId: vehicleIdSchema,
     status: z
       .enum(VEHICLE_METADATA_RESPONSE_STATUSES)
       .describe(
@@ -214,7 +212,7 @@ export const vehicleMetadataResponseV1 = z
   .strict()
   .meta({ id: 'VehicleMetadataResponse', description: 'Stored metadata of one vehicle (spec 2.3); opt-in `vehicleMetadata`.' });
 
-export const getVehicleMetadataRequestV1 = z.object({ connectionId: z.uuid(), vehicleId }).strict();
+export const getVehicleMetadataRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema }).strict();
 
 
 export type VehicleEntityV1 = z.output<typeof vehicleEntityV1>;

@@ -18,8 +18,8 @@
  *   `.meta()` comes last in a chain (`.strict()` or `.extend()` after it would drop the id). The
  *   wording every stored read shares (dataset times, status rules, the `next` cursor) lives here.
  */
-import { RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
-import { FUEL_TYPES, ID_PATTERNS, PROVIDERS, toWireDateTime, VEHICLE_VISIBILITIES } from '@switchyard/domain';
+import { groupIdSchema, RESPONSE_BYTE_LIMIT, vehicleIdSchema } from '@switchyard/contracts';
+import { FUEL_TYPES, PROVIDERS, toWireDateTime, VEHICLE_VISIBILITIES } from '@switchyard/domain';
 import { z } from 'zod';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 import { syncListHorizonV1 } from './sync-api.v1.js';
@@ -115,7 +115,7 @@ export const addedModifiedFields = (what: string) => ({ addedAt: addedAt(what), 
 /** ExpandedVehicle (spec 2.6): VehicleEntity with `groups` as group ids only. VehicleEntity extends it. */
 export const expandedVehicleV1 = z
   .object({
-    id: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+    id: vehicleIdSchema,
     sourceId: z.string().min(1).describe("The provider's vehicle id."),
     provider: z.enum(PROVIDERS),
     status: z
@@ -133,7 +133,7 @@ export const expandedVehicleV1 = z
     createdAt: wireDateTimeV1.optional(),
     updatedAt: wireDateTimeV1.optional(),
     groups: z
-      .array(z.string().regex(new RegExp(ID_PATTERNS.group)))
+      .array(groupIdSchema)
       .max(1000)
       .meta({ uniqueItems: true })
       .describe('Group ids of the reported memberships.')

@@ -6,7 +6,7 @@
  * which the gateway takes a product's EnrichmentSection. docs/enrichment.md tells each status.
  * Also the directory's `events.vehicle.vin.<connectionId>` (the VIN projection's source).
  */
-import { ID_PATTERNS } from '@switchyard/domain';
+import { vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 import { wireDateTimeV1 } from './public-wire.v1.js';
 
@@ -16,7 +16,6 @@ export type EnrichmentProduct = (typeof ENRICHMENT_PRODUCTS)[number];
 export const ENRICHMENT_STATUSES = ['disabled', 'pending', 'available', 'missing', 'failed', 'blocked', 'missing_vin', 'invalid_vin'] as const;
 export type EnrichmentStatus = (typeof ENRICHMENT_STATUSES)[number];
 
-const vehicleIdV1 = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 const text = z.string().nullable();
 const flag = z.boolean().nullable();
 
@@ -107,7 +106,7 @@ const buildValueV1 = z.object(enrichmentFields(vehicleBuildV1)).strict().meta({ 
 
 export const vehicleProfileV1 = z
   .object({
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     vin: z.string().nullable().describe('The VIN the provider reports (trimmed and upper-cased), null when it reports none.'),
     identity: identityValueV1,
     images: imagesValueV1,
@@ -117,7 +116,7 @@ export const vehicleProfileV1 = z
   .strict()
   .meta({ id: 'VehicleProfile', description: 'The four enrichment products of one vehicle, each with its own status (spec 2.4). Served from the enrichment cache; no read waits on the vendor.' });
 
-const sectionHead = { vehicleId: vehicleIdV1, vin: z.string().nullable() };
+const sectionHead = { vehicleId: vehicleIdSchema, vin: z.string().nullable() };
 export const enrichmentSectionV1 = z
   .discriminatedUnion('product', [
     z.object({ ...sectionHead, product: z.literal('identity'), ...enrichmentFields(vehicleIdentityV1) }).strict(),
@@ -127,7 +126,7 @@ export const enrichmentSectionV1 = z
   ])
   .meta({ id: 'EnrichmentSection', description: 'One enrichment product of one vehicle: its EnrichmentValue with the vehicle id, VIN and product (spec 2.4).' });
 
-export const getVehicleProfileRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdV1 }).strict();
+export const getVehicleProfileRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema }).strict();
 
 /**
  * `events.vehicle.vin.<connectionId>` v1 (directory → enrichment): a stored vehicle's VIN as the
@@ -138,7 +137,7 @@ export const getVehicleProfileRequestV1 = z.object({ connectionId: z.uuid(), veh
 export const vehicleVinChangedV1 = z
   .object({
     connectionId: z.uuid(),
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     vin: z.string().min(1).nullable(),
     sequence: z.string().regex(/^[1-9]\d{0,18}$/),
     changedAt: z.iso.datetime({ offset: true }),

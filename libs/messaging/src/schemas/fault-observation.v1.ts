@@ -6,7 +6,7 @@
  * Invariant: a consumer keeps the greatest `observedAt` per vehicle, so redelivered or reordered
  * messages change nothing; msgId `faults-observed:<batchId>`.
  */
-import { ID_PATTERNS } from '@switchyard/domain';
+import { vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 
 export const faultsObservedV1 = z
@@ -18,7 +18,7 @@ export const faultsObservedV1 = z
       .array(
         z
           .object({
-            vehicleId: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+            vehicleId: vehicleIdSchema,
             observedAt: z.iso.datetime({ offset: true }),
           })
           .strict(),

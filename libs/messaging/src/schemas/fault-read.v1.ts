@@ -17,15 +17,14 @@
  *   fault-reads.ts): the gateway answers 400 `cursor_beyond_retention` instead of a page that
  *   would silently skip the pruned events.
  */
-import { FAULT_EVENTS_PAGE, FAULTS_PAGE } from '@switchyard/contracts';
-import { ID_PATTERNS } from '@switchyard/domain';
+import { FAULT_EVENTS_PAGE, FAULTS_PAGE, vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 import { cursorV1, wireDateTimeV1 } from './directory-read.v1.js';
 
 /** A feed position: decimal text of a non-negative integer (a sequence, `0` before the first). */
 export const faultSequencePositionV1 = z.string().regex(/^(0|[1-9]\d{0,18})$/);
 
-const vehicleIdV1 = z.string().regex(new RegExp(ID_PATTERNS.vehicle)).describe('The vehicle (`vcl_` id) the fault belongs to.');
+const vehicleIdV1 = vehicleIdSchema.describe('The vehicle (`vcl_` id) the fault belongs to.');
 
 export const faultV1 = z
   .object({

@@ -11,6 +11,7 @@
  * - `providerCursor` is committed in the same transaction as the records (null = leave it alone).
  */
 import { createHash } from 'node:crypto';
+import { syncIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 import { providerV1 } from './connection-config.v1.js';
 import {
@@ -53,7 +54,7 @@ const envelope = {
   connectionId: z.uuid(),
   provider: providerV1,
   /** The sync and unit this page belongs to; null for scheduled collection (then no receipt). */
-  syncId: z.string().regex(/^sync_[0-9A-HJKMNP-TV-Z]{26}$/).nullable(),
+  syncId: syncIdSchema.nullable(),
   unitId: z.string().regex(/^[0-9]{1,19}$/).nullable(),
   /** The unit lease's fencing token (decimal string); echoed in the receipt. */
   fencingToken: z.string().regex(/^[0-9]{1,19}$/).nullable(),

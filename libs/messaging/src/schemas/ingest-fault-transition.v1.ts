@@ -7,6 +7,7 @@
  * or of a connection (explicit records) — the fault was already active before Switchyard watched,
  * so `observedAt` is when it was first seen, not when it started.
  */
+import { vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 import { providerV1 } from './connection-config.v1.js';
 
@@ -34,7 +35,7 @@ export const faultTransitionV1 = z
     provider: providerV1,
     kind: z.enum(['opened', 'cleared']),
     occurrenceId: z.uuid(),
-    vehicleId: z.string().regex(/^vcl_[0-7][0-9A-HJKMNP-TV-Z]{25}$/),
+    vehicleId: vehicleIdSchema,
     vehicleSourceId: z.string().min(1),
     faultKey: z.string().min(1),
     code: z.string().min(1),

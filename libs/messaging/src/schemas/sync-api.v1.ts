@@ -10,8 +10,7 @@
  * gateway returns it as-is; `syncPageV1` is the public list page the gateway builds from a list reply
  * (adds the signed `next`). Both carry their OpenAPI component name (`.meta({ id })`, last in the chain).
  */
-import { SYNC_CURSOR_TTL_MS } from '@switchyard/contracts';
-import { ID_PATTERNS } from '@switchyard/domain';
+import { SYNC_CURSOR_TTL_MS, syncIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
 import { nextPageField, NEXT_CONVENTION_TEXT, wireDateTimeV1 } from './public-wire.v1.js';
 
@@ -33,7 +32,7 @@ export const syncListHorizonV1 = z
 /** The public Sync (spec 2.11). */
 export const syncRecordV1 = z
   .object({
-    id: z.string().regex(new RegExp(ID_PATTERNS.sync)).meta({ example: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4' }),
+    id: syncIdSchema.meta({ example: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4' }),
     status: syncStatusV1.describe('requested → in_progress → completed; any open state → failed (also by cancel); failed → requested by retry.'),
     requestedAt: wireDateTimeV1.describe('When the sync was created; the upper end of its collection interval.'),
     startFrom: wireDateTimeV1.describe('Start of the collection interval (given, derived from lookbackDays, or defaulted).'),

@@ -16,14 +16,14 @@
  *   observations' key: a reading is served at most once per walk and a row committed during the walk
  *   never shifts it.
  */
-import { ENGINE_STATES, ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
+import { vehicleIdSchema } from '@switchyard/contracts';
+import { ENGINE_STATES, TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { isoDateTimeV1, readHorizonV1 } from './directory-read.v1.js';
 import { framedReply } from '../framed-reply.js';
 import { observationV1 } from './ingest-records.v1.js';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 
-const vehicleIdV1 = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 
 export const unitConversionV1 = z
   .union([
@@ -94,7 +94,7 @@ const OPTIONAL_TEXT =
 
 export const telemetryV1 = z
   .object({
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     location: METRIC_STATUSES.location,
     odometer: METRIC_STATUSES.odometer,
     engineHours: METRIC_STATUSES.engineHours.optional().describe(OPTIONAL_TEXT),
@@ -115,7 +115,7 @@ export const telemetryV1 = z
   });
 export type TelemetryV1 = z.output<typeof telemetryV1>;
 
-export const fleetLocationV1 = z.object({ vehicleId: vehicleIdV1, location: METRIC_STATUSES.location }).strict().meta({ id: 'FleetLocation', description: 'The latest stored location of one vehicle.' });
+export const fleetLocationV1 = z.object({ vehicleId: vehicleIdSchema, location: METRIC_STATUSES.location }).strict().meta({ id: 'FleetLocation', description: 'The latest stored location of one vehicle.' });
 export type FleetLocationV1 = z.output<typeof fleetLocationV1>;
 
 export const fleetLocationsV1 = z
@@ -165,7 +165,7 @@ export type HistoryPointV1 = z.output<typeof historyPointV1>;
 
 export const historyV1 = z
   .object({
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     window: windowV1,
     readings: z.array(historyPointV1),
     nextCursor: pageCursorV1.describe(
@@ -188,7 +188,7 @@ export type HistoryV1 = z.output<typeof historyV1>;
 export const latestTelemetryRequestV1 = z
   .object({
     connectionId: z.uuid(),
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     refresh: z.object({ observations: z.array(observationV1).max(200), failedMetrics: z.array(z.enum(TELEMETRY_METRICS)) }).strict().optional(),
   })
   .strict();
@@ -203,11 +203,11 @@ export const listLocationsRequestV1 = z
     limit: z.number().int().min(1).max(100),
     maxBytes: z.number().int().min(1024),
     horizon: readHorizonV1.optional(),
-    after: vehicleIdV1.optional(),
+    after: vehicleIdSchema.optional(),
   })
   .strict();
 /** A framed reply (framed-reply.ts): the walk in `meta`, the FleetLocation array as the JSON text PostgreSQL rendered in `body`. */
-export const listLocationsReplyV1 = framedReply(z.object({ horizon: readHorizonV1, hasMore: z.boolean(), next: vehicleIdV1.optional() }).strict());
+export const listLocationsReplyV1 = framedReply(z.object({ horizon: readHorizonV1, hasMore: z.boolean(), next: vehicleIdSchema.optional() }).strict());
 export type ListLocationsRequestV1 = z.output<typeof listLocationsRequestV1>;
 export type ListLocationsReplyV1 = z.output<typeof listLocationsReplyV1>;
 
@@ -219,7 +219,7 @@ export type HistoryPositionV1 = z.output<typeof historyPositionV1>;
 export const historyRequestV1 = z
   .object({
     connectionId: z.uuid(),
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     metric: z.enum(TELEMETRY_METRICS),
     startTime: isoDateTimeV1,
     endTime: isoDateTimeV1,

@@ -9,13 +9,13 @@
  * - an interval's `amount` is null when nothing inside it was observed;
  * - the fleet page is keyset by vehicle id (`after`), the gateway wraps it in the spec's `nextCursor`.
  */
-import { BUCKET_SIZES, ID_PATTERNS, MAX_OBSERVATION_GAP_SECONDS, USAGE_LIMITATIONS, UTILIZATION_DEFINITION } from '@switchyard/domain';
+import { vehicleIdSchema } from '@switchyard/contracts';
+import { BUCKET_SIZES, MAX_OBSERVATION_GAP_SECONDS, USAGE_LIMITATIONS, UTILIZATION_DEFINITION } from '@switchyard/domain';
 import { z } from 'zod';
 import { isoDateTimeV1 } from './directory-read.v1.js';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 import { windowV1 } from './telemetry-read.v1.js';
 
-const vehicleIdV1 = z.string().regex(new RegExp(ID_PATTERNS.vehicle));
 const amountV1 = z.number().finite().min(0);
 
 export const usageLimitationV1 = z.enum(Object.keys(USAGE_LIMITATIONS) as [keyof typeof USAGE_LIMITATIONS, ...(keyof typeof USAGE_LIMITATIONS)[]]).meta({
@@ -66,7 +66,7 @@ export type CounterReportName = (typeof COUNTER_REPORTS)[number];
 
 export const counterReportV1 = z
   .object({
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     window: windowV1,
     metric: counterV1,
     definition: z.enum(Object.values(COUNTER_REPORT_DEFINITIONS) as [string, ...string[]]).optional(),
@@ -78,7 +78,7 @@ export type CounterReportV1 = z.output<typeof counterReportV1>;
 
 export const utilizationV1 = z
   .object({
-    vehicleId: vehicleIdV1,
+    vehicleId: vehicleIdSchema,
     window: windowV1,
     definition: z.literal(UTILIZATION_DEFINITION),
     engineRuntime: counterV1,
@@ -111,13 +111,13 @@ export const usageBucketsV1 = z.object({ size: z.enum(BUCKET_SIZES), timeZone: z
 const usageWindowFields = { startTime: isoDateTimeV1, endTime: isoDateTimeV1, buckets: usageBucketsV1.optional() };
 
 /** telemetry.read.usage.counter: one CounterReport. */
-export const usageCounterRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdV1, report: z.enum(COUNTER_REPORTS), ...usageWindowFields }).strict();
+export const usageCounterRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema, report: z.enum(COUNTER_REPORTS), ...usageWindowFields }).strict();
 export const usageCounterReplyV1 = z.object({ report: counterReportV1 }).strict();
 export type UsageCounterRequestV1 = z.output<typeof usageCounterRequestV1>;
 export type UsageCounterReplyV1 = z.output<typeof usageCounterReplyV1>;
 
 /** telemetry.read.usage.utilization: one vehicle's Utilization. */
-export const usageUtilizationRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdV1, ...usageWindowFields }).strict();
+export const usageUtilizationRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema, ...usageWindowFields }).strict();
 export const usageUtilizationReplyV1 = z.object({ utilization: utilizationV1 }).strict();
 export type UsageUtilizationRequestV1 = z.output<typeof usageUtilizationRequestV1>;
 export type UsageUtilizationReplyV1 = z.output<typeof usageUtilizationReplyV1>;
@@ -128,8 +128,8 @@ export type UsageUtilizationReplyV1 = z.output<typeof usageUtilizationReplyV1>;
  * intervals still fits one NATS reply — the page ends early and `next` continues.
  */
 export const usageFleetRequestV1 = z
-  .object({ connectionId: z.uuid(), limit: z.number().int().min(1).max(100), maxBytes: z.number().int().min(1024), after: vehicleIdV1.optional(), ...usageWindowFields })
+  .object({ connectionId: z.uuid(), limit: z.number().int().min(1).max(100), maxBytes: z.number().int().min(1024), after: vehicleIdSchema.optional(), ...usageWindowFields })
   .strict();
-export const usageFleetReplyV1 = z.object({ vehicles: z.array(utilizationV1), next: vehicleIdV1.optional() }).strict();
+export const usageFleetReplyV1 = z.object({ vehicles: z.array(utilizationV1), next: vehicleIdSchema.optional() }).strict();
 export type UsageFleetRequestV1 = z.output<typeof usageFleetRequestV1>;
 export type UsageFleetReplyV1 = z.output<typeof usageFleetReplyV1>;

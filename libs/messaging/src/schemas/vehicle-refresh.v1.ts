@@ -15,8 +15,8 @@
  * `failedMetrics` lists every metric whose provider call failed.
  * An unknown, unapproved or disconnected vehicle/connection is the RpcError `not_found`.
  */
-import { REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
-import { ID_PATTERNS, TELEMETRY_METRICS } from '@switchyard/domain';
+import { REFRESH_MIN_INTERVAL_S, vehicleIdSchema } from '@switchyard/contracts';
+import { TELEMETRY_METRICS } from '@switchyard/domain';
 import { z } from 'zod';
 import { observationV1 } from './ingest-records.v1.js';
 
@@ -25,7 +25,7 @@ export const refreshVehicleRequestV1 = z
   .object({
     connectionId: z.uuid(),
     /** The directory's `vcl_` id (the orchestrator matches it among the connection's approved vehicles). */
-    vehicleId: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+    vehicleId: vehicleIdSchema,
   })
   .strict();
 

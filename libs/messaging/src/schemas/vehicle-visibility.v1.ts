@@ -7,7 +7,8 @@
  * (redelivery and reordering are harmless).
  * Invariant: a vehicle absent from `hidden` is visible; an empty `hidden` means nothing is hidden.
  */
-import { ID_PATTERNS, VEHICLE_VISIBILITIES } from '@switchyard/domain';
+import { vehicleIdSchema } from '@switchyard/contracts';
+import { VEHICLE_VISIBILITIES } from '@switchyard/domain';
 import { z } from 'zod';
 
 export const vehicleVisibilityChangedV1 = z
@@ -21,7 +22,7 @@ export const vehicleVisibilityChangedV1 = z
     hidden: z.array(
       z
         .object({
-          vehicleId: z.string().regex(new RegExp(ID_PATTERNS.vehicle)),
+          vehicleId: vehicleIdSchema,
           sourceId: z.string().min(1),
           visibility: z.enum(VEHICLE_VISIBILITIES.filter((v) => v !== 'visible') as ['hidden_by_include_list', 'hidden_by_exclude_list', 'hidden_by_status']),
         })
