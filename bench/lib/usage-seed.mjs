@@ -26,7 +26,9 @@ const DRIVEN = (i) => `(floor(${i} / 1440) * 480 + greatest(0, least(mod(${i}, 1
 export function createUsageFixture({ vehicles, minutes, window }) {
   return seedThroughContext({
     service: 'telemetry-ingest',
-    start: (common) => startTelemetryIngest(common),
+    // The seed's generate_series inserts (1.6 million rows each for the fleet) outlive the 30 s
+    // default statement_timeout on a loaded machine; the seed is untimed, so it may take its time.
+    start: (common) => startTelemetryIngest({ ...common, databaseTimeouts: { statementMs: 900_000 } }),
     seed: async ({ fixture, orm, config }) => {
       const sourceIds = vehicleSourceIds(vehicles);
       await new ConnectionConfigStore(orm).apply({ ...config, approvedVehicleIds: sourceIds });
