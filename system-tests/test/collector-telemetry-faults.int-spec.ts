@@ -300,9 +300,10 @@ describe('internal runs and the public API', () => {
   });
 
   // Issue 31: a provider refusal of the extended fields is the extended health's, and costs the core
-  // readings nothing. Mutations tried: laneListing without its catch (the refusal thrown like any
-  // failure) fails the run with provider_scope_mismatch; the collector reporting the extended scope
-  // `success` regardless leaves extended_last_error_code null — each fails this test.
+  // readings nothing. Mutations tried: extendedLaneFailure answering 'fail' for
+  // provider_scope_mismatch (the refusal thrown like any failure) fails the run with that code; the
+  // collector reporting the extended scope `success` regardless leaves extended_last_error_code
+  // null — each fails this test.
   it('a refusal of the extended stat types: the run completes with the core readings, extended_last_error_code reports it', async () => {
     const fleet = fleets.samsara;
     const scenarios = `${samsaraUrl}/_sim/accounts/${samsaraToken}/scenarios`;

@@ -3,7 +3,7 @@ import { available, missing, type TripRecord } from '@switchyard/domain';
 import { INGEST_MAX_RECORDS, ingestBatchId, tripsBatchV1 } from '@switchyard/messaging';
 import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { decodeFleetCursor, decodeLaneCursor, encodeFleetCursor, encodeLaneCursor, MEMBERSHIP_LANES, groupIntoJobs, groupVehicles, healthDatasets, healthScopes, pageBatches, sharedCursor } from './collector-jobs.js';
-import { failureCode, RETRYABLE_CODES } from './failure-codes.js';
+import { extendedLaneFailure, failureCode, RETRYABLE_CODES } from './failure-codes.js';
 import { ProviderError } from '@switchyard/providers';
 import { BusTimeoutError, BusUnavailableError, RpcError } from '@switchyard/messaging';
 
@@ -185,5 +185,21 @@ describe('failureCode', () => {
     expect(failureCode(new BusTimeoutError('ingest.telemetry.c1', 5000))).toBe('bus_unavailable');
     expect(failureCode(new Error('socket hang up'))).toBe('collector_error');
     expect([...RETRYABLE_CODES].sort()).toEqual(['bus_unavailable', 'collector_error', 'provider_throttled', 'provider_unavailable']);
+  });
+});
+
+describe('extendedLaneFailure', () => {
+  // Mutation tried: answering 'fail' for provider_scope_mismatch fails this test (and the system
+  // test of a refused stat type: the run fails instead of completing with its core readings).
+  it('absorbs a refusal of the extended fields, retries a passing failure, fails on revoked credentials', () => {
+    expect(extendedLaneFailure(new ProviderError('provider_scope_mismatch', { status: 403 }))).toBe('refused');
+    expect(extendedLaneFailure(new ProviderError('provider_config_invalid', { status: 400 }))).toBe('refused');
+    expect(extendedLaneFailure(new ProviderError('provider_response_changed'))).toBe('refused');
+    expect(extendedLaneFailure(new ProviderError('provider_throttled', { status: 429 }))).toBe('retry');
+    expect(extendedLaneFailure(new ProviderError('provider_unavailable', { status: 503 }))).toBe('retry');
+    expect(extendedLaneFailure(new BusTimeoutError('ingest.telemetry.c1', 5000))).toBe('retry');
+    expect(extendedLaneFailure(new ProviderError('provider_auth_required', { status: 401 }))).toBe('fail');
+    expect(extendedLaneFailure(new RpcError('provider_auth_required'))).toBe('fail');
+    expect(extendedLaneFailure(new RpcError('provider_config_invalid'))).toBe('fail');
   });
 });
