@@ -21,9 +21,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FAULT_EVENT_RETENTION_DAYS } from '@switchyard/contracts';
 import { vehicleId } from '@switchyard/domain';
-import { EVENTS, ingestBatchId, subjectFor, vehicleVisibilityMsgId, type FaultBatchV1, type FaultEventV1, type FaultSnapshotV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
+import { EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultEventV1, type FaultSnapshotV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { pollUntil, sleep, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import { arrangeVisibilityCase, pollUntil, sleep, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
 import { FaultReadRepository } from '../src/db/repositories/fault-read.repository.js';
 import { FaultIngestService } from '../src/services/fault-ingest.service.js';
 import { FaultReadService } from '../src/services/fault-read.service.js';
@@ -73,15 +73,11 @@ describe('fault reads', () => {
       computedAt: new Date().toISOString(),
       hidden: sourceIds.map((sourceId) => ({ vehicleId: vehicleId({ connectionId, provider: 'samsara', sourceId }), sourceId, visibility: 'hidden_by_exclude_list' })),
     };
-    await x.h.client.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, connectionId), set, { msgId: vehicleVisibilityMsgId(set) });
-    await pollUntil(async () => (await x.sql<{ sequence: string }>(`select sequence::text as sequence from ${x.t('vehicle_visibility')} where connection_id = ?`, [connectionId]))[0]?.sequence === sequence, {
-      timeoutMs: 10_000,
-      description: `visibility ${sequence} projected`,
-    });
+    await x.publishVisibility(set);
   };
 
   it('pages the open faults in open order, leaves hidden vehicles out, and a fault opened during the walk lands at its end', async () => {
-    const connectionId = crypto.randomUUID();
+    const { connectionId } = await x.connect(); // with the directory's first (empty) hidden set, sequence 1
     await apply(connectionId, [snapshot('v1', at(0), ['a', 'b']), snapshot('v2', at(0), ['c']), snapshot('v3', at(0), ['d'])]);
     await apply(connectionId, [snapshot('v1', at(5), ['b', 'e'])]); // a clears, e opens
     const first = await reads.open(em(), { connectionId, limit: 2 });
@@ -99,18 +95,31 @@ describe('fault reads', () => {
     expect(rest).toEqual(expect.objectContaining({ hasMore: false }));
     expect(rest).not.toHaveProperty('next');
 
-    await hide(connectionId, '1', ['v3']);
+    await hide(connectionId, '2', ['v3']);
     expect((await reads.open(em(), { connectionId, limit: 10 })).faults.map((f) => f.fault_key)).toEqual(['b', 'e']);
     // An older set redelivered changes nothing; a newer one shows v3 again.
     await x.h.client.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, connectionId), { connectionId, sequence: '1', configRevision: 1, computedAt: at(0), hidden: [] }, { msgId: 'older-copy' });
     await sleep(500);
     expect((await reads.open(em(), { connectionId, limit: 10 })).faults.map((f) => f.fault_key)).toEqual(['b', 'e']);
-    await hide(connectionId, '2', []);
+    await hide(connectionId, '3', []);
     expect((await reads.open(em(), { connectionId, limit: 10 })).faults.map((f) => f.fault_key)).toEqual(['b', 'd', 'e', 'f']);
   });
 
+  // The one visibility rule's cases, the same table telemetry-read.int-spec.ts answers (libs/testing visibility-cases.ts).
+  // Mutation: fault-read.repository.ts back to its own `hidden` CTE (the set only: every vehicle shown until it arrives,
+  // the configuration's lists ignored) → the two "not arrived" cases and "excluded by the held configuration" fail.
+  it.each(VISIBILITY_CASES)('visibility: $name', async (c) => {
+    const connectionId = await arrangeVisibilityCase(x, c);
+    await apply(connectionId, Object.keys(c.shown).map((v) => snapshot(v, at(0), ['a'])));
+    const [open, feed] = [await reads.open(em(), { connectionId, limit: 100 }), await reads.events(em(), { connectionId, limit: 100 })];
+    for (const [sourceId, shown] of Object.entries(c.shown)) {
+      const id = vehicleId({ connectionId, provider: 'samsara', sourceId });
+      expect({ sourceId, open: open.faults.some((f) => f.vehicle_id === id), feed: feed.events.some((e) => e.vehicle_id === id) }).toEqual({ sourceId, open: shown, feed: shown });
+    }
+  });
+
   it('serves the feed after a stored position, passes hidden vehicles, and refuses a position before the retention horizon', async () => {
-    const connectionId = crypto.randomUUID();
+    const { connectionId } = await x.connect(); // with the directory's first (empty) hidden set, sequence 1
     await apply(connectionId, [snapshot('v1', at(0), ['a']), snapshot('v2', at(0), ['b'])]);
     await apply(connectionId, [snapshot('v1', at(1), []), snapshot('v2', at(1), [])]);
     const all = await reads.events(em(), { connectionId, limit: 100 });
@@ -126,7 +135,7 @@ describe('fault reads', () => {
     expect(paged).toMatchObject({ events: [{ sequence: 2 }], last: '2', hasMore: true });
     expect(await reads.events(em(), { connectionId, limit: 10, after: '4' })).toEqual({ events: [], last: '4', hasMore: false, beyondRetention: false });
 
-    await hide(connectionId, '1', ['v2']);
+    await hide(connectionId, '2', ['v2']);
     const visible = await reads.events(em(), { connectionId, limit: 2, after: '0' });
     expect(visible).toMatchObject({ events: [{ sequence: 1 }], last: '2', hasMore: true });
 
@@ -141,7 +150,7 @@ describe('fault reads', () => {
   });
 
   it('the retention job deletes transitions past the documented 90 days and keeps younger ones', async () => {
-    const connectionId = crypto.randomUUID();
+    const { connectionId } = await x.connect(); // with the directory's first (empty) hidden set, sequence 1
     await apply(connectionId, [snapshot('v1', at(0), ['a']), snapshot('v2', at(0), ['b']), snapshot('v3', at(0), ['c'])]);
     const rows = () => x.sql<{ sequence: string; published: boolean }>(`select sequence::text as sequence, published_at is not null as published from ${x.t('fault_transition')} where connection_id = ? order by sequence`, [connectionId]);
     // Only published transitions are pruned: wait for the relay, then age them.
@@ -156,7 +165,7 @@ describe('fault reads', () => {
   });
 
   it('a reader paging with stored positions sees every transition exactly once, in order, while four workers commit concurrently', async () => {
-    const connectionId = crypto.randomUUID();
+    const { connectionId } = await x.connect(); // with the directory's first (empty) hidden set, sequence 1
     const WORKERS = 4;
     const ROUNDS = 12;
     let running = WORKERS;

@@ -32,7 +32,7 @@ import {
   type TelemetryBatchV1,
   type VehicleVisibilityChangedV1,
 } from '@switchyard/messaging';
-import { openFramed, pollUntil, receiptsFor, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import { arrangeVisibilityCase, openFramed, pollUntil, receiptsFor, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
 import { TelemetryReadRepository } from '../src/db/repositories/telemetry-read.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
 
@@ -182,6 +182,18 @@ describe('telemetry reads', () => {
     const second = await locations({ connectionId, limit: 1, maxBytes: 100_000, horizon: first.horizon, after: first.next });
     expect(second.locations.map((l) => l.vehicleId)).toEqual([visible[1]]);
     expect(second.hasMore).toBe(false);
+  });
+
+  // The one visibility rule's cases, the same table fault-reads.int-spec.ts answers (libs/testing visibility-cases.ts).
+  // Mutation: visibleVehicleSql without `r.arrived` (show until the set arrives, fault-feed's old rule) → the two "not arrived" cases fail here and there.
+  it.each(VISIBILITY_CASES)('visibility: $name', async (c) => {
+    const connectionId = await arrangeVisibilityCase(x, c);
+    await ingest(connectionId, Object.keys(c.shown).map((v) => obs(v, { metric: 'location', value: { latitude: 50, longitude: 4 } })));
+    const page = openFramed<FleetLocationV1, 'locations', ListLocationsReplyV1['meta']>(await x.h.client.request(RPCS.telemetry.locations, { connectionId, limit: 100, maxBytes: 100_000 }, { timeoutMs: 10_000 }), 'locations');
+    for (const [sourceId, shown] of Object.entries(c.shown)) {
+      const read = await latest(connectionId, vcl(connectionId, sourceId)).then(() => 'shown', (e: unknown) => (e instanceof RpcError ? e.code : e));
+      expect({ sourceId, read, listed: page.locations.some((l) => l.vehicleId === vcl(connectionId, sourceId)) }).toEqual({ sourceId, read: shown ? 'shown' : 'not_found', listed: shown });
+    }
   });
 
   it('pages history in time order with unique sequences and keeps a walk inside its snapshot while rows are committed', async () => {

@@ -31,3 +31,4 @@ export { openMigratedSchema, type MigratedSchema } from './migrated-schema.js';
 export { canonicalDump, dumpDifference, DUMP_TABLES, VOLATILE_KEYS, VOLATILE_BY_TABLE, type CanonicalDumpOptions, type DumpContext } from './canonical-dump.js';
 export { processState, serviceStarted, spawnService, waitUntilStopped, type ContextApp } from './service-process.js';
 export { openFramed } from './framed.js';
+export { arrangeVisibilityCase, VISIBILITY_CASES, type VisibilityCase } from './visibility-cases.js';

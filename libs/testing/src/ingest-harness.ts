@@ -1,13 +1,16 @@
 /**
  * Test support for the ingest consumers: one service on an isolated schema and namespace, a second
  * process of the same service on the SAME schema and namespace (two consumers of one durable), a
- * connection configuration published over the bus, a receipt collector, and raw SQL against the
- * service's schema. Shared by the ingest specs of directory, telemetry-ingest and fault-feed; the
+ * connection configuration published over the bus (in a context that projects vehicle visibility,
+ * with the empty hidden set the directory publishes for a configuration without visibility rules:
+ * decision 0029 hides every vehicle until a set has arrived), a receipt collector, and raw SQL
+ * against the service's schema. Shared by the ingest specs of directory, telemetry-ingest and fault-feed; the
  * service under test is passed in (its definition and start function), so this lib imports no app.
  */
 import { randomUUID } from 'node:crypto';
-import { type ConnectionConfigV1, createBus, EVENTS, type MessageBus, type ReceiptV1, subjectFor, type Subscription } from '@switchyard/messaging';
-import type { IngestContextStartOptions, RunningService, ServiceDefinition } from '@switchyard/service-kit';
+import { hasVisibilityRules } from '@switchyard/domain';
+import { type ConnectionConfigV1, createBus, EVENTS, type MessageBus, type ReceiptV1, subjectFor, type Subscription, type VehicleVisibilityChangedV1, vehicleVisibilityMsgId } from '@switchyard/messaging';
+import { VehicleVisibilityEntity, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { pollUntil } from './poll.js';
 import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
 
@@ -18,6 +21,8 @@ export interface IngestHarness {
   /** `"<schema>"."<table>"`. */
   t(table: string): string;
   connect(overrides?: Partial<ConnectionConfigV1>): Promise<ConnectionConfigV1>;
+  /** Publishes a directory hidden set and waits until this context projected it (a context with the visibility projection). */
+  publishVisibility(set: VehicleVisibilityChangedV1): Promise<void>;
   /** Starts another process of the service on the same schema and namespace (`env`: its INGEST_ACK_WAIT_MS; default process.env). */
   startSecond(env?: NodeJS.ProcessEnv): Promise<RunningService>;
   close(): Promise<void>;
@@ -61,6 +66,7 @@ export async function startIngestHarness(definition: ServiceDefinition, start: (
     throw error;
   }
   const em = () => h.service.runtime.orm.em.fork();
+  const projectsVisibility = definition.entities.includes(VehicleVisibilityEntity);
   const harness: IngestHarness = {
     h,
     receipts,
@@ -78,7 +84,20 @@ export async function startIngestHarness(definition: ServiceDefinition, start: (
         },
         { timeoutMs: 10_000 },
       );
+      if (projectsVisibility && !hasVisibilityRules(config)) {
+        await harness.publishVisibility({ connectionId: config.connectionId, sequence: '1', configRevision: config.revision, computedAt: new Date().toISOString(), hidden: [] });
+      }
       return config;
+    },
+    async publishVisibility(set) {
+      await h.client.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, set.connectionId), set, { msgId: vehicleVisibilityMsgId(set) });
+      await pollUntil(
+        async () => {
+          const rows = await harness.sql<{ sequence: string }>(`select sequence::text as sequence from ${harness.t('vehicle_visibility')} where connection_id = ?`, [set.connectionId]);
+          return rows[0] !== undefined && BigInt(rows[0].sequence) >= BigInt(set.sequence);
+        },
+        { timeoutMs: 10_000, description: `visibility ${set.sequence} projected` },
+      );
     },
     async startSecond(env) {
       const bus = await createBus({ kind: 'jetstream', servers: h.natsUrl, name: `${definition.service}-second`, namespace: h.namespace });

@@ -12,12 +12,11 @@
  *   approved vehicle without readings answers every metric `missing` and an empty history; any other
  *   id (or one of another connection) is `not_found`, as a hidden vehicle — indistinguishable. The
  *   locations list holds the vehicles with stored readings;
- * - visibility (hidden → `not_found`, absent from locations) is the directory's one rule, applied
- *   twice: the include/exclude lists of the connection's configuration directly on the stored
- *   provider vehicle id (effective as soon as the configuration arrives), and the directory's
- *   hidden set (`events.vehicle.visibility`, projection `vehicle_visibility`) for what needs the
- *   vehicle's status. While the configuration filters by status and no set has arrived yet, every
- *   vehicle is hidden (fail closed). Without a configuration nothing is shown;
+ * - visibility (hidden → `not_found`, absent from locations) is the one rule of every context
+ *   (decision 0029; service-kit VehicleVisibilityStore.visible and its SQL in locationsPage): hidden
+ *   until the directory's set has arrived, hidden when the set lists it, hidden when the held
+ *   configuration's include/exclude lists leave its provider id out. The Telemetry body needs the
+ *   configuration (which metrics it covers): without one the vehicle is `not_found` too;
  * - each metric's status: `available` with its newest stored reading, `stale` when that reading's
  *   observedAt is older than the field's freshnessSeconds (catalog, libs/contracts limits.ts),
  *   `missing` with `reading: null` when none is stored or the stored value is outside the public
@@ -30,7 +29,7 @@
  *   `events.faults.observed`, faults-observed.handler.ts) — never from the faults schema.
  */
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
-import { CORE_TELEMETRY_METRICS, coversMetric, TELEMETRY_METRICS, hasVisibilityRules, sourceIdOfVehicle, vehicleVisibility, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, coversMetric, TELEMETRY_METRICS, sourceIdOfVehicle, type TelemetryMetric } from '@switchyard/domain';
 import {
   METRIC_VALUES,
   RpcError,
@@ -47,8 +46,8 @@ import {
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { capabilitiesFor } from '@switchyard/providers';
-import { ConnectionConfigStore, VehicleVisibilityStore, type VisibilitySet } from '@switchyard/service-kit';
-import { TelemetryReadRepository, type ReadingRow, type VisibleVehicles } from '../db/repositories/telemetry-read.repository.js';
+import { ConnectionConfigStore, VehicleVisibilityStore } from '@switchyard/service-kit';
+import { TelemetryReadRepository, type ReadingRow } from '../db/repositories/telemetry-read.repository.js';
 
 type Reading = Pick<ReadingRow, 'observed_at' | 'fetched_at' | 'source' | 'value' | 'units'>;
 type MetricStatus = TelemetryV1['location'];
@@ -83,25 +82,6 @@ export function metricStatus(metric: TelemetryMetric, row: Reading | undefined, 
 /** The provider id among the connection's approved vehicles whose `vcl_` id is `vehicleId` (ids are minted from connection, provider and provider id). */
 function approvedSourceId(config: ConnectionConfigV1, id: string): string | undefined {
   return sourceIdOfVehicle(config, config.approvedVehicleIds, id);
-}
-
-/** Whether a stored vehicle is visible under the connection's configuration and the directory's hidden set. */
-export function isVisible(vehicle: { vehicleId: string; sourceId: string }, config: ConnectionConfigV1, set: VisibilitySet | undefined): boolean {
-  if (!hasVisibilityRules(config)) return true;
-  const lists = { includeVehicleIds: config.includeVehicleIds, excludeVehicleIds: config.excludeVehicleIds, includeStatuses: [] };
-  if (vehicleVisibility({ sourceId: vehicle.sourceId, status: null }, lists) !== 'visible') return false;
-  if (!set) return config.includeStatuses.length === 0;
-  return !set.hidden.some((h) => h.vehicleId === vehicle.vehicleId);
-}
-
-/**
- * `isVisible` for a whole page, as the repository's SQL takes it: the lists, and the hidden set's
- * vehicle ids; undefined when nothing may be shown (a status filter before any set arrived).
- */
-export function visibleVehicles(config: ConnectionConfigV1, set: VisibilitySet | undefined): VisibleVehicles | undefined {
-  if (!hasVisibilityRules(config)) return { includeVehicleIds: [], excludeVehicleIds: [], hiddenVehicleIds: [] };
-  if (!set && config.includeStatuses.length > 0) return undefined;
-  return { includeVehicleIds: config.includeVehicleIds, excludeVehicleIds: config.excludeVehicleIds, hiddenVehicleIds: set ? set.hidden.map((h) => h.vehicleId) : [] };
 }
 
 /**
@@ -141,10 +121,10 @@ export class TelemetryReadService {
 
   /** The vehicle's latest rows once it is known and visible; `not_found` otherwise. */
   private async visibleRows(em: Em, connectionId: string, vehicleId: string): Promise<{ config: ConnectionConfigV1; rows: ReadingRow[] }> {
-    const [config, set, rows] = await Promise.all([this.configs.get(connectionId), this.visibility.get(em, connectionId), this.repository.latest(em, connectionId, vehicleId)]);
+    const [config, rows] = await Promise.all([this.configs.get(connectionId), this.repository.latest(em, connectionId, vehicleId)]);
     if (!config) throw notFound();
     const sourceId = rows[0]?.vehicle_source_id ?? approvedSourceId(config, vehicleId);
-    if (sourceId === undefined || !isVisible({ vehicleId, sourceId }, config, set)) throw notFound();
+    if (sourceId === undefined || !(await this.visibility.visible(em, connectionId, [{ vehicleId, sourceId }])).has(vehicleId)) throw notFound();
     return { config, rows };
   }
 
@@ -164,11 +144,8 @@ export class TelemetryReadService {
   async locations(em: Em, request: ListLocationsRequestV1): Promise<ListLocationsReplyV1> {
     const { connectionId, limit, maxBytes } = request;
     const horizon = request.horizon ?? (await this.repository.horizon(em));
-    const [config, set] = await Promise.all([this.configs.get(connectionId), this.visibility.get(em, connectionId)]);
-    const visible = config && visibleVehicles(config, set);
-    if (!visible) return { meta: { horizon, hasMore: false }, body: '[]' };
     const now = new Date(this.now()).toISOString();
-    const page = await this.repository.locationsPage(em, { connectionId, after: request.after, visible, now, freshnessSeconds: TELEMETRY_FRESHNESS_S.location }, { limit, maxBytes });
+    const page = await this.repository.locationsPage(em, { connectionId, after: request.after, now, freshnessSeconds: TELEMETRY_FRESHNESS_S.location }, { limit, maxBytes });
     return { meta: { horizon, hasMore: page.hasMore, ...(page.hasMore && page.last ? { next: page.last } : {}) }, body: page.items };
   }
 

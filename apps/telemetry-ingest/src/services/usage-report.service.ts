@@ -4,10 +4,10 @@
  * definitions docs/metrics.md; this service reads, applies, and shapes the public answer.
  *
  * Decisions:
- * - which vehicles exist and are visible is the telemetry reads' rule (telemetry-read.service.ts,
- *   `isVisible`): a vehicle the connection approves or has stored readings of, not hidden by the
- *   configuration's lists nor the directory's hidden set (projection `vehicle_visibility`); anything
- *   else is `not_found`, indistinguishable from a hidden one. An approved vehicle without readings
+ * - which vehicles exist is the telemetry reads' rule: a vehicle the connection approves or has
+ *   stored readings of; which are visible is the one rule of every context (decision 0029,
+ *   service-kit VehicleVisibilityStore.visible); anything else is `not_found`, indistinguishable
+ *   from a hidden one. An approved vehicle without readings
  *   answers every counter `missing`;
  * - the fleet report covers every visible vehicle (approved or with readings) in vehicle id order,
  *   hidden ones never counted; each page reads the observations of its vehicles in one query;
@@ -53,10 +53,9 @@ import {
   type UtilizationV1,
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
-import { ConnectionConfigStore } from '@switchyard/service-kit';
+import { ConnectionConfigStore, VehicleVisibilityStore } from '@switchyard/service-kit';
 import { UsageObservationRepository, emptyUsageObservations } from '../db/repositories/usage-observation.repository.js';
 import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlots } from '../db/repositories/usage-rollup.repository.js';
-import { isVisible } from './telemetry-read.service.js';
 
 const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -158,23 +157,22 @@ export class UsageReportService {
     orm: Orm,
     private readonly observations = new UsageObservationRepository(),
     private readonly rollups = new UsageRollupRepository(),
+    private readonly visibility = new VehicleVisibilityStore(),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
 
   /** The connection's visible vehicles (approved or with stored readings), ascending id. */
   private async visibleVehicles(em: Em, connectionId: string): Promise<string[]> {
-    const [config, set, stored] = await Promise.all([this.configs.get(connectionId), this.observations.hiddenSet(em, connectionId), this.observations.storedVehicles(em, connectionId)]);
+    const [config, stored] = await Promise.all([this.configs.get(connectionId), this.observations.storedVehicles(em, connectionId)]);
     if (!config) return [];
     const known = new Map(stored.map((v) => [v.vehicle_id, v.vehicle_source_id]));
     for (const sourceId of config.approvedVehicleIds) {
       const id = mintVehicleId({ connectionId, provider: config.provider, sourceId });
       if (!known.has(id)) known.set(id, sourceId);
     }
-    return [...known.entries()]
-      .filter(([vehicleId, sourceId]) => isVisible({ vehicleId, sourceId }, config, set))
-      .map(([vehicleId]) => vehicleId)
-      .sort();
+    const visible = await this.visibility.visible(em, connectionId, [...known.entries()].map(([vehicleId, sourceId]) => ({ vehicleId, sourceId })));
+    return [...visible].sort();
   }
 
   /**

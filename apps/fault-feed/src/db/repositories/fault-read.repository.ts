@@ -1,12 +1,14 @@
 /**
- * SQL of the fault reads (fault-read.service.ts), the hidden-vehicle projection and the feed's
+ * SQL of the fault reads (fault-read.service.ts) and the feed's
  * retention, all on the faults schema:
  * - `openPage`: one keyset page of the connection's open occurrences in open-sequence order
- *   (`fault_occurrence_open_idx`, migration 0003), vehicles hidden by the connection's newest
- *   visibility set left out;
+ *   (`fault_occurrence_open_idx`, migration 0003), hidden vehicles left out;
  * - `eventsPage`: the transitions after a sequence in sequence order (`fault_transition_sequence_unique`),
  *   each flagged `hidden` when its vehicle is hidden now (the service leaves those out but moves the
  *   position past them);
+ * Hidden: the one visibility rule of every context (decision 0029), service-kit's visibilityCte /
+ * visibleVehicleSql over the occurrence's `vcl_` and provider ids — hidden until the directory's
+ * set has arrived, when the set lists it, when the held configuration's lists leave it out.
  * - `prunedThrough` / `prune`: the retention horizon per connection and the pruning statement.
  *
  * Why "sequence > after" never skips an event (the durable cursor's guarantee): every fault batch
@@ -20,6 +22,7 @@
  * the concurrency test in test/fault-feed-concurrency.int-spec.ts names.)
  */
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { visibilityCte, visibleVehicleSql } from '@switchyard/service-kit';
 
 export interface OpenFaultRow {
   id: string;
@@ -43,21 +46,17 @@ export interface EventRow {
   hidden: boolean;
 }
 
-/** The vehicles hidden by the connection's newest visibility set (none before its first set). */
-const hiddenCte = (t: (table: string) => string) =>
-  `hidden as (select h->>'vehicleId' as vehicle_id from ${t('vehicle_visibility')} v cross join jsonb_array_elements(v.hidden) h where v.connection_id = ?::uuid)`;
-
 export class FaultReadRepository {
   /** Up to `limit` open occurrences of visible vehicles with open_sequence > `after`. */
   openPage(em: Em, connectionId: string, after: string, limit: number): Promise<OpenFaultRow[]> {
     const t = tableNamer(em);
     return query<OpenFaultRow>(
       em,
-      `with ${hiddenCte(t)}
+      `with ${visibilityCte(t)}
        select o.id, o.vehicle_id, o.fault_key, o.code, o.description, ${isoSql('o.opened_at')} as opened_at, o.bootstrap, o.open_sequence::text as open_sequence
          from ${t('fault_occurrence')} o
         where o.connection_id = ?::uuid and o.cleared_at is null and o.open_sequence > ?::bigint
-          and not exists (select 1 from hidden h where h.vehicle_id = o.vehicle_id)
+          and ${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')}
         order by o.open_sequence limit ?`,
       [connectionId, connectionId, after, limit],
     );
@@ -68,9 +67,9 @@ export class FaultReadRepository {
     const t = tableNamer(em);
     return query<EventRow>(
       em,
-      `with ${hiddenCte(t)}
+      `with ${visibilityCte(t)}
        select t.id, t.sequence::text as sequence, t.occurrence_id, o.vehicle_id, t.kind, ${isoSql('t.observed_at')} as observed_at, t.bootstrap,
-              exists (select 1 from hidden h where h.vehicle_id = o.vehicle_id) as hidden
+              not (${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')}) as hidden
          from ${t('fault_transition')} t join ${t('fault_occurrence')} o on o.id = t.occurrence_id
         where t.connection_id = ?::uuid and t.sequence > ?::bigint
         order by t.sequence limit ?`,

@@ -11,14 +11,15 @@
  * schemas (service-kit json-shape.ts), never a copy of their bounds.
  * - `horizon`: the snapshot a walk's first page takes;
  * - the fault-observation projection (`vehicle_fault_observation`, fed by fault-feed's
- *   `events.faults.observed`). The hidden-vehicle projection is service-kit's VehicleVisibilityStore.
+ *   `events.faults.observed`). Hidden vehicles are left out by the one visibility rule's SQL
+ *   (service-kit visibilityCte / visibleVehicleSql, decision 0029).
  * Timestamps come back as RFC 3339 text (isoSql, milliseconds); a history position keeps
  * microseconds so the keyset never skips or repeats a reading stored with finer precision.
  */
 import { TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
 import { METRIC_VALUES, unitConversionV1 } from '@switchyard/messaging';
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
-import { jsonShapeSql, positionTimeSql, readFrame, type FramedPage } from '@switchyard/service-kit';
+import { jsonShapeSql, positionTimeSql, readFrame, visibilityCte, visibleVehicleSql, type FramedPage } from '@switchyard/service-kit';
 
 export interface ReadingRow {
   metric: string;
@@ -41,21 +42,10 @@ export interface HistoryPageQuery {
   after?: { observedAt: string; source: string };
 }
 
-/**
- * Which stored vehicles a page may show (telemetry-read.service.ts isVisible, as SQL): the
- * configuration's include/exclude lists on the provider id, and the directory's hidden set.
- */
-export interface VisibleVehicles {
-  includeVehicleIds: readonly string[];
-  excludeVehicleIds: readonly string[];
-  hiddenVehicleIds: readonly string[];
-}
-
 /** Frame page limits plus the clock and freshness a location's status is judged by. */
 export interface LocationsPageQuery {
   connectionId: string;
   after?: string;
-  visible: VisibleVehicles;
   now: string;
   freshnessSeconds: number;
 }
@@ -63,7 +53,6 @@ export interface LocationsPageQuery {
 /** The public shape checks, from the contract (METRIC_VALUES, unitConversionV1), per metric. */
 const VALUE_OK = Object.fromEntries(TELEMETRY_METRICS.map((m) => [m, (column: string) => jsonShapeSql(METRIC_VALUES[m], column)])) as Record<TelemetryMetric, (column: string) => string>;
 const unitsOk = (column: string) => jsonShapeSql(unitConversionV1, column);
-const textArray = (column: string) => `array(select jsonb_array_elements_text(${column}))`;
 
 /** A Reading (telemetry-read.v1.ts readingOf) of alias `l`, `units` only when it is a public conversion. */
 const readingJson = (l: string) =>
@@ -99,24 +88,17 @@ export class TelemetryReadRepository {
     return readFrame<string>(
       em,
       {
-        sql: `select json_build_object('vehicleId', v.vehicle_id, 'location',
+        sql: `with ${visibilityCte(t)}
+         select json_build_object('vehicleId', v.vehicle_id, 'location',
                 case when l.vehicle_id is null or not ${VALUE_OK.location('l.value')} then json_build_object('status', 'missing', 'reading', null)
                      else json_build_object('status', case when ${stale} then 'stale' else 'available' end, 'reading', ${readingJson('l')}) end) as body,
                 to_json(v.vehicle_id) as position
          from (select vehicle_id, min(vehicle_source_id) as vehicle_source_id from ${t('latest_readings')}
                where connection_id = ?::uuid and vehicle_id > ? group by vehicle_id) v
          left join ${t('latest_readings')} l on l.connection_id = ?::uuid and l.vehicle_id = v.vehicle_id and l.metric = 'location'
-         where (jsonb_array_length(?::jsonb) = 0 or v.vehicle_source_id = any(${textArray('?::jsonb')}))
-           and not v.vehicle_source_id = any(${textArray('?::jsonb')}) and not v.vehicle_id = any(${textArray('?::jsonb')})
+         where ${visibleVehicleSql('v.vehicle_id', 'v.vehicle_source_id')}
          order by v.vehicle_id`,
-        params: [
-          q.now,
-          q.freshnessSeconds,
-          q.connectionId,
-          q.after ?? '',
-          q.connectionId,
-          ...[q.visible.includeVehicleIds, q.visible.includeVehicleIds, q.visible.excludeVehicleIds, q.visible.hiddenVehicleIds].map((ids) => JSON.stringify(ids)),
-        ],
+        params: [q.connectionId, q.now, q.freshnessSeconds, q.connectionId, q.after ?? '', q.connectionId],
       },
       page,
     );

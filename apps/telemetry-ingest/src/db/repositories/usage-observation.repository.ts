@@ -13,23 +13,13 @@
  *   the first source by name), so which source wins an instant needs every observation: they are
  *   read over the parts widened by the gap, as before (sparse in practice: reported on change);
  * - `storedVehicles`: the vehicles of the connection that have any latest reading (with their
- *   provider id, for the visibility rules);
- * - `hiddenSet`: the connection's newest hidden-vehicle set from the `vehicle_visibility` projection
- *   (migration 0003; fed by the telemetryVehicleVisibility consumer), read in this repository's own
- *   SQL as the projection allows, so the reports do not depend on where its store class lives.
+ *   provider id, for the visibility rule: service-kit VehicleVisibilityStore.visible).
  */
 import type { CounterSample, StateSample, UsageObservations } from '@switchyard/domain';
 import { ENGINE_STATES, type EngineState } from '@switchyard/domain';
-import type { VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import { query, tableNamer, type Em } from '@switchyard/persistence';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The projection's row: a set of hidden vehicles (the shape `isVisible` reads). */
-export interface HiddenSet {
-  sequence: string;
-  hidden: VehicleVisibilityChangedV1['hidden'];
-}
 
 export const USAGE_METRICS = ['odometer', 'engineHours', 'totalIdleTime', 'engineState'] as const;
 
@@ -143,12 +133,6 @@ export class UsageObservationRepository {
     );
     addRows(out, rows);
     return out;
-  }
-
-  /** The newest hidden-vehicle set of the connection; undefined before its first event. */
-  async hiddenSet(em: Em, connectionId: string): Promise<HiddenSet | undefined> {
-    const [row] = await query<HiddenSet>(em, `select sequence::text as sequence, hidden from ${tableNamer(em)('vehicle_visibility')} where connection_id = ?::uuid`, [connectionId]);
-    return row;
   }
 
   /** The connection's vehicles with any latest reading, with a provider id each. */
