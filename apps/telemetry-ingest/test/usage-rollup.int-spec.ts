@@ -10,9 +10,9 @@
  * answer built from the oracle.
  * Mutations tried: rebuilding only the slots of the batch's own time range (no maxObservationGap
  * margin, `from = floorSlot(min)`) fails "equal the raw computation"; so do edgeObservations
- * without its `last` ranges (no observation before an edge part), `first` picking the last
- * observation of its range (ordered desc like `last`), and summedSlots summing every bucket into
- * the first (width_bucket over `starts[0]` only: the bucket amounts differ).
+ * without the last observation before an edge part (`e.observed_at = e.prev_at` dropped), without
+ * the first after it (`e.observed_at = e.next_at` dropped), and summedSlots summing every bucket
+ * into the first (width_bucket over `starts[0]` only: the bucket amounts differ).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bucketEdges, floorSlot, rawUsageViews, utilizationOf, vehicleId, type CounterFigure, type UtilizationFigures } from '@switchyard/domain';

@@ -11,7 +11,7 @@
  *   within it after (the segments crossing the parts' ends; anything further out is a gap or lies in
  *   the interior the rollups hold). Engine states are merged across sources (one state per instant,
  *   the first source by name), so which source wins an instant needs every observation: they are
- *   read over the parts widened by the gap, as before (sparse in practice: reported on change);
+ *   returned over the parts widened by the gap, as before (sparse in practice: reported on change);
  * - `storedVehicles`: the vehicles of the connection that have any latest reading (with their
  *   provider id, for the visibility rule: service-kit VehicleVisibilityStore.visible).
  */
@@ -55,18 +55,27 @@ function addRows(out: Map<string, { odometer: CounterSample[]; engineHours: Coun
   }
 }
 
-const COUNTER_METRICS = USAGE_METRICS.filter((m) => m !== 'engineState');
 /** Usable counter values only (as the mapping below): not null, not negative, finite (NaN sorts above Infinity in PostgreSQL). */
 const READABLE_COUNTER = `o.value_num >= 0 and o.value_num < 'Infinity'::float8`;
 
 export class UsageObservationRepository {
-  /** Each vehicle's usage observations with observed_at in [fromIso, toIso]; a vehicle without any maps to empty lists. */
-  observations(em: Em, connectionId: string, vehicleIds: readonly string[], fromIso: string, toIso: string): Promise<Map<string, UsageObservations>> {
-    return this.observationsInRanges(
+  /**
+   * Each vehicle's usage observations with observed_at in [fromIso, toIso]; a vehicle without any
+   * maps to empty lists. `= any` on vehicles and metrics with one time range: index conditions of
+   * the primary key (a join over a list of ranges let the planner scan the whole partition).
+   */
+  async observations(em: Em, connectionId: string, vehicleIds: readonly string[], fromIso: string, toIso: string): Promise<Map<string, UsageObservations>> {
+    const out = new Map(vehicleIds.map((v) => [v, emptyUsageObservations()]));
+    if (vehicleIds.length === 0) return out;
+    const rows = await query<ObservationRow>(
       em,
-      connectionId,
-      vehicleIds.map((vehicleId) => ({ vehicleId, fromIso, toIso })),
+      `select o.vehicle_id, o.metric, floor(extract(epoch from o.observed_at) * 1000)::bigint::text as at_ms, o.source, o.value_num, o.value->>'state' as state
+       from ${tableNamer(em)('observations')} o
+       where o.connection_id = ?::uuid and o.vehicle_id = any(?::text[]) and o.metric = any(?::text[]) and o.observed_at >= ?::timestamptz and o.observed_at <= ?::timestamptz`,
+      [connectionId, `{${vehicleIds.join(',')}}`, `{${USAGE_METRICS.join(',')}}`, fromIso, toIso],
     );
+    addRows(out, rows);
+    return out;
   }
 
   /** Each vehicle's usage observations with observed_at in its own [fromIso, toIso] (one statement for all). */
@@ -88,9 +97,10 @@ export class UsageObservationRepository {
 
   /**
    * The observations of some vehicles at a window's two edge parts (see the header): `window` the
-   * report's, `inner` its aligned interior (rollupPlan), `gapMs` the maximum observation gap. One
-   * statement: each (vehicle, metric, range) is one primary-key range scan; `distinct on` keeps every
-   * row of an `all` range and one per source of a `last` / `first` range.
+   * report's, `inner` its aligned interior (rollupPlan), `gapMs` the maximum observation gap. Per
+   * part one primary-key range scan over the part widened by the gap (`= any` on vehicles and
+   * metrics: index conditions, never a scan of the partition), then a window function per vehicle,
+   * metric and source keeps the part's rows, the last row before it and the first after it.
    */
   async edgeObservations(
     em: Em,
@@ -102,35 +112,20 @@ export class UsageObservationRepository {
   ): Promise<Map<string, UsageObservations>> {
     const out = new Map(vehicleIds.map((v) => [v, emptyUsageObservations()]));
     if (vehicleIds.length === 0) return out;
-    const { startMs, endMs } = window;
-    const { innerStart, innerEnd } = inner;
-    // [lo, hi] inclusive, or [lo, hi) when `open`; pick: every row, or the last / first per source.
-    const range = (metric: string, pick: 'all' | 'last' | 'first', lo: number, hi: number, open: boolean) => ({ metric, pick, lo: iso(lo), hi: iso(hi), open });
-    const ranges = [
-      ...COUNTER_METRICS.flatMap((m) => [
-        range(m, 'last', startMs - gapMs, startMs, true),
-        range(m, 'all', startMs, innerStart, true),
-        range(m, 'first', innerStart, innerStart + gapMs, false),
-        range(m, 'last', innerEnd - gapMs, innerEnd, true),
-        range(m, 'all', innerEnd, endMs, true),
-        range(m, 'first', endMs, endMs + gapMs, false),
-      ]),
-      range('engineState', 'all', startMs - gapMs, innerStart + gapMs, false),
-      range('engineState', 'all', innerEnd - gapMs, endMs + gapMs, false),
-    ].map((r, n) => ({ n, ...r }));
-    const rows = await query<ObservationRow>(
-      em,
-      `select distinct on (o.vehicle_id, o.metric, o.source, r.n, case when r.pick = 'all' then o.observed_at end)
-         o.vehicle_id, o.metric, floor(extract(epoch from o.observed_at) * 1000)::bigint::text as at_ms, o.source, o.value_num, o.value->>'state' as state
-       from unnest(?::text[]) as v(vehicle_id)
-       cross join json_to_recordset(?::json) as r(n int, metric text, pick text, lo timestamptz, hi timestamptz, open boolean)
-       join ${tableNamer(em)('observations')} o on o.connection_id = ?::uuid and o.vehicle_id = v.vehicle_id and o.metric = r.metric
-         and o.observed_at >= r.lo and o.observed_at <= r.hi - case when r.open then interval '1 microsecond' else interval '0' end
-         and (r.metric = 'engineState' or (${READABLE_COUNTER}))
-       order by o.vehicle_id, o.metric, o.source, r.n, case when r.pick = 'all' then o.observed_at end,
-         case when r.pick = 'last' then o.observed_at end desc, o.observed_at`,
-      [`{${vehicleIds.join(',')}}`, JSON.stringify(ranges), connectionId],
-    );
+    const part = `select e.vehicle_id, e.metric, floor(extract(epoch from e.observed_at) * 1000)::bigint::text as at_ms, e.source, e.value_num, e.state from (
+         select o.vehicle_id, o.metric, o.observed_at, o.source, o.value_num, o.value->>'state' as state,
+           max(o.observed_at) filter (where o.observed_at < ?::timestamptz) over w as prev_at,
+           min(o.observed_at) filter (where o.observed_at >= ?::timestamptz) over w as next_at
+         from ${tableNamer(em)('observations')} o
+         where o.connection_id = ?::uuid and o.vehicle_id = any(?::text[]) and o.metric = any(?::text[])
+           and o.observed_at >= ?::timestamptz and o.observed_at <= ?::timestamptz and (o.metric = 'engineState' or (${READABLE_COUNTER}))
+         window w as (partition by o.vehicle_id, o.metric, o.source)) e
+       where e.metric = 'engineState' or (e.observed_at >= ?::timestamptz and e.observed_at < ?::timestamptz) or e.observed_at = e.prev_at or e.observed_at = e.next_at`;
+    const params = (from: number, to: number) => [iso(from), iso(to), connectionId, `{${vehicleIds.join(',')}}`, `{${USAGE_METRICS.join(',')}}`, iso(from - gapMs), iso(to + gapMs), iso(from), iso(to)];
+    const rows = await query<ObservationRow>(em, `${part} union all ${part}`, [
+      ...params(window.startMs, inner.innerStart),
+      ...params(inner.innerEnd, window.endMs),
+    ]);
     addRows(out, rows);
     return out;
   }
