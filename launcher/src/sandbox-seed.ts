@@ -89,13 +89,14 @@ export async function ensureSandbox(
   const key = await creds.createConsumerKey('sandbox consumer key');
   const connections: SandboxCredentials['connections'] = [];
   for (const provider of PROVIDERS) {
+    // Configured in its first revision: the scheduler collects it at once (no window with the gate closed).
     const connection = await connectionsAdmin.create({
       customerId: `sandbox-${provider}-customer`,
       provider,
       environment: 'sandbox',
       providerCredentials: providerCredentials(simulators, provider),
+      config: { ...sandboxConnectionConfig(provider), approvedVehicleIds: await simulatorVehicleIds(provider, simulators) },
     });
-    await connectionsAdmin.configure(connection.connectionId, { ...sandboxConnectionConfig(provider), approvedVehicleIds: await simulatorVehicleIds(provider, simulators) });
     await creds.grantConsumer(key.id, connection.connectionId, ['read', 'manage', 'history']);
     await creds.grantApplication(app.id, connection.connectionId, ['sync.create', 'sync.read', 'sync.retry', 'sync.cancel'], true);
     const token = await creds.issueConnectionToken(app.id, connection.connectionId);

@@ -266,6 +266,19 @@ describe('operator CLI', () => {
     expect(err.join('\n')).not.toMatch(/\n\s+at /);
   });
 
+  // mutation: create ignoring `config` (defaults in revision 1, as the sandbox seed's create + configure left the scheduler) → this fails.
+  it('create with an initial configuration announces it as revision 1, one event; an invalid one writes nothing', async () => {
+    const outbox = await count('outbox');
+    const config = { unifiedCollection: true, purposes: { vehicles: true, groupMemberships: false, trips: true }, selectedSignals: ['odometer' as const] };
+    const created = await gw.connections.create({ customerId: 'seeded', provider: 'motive', environment: 'sandbox', config });
+    expect(created).toMatchObject({ revision: 1, status: 'active', ...config });
+    expect(await count('outbox')).toBe(outbox + 1);
+    expect(await op('connection:show', '--connection', created.connectionId)).toMatchObject({ revision: 1, unifiedCollection: true });
+    const connections = await count('connection');
+    await expect(gw.connections.create({ customerId: 'bad', provider: 'motive', environment: 'sandbox', config: { selectedSignals: ['odometer', 'odometer'] } })).rejects.toThrow(/^invalid_config: /);
+    expect([await count('connection'), await count('outbox')]).toEqual([connections, outbox + 1]);
+  });
+
   describe('beside npm start (no DATABASE_URL): the database the launcher recorded in <data dir>/local-stack.json', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sy-op-'));
     const sandboxDb: { current?: TestDatabase } = {};

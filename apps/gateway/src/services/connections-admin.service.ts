@@ -26,10 +26,16 @@ export class ConnectionsAdmin {
     private readonly secrets: SecretBox,
   ) {}
 
-  /** `id` is for tests that compare two deployments holding the same connection (public ids derive from it); default a fresh UUID. */
-  async create(input: { customerId: string; provider: Provider; environment: Environment; providerCredentials?: Record<string, string>; id?: string }): Promise<ConnectionConfig> {
+  /**
+   * `id` is for tests that compare two deployments holding the same connection (public ids derive
+   * from it); default a fresh UUID. `config`: the initial configuration, in revision 1 — so no
+   * context ever sees the connection with the defaults first (the sandbox seed: a scheduler that met
+   * revision 1 with the collection gate closed waited a whole window before collecting).
+   */
+  async create(input: { customerId: string; provider: Provider; environment: Environment; providerCredentials?: Record<string, string>; id?: string; config?: ConnectionConfigPatch }): Promise<ConnectionConfig> {
     const id = input.id ?? randomUUID();
-    const config = defaultConnectionConfig(id, input.provider, input.environment);
+    const defaults = defaultConnectionConfig(id, input.provider, input.environment);
+    const config = input.config ? valid({ ...defaults, ...input.config, connectionId: id, provider: input.provider, environment: input.environment, revision: defaults.revision, updatedAt: defaults.updatedAt }) : defaults;
     await this.orm.em.fork().transactional(async (em) => {
       await em.insert(Connection, {
         id,
@@ -70,8 +76,7 @@ export class ConnectionsAdmin {
       revision: current.revision + 1,
       updatedAt: new Date().toISOString(),
     };
-    const problems = validateConnectionConfig(next);
-    if (problems.length > 0) throw new AdminError(`invalid_config: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`);
+    valid(next);
     const pending = columns.activationPending ?? locked.activation_pending;
     if (pending && next.status === 'active') {
       throw new AdminError('activation_policy_required: a completed connect session waits for its reviewed signal-limited activation policy (npm run operator -- connection:activate)');
@@ -151,4 +156,11 @@ export class ConnectionsAdmin {
       createdAt: new Date(),
     });
   }
+}
+
+/** `config` when the domain's validator accepts it; else AdminError `invalid_config` listing every problem. */
+function valid(config: ConnectionConfig): ConnectionConfig {
+  const problems = validateConnectionConfig(config);
+  if (problems.length > 0) throw new AdminError(`invalid_config: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`);
+  return config;
 }
