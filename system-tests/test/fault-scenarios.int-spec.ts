@@ -123,7 +123,7 @@ describe('fault scenarios per provider', () => {
     const { rows } = await sequenceOf(connectionId, key.headers);
     const timeout = (minute: number) => new Date(Date.parse(t(minute)) + 7 * DAY_MS).toISOString();
     expect(rows).toEqual([
-      ['opened', A, true, t(0)],
+      ['opened', A, true, t(1)], // bootstrap: when we first watched (the first pass's fetch time: these batches carry no `read`), not its record's :00
       ['opened', B, false, t(10)],
       ['cleared', A, false, t(25)],
       ['opened', A, false, t(30)],

@@ -163,7 +163,8 @@ describe('fault ingest', () => {
     await publish(third);
     await receiptsFor(x, third.batchId);
     expect(await transitions(connectionId)).toEqual([
-      { sequence: '1', kind: 'opened', fault_key: 'k1', bootstrap: true, observed_at: '07:00', published: true },
+      // The first pass's k1 opens when we first watched (the batch's fetch time: it carries no `read`), not at its first record.
+      { sequence: '1', kind: 'opened', fault_key: 'k1', bootstrap: true, observed_at: '08:00', published: true },
       { sequence: '2', kind: 'opened', fault_key: 'k2', bootstrap: false, observed_at: '07:00', published: true },
       { sequence: '3', kind: 'cleared', fault_key: 'k2', bootstrap: false, observed_at: '09:00', published: true },
       { sequence: '4', kind: 'cleared', fault_key: 'k1', bootstrap: false, observed_at: '07:00', published: true },

@@ -14,3 +14,13 @@ export const FAULTS_PAGE = { min: 1, max: 100, default: 100 } as const satisfies
 export const FAULT_EVENTS_PAGE = { min: 1, max: 1000, default: 100 } as const satisfies LimitRange;
 export const FAULT_EVENT_RETENTION_DAYS = 90;
 export const FAULT_EVENT_RETENTION_MS = FAULT_EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000;
+
+/**
+ * Explicit fault records (Geotab FaultData): an occurrence with no repeat record for this long
+ * clears (`inactivity_timeout`, 7 days: longer than a weekend parked — a GO device repeats a fault
+ * once per ignition cycle). The same span is how far the first read of a connection's records looks
+ * back (sync-orchestrator's collector): a fault is active by that rule exactly when it has a record
+ * within the last 7 days, so a shorter look-back misses faults already active when we start
+ * watching, and a longer one only reads records the rule would clear on arrival. docs/faults.md.
+ */
+export const FAULT_INACTIVITY_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;

@@ -6,8 +6,8 @@
  * connection serialize on its advisory lock inside the transaction, other connections run in
  * parallel. Ack wait INGEST_ACK_WAIT_MS (default 60 s), maxDeliver 10 then the DLQ. The lifecycle (start after migrations,
  * drain on shutdown, settlement) is the bus transport's.
- * After the commit it also publishes `events.faults.observed.<connectionId>` (when each vehicle's
- * faults were last observed, for Telemetry `faultsObservedAt`) for a batch it applied; a crash
+ * After the commit it also publishes `events.faults.observed.<connectionId>` (the time each vehicle's
+ * faults were read up to, for Telemetry `faultsObservedAt`) for a batch it applied; a crash
  * between the commit and that publish loses one such event (the redelivery is answered by the
  * ledger without applying), which the vehicle's next fault batch supersedes.
  */
@@ -47,12 +47,22 @@ export class IngestFaultsHandler {
   }
 }
 
-/** Per vehicle of the batch, the newest observation time it held; undefined for an empty batch. */
+/**
+ * Per vehicle, the time the batch read its faults up to (docs/faults.md "faultsObservedAt"): a
+ * snapshot's time (the read of the provider's current set); for a vehicle's read of explicit
+ * records, its window's end, on the read's final batch only — also when the read found no record.
+ * A records batch without `read` (an older collector): each vehicle's newest record. Undefined
+ * when the batch observed no vehicle.
+ */
 export function faultsObserved(batch: FaultBatchV1): FaultsObservedV1 | undefined {
   const latest = new Map<string, string>();
-  for (const record of batch.records) {
-    const at = latest.get(record.vehicleSourceId);
-    if (at === undefined || Date.parse(record.observedAt) > Date.parse(at)) latest.set(record.vehicleSourceId, record.observedAt);
+  if (batch.kind === 'fault_records' && batch.read) {
+    if (batch.final) latest.set(batch.read.vehicleSourceId, batch.read.windowEnd);
+  } else {
+    for (const record of batch.records) {
+      const at = latest.get(record.vehicleSourceId);
+      if (at === undefined || Date.parse(record.observedAt) > Date.parse(at)) latest.set(record.vehicleSourceId, record.observedAt);
+    }
   }
   if (latest.size === 0) return undefined;
   const { connectionId, provider } = batch;

@@ -1,7 +1,8 @@
 /** The fault derivation rules, one scenario each, without a database. */
 import { describe, expect, it } from '@jest/globals';
 import type { FaultRecordV1, FaultSnapshotV1 } from '@switchyard/messaging';
-import { INACTIVITY_TIMEOUT_MS, deriveFromRecords, deriveFromSnapshots, occurrenceKey, type FaultState } from './fault-derivation.js';
+import { FAULT_INACTIVITY_TIMEOUT_MS as INACTIVITY_TIMEOUT_MS } from '@switchyard/contracts';
+import { deriveFromRecords, deriveFromSnapshots, occurrenceKey, type FaultState } from './fault-derivation.js';
 
 const empty = (): FaultState => ({ open: new Map(), watch: new Map(), lastCleared: new Map() });
 const snap = (observedAt: string, keys: string[]): FaultSnapshotV1 => ({
@@ -59,10 +60,34 @@ describe('occurrence count', () => {
 });
 
 describe('deriveFromRecords', () => {
-  it('opens on the first record (bootstrap on the first batch), a repeat only moves last_observed_at', () => {
+  it('opens on the first record (bootstrap on the first batch, when we first watched), a repeat only moves last_observed_at', () => {
     const d = deriveFromRecords(empty(), [rec('k', '2026-03-01T07:00:00.000Z'), rec('k', '2026-03-02T07:00:00.000Z')], '2026-03-02T08:00:00.000Z');
-    expect(summary(d)).toEqual(['opened:k@07:00:bootstrap']);
+    expect(summary(d)).toEqual(['opened:k@08:00:bootstrap']);
     expect(d.changed[0]?.lastObservedAt).toBe('2026-03-02T07:00:00.000Z');
+    const later = deriveFromRecords({ ...empty(), watch: new Map([['explicit', '2026-03-02T07:00:00.000Z']]) }, [rec('k', '2026-03-03T07:00:00.000Z')], '2026-03-03T08:00:00.000Z');
+    expect(summary(later)).toEqual(['opened:k@07:00']);
+  });
+
+  // mutation: no `watchedFrom` at the end of a bootstrap pass → k1 opens at its first record (03-01 07:00), k2 and k3 open and clear: this fails.
+  it('a bootstrap pass opens what is still active at the end of the window read, at that time; what opened and cleared inside it is history', () => {
+    const asOf = '2026-03-08T06:00:00.000Z';
+    const records = [
+      rec('k1', '2026-03-01T07:00:00.000Z'),
+      rec('k1', '2026-03-05T07:00:00.000Z'),
+      rec('k2', '2026-03-01T05:00:00.000Z'), // last record more than 7 days before asOf: cleared before we watched
+      rec('k3', '2026-03-02T07:00:00.000Z', '2026-03-03T07:00:00.000Z'), // dismissed before we watched
+    ];
+    const d = deriveFromRecords(empty(), records, '2026-03-08T06:00:05.000Z', 'sync_01JD0000000000000000000001', asOf);
+    expect(d.transitions.map((t) => [t.kind, t.occurrence.faultKey, t.observedAt, t.bootstrap])).toEqual([['opened', 'k1', asOf, true]]);
+    expect(d.changed.map((o) => [o.faultKey, o.openedAt, o.lastObservedAt])).toEqual([['k1', asOf, '2026-03-05T07:00:00.000Z']]);
+  });
+
+  // mutation: the timeout measured against the batch's fetchedAt → the occurrence clears although its window ended before the expiry: this fails.
+  it('measures the inactivity timeout against the end of the window read, not the fetch time', () => {
+    const state = empty();
+    for (const [scope, at] of deriveFromRecords(state, [rec('k', '2026-03-01T07:00:00.000Z')], '2026-03-01T08:00:00.000Z').watch) state.watch.set(scope, at);
+    const d = deriveFromRecords(state, [], '2026-03-08T07:30:00.000Z', null, '2026-03-08T06:59:59.000Z');
+    expect(d.transitions).toEqual([]);
   });
 
   it('bootstraps every batch of the first pass (one batch per vehicle, one sync), not the later passes', () => {

@@ -17,15 +17,20 @@
  *   whichever vehicle's batch happened to commit first. A batch without a sync: its own batch only.
  *   Geotab's own rule also clears a fault after a full ignition cycle without a repeat record;
  *   ignition cycles live in telemetry (engineState), which this context cannot read, so instead an
- *   occurrence with no repeat for INACTIVITY_TIMEOUT_MS (measured against the batch's fetchedAt)
- *   clears at last_observed_at + timeout (`inactivity_timeout`). GAP, written down: a fault that
- *   clears after one short ignition cycle stays open here until the timeout.
+ *   occurrence with no repeat for FAULT_INACTIVITY_TIMEOUT_MS clears at last_observed_at + timeout
+ *   (`inactivity_timeout`). GAP, written down: a fault that clears after one short ignition cycle
+ *   stays open here until the timeout.
+ *   The batch knows the vehicle's records up to `asOf` — the end of the window the collector read
+ *   (batch `read.windowEnd`; the fetch time for a batch without it): the timeout is measured
+ *   against it. A bootstrap pass (the collector reads it FAULT_INACTIVITY_TIMEOUT_MS back: every
+ *   fault active by these rules has a record in it) says what was active when we started
+ *   watching: an occurrence still open at its end opens at `asOf` (its start is unknown: "when we
+ *   first watched", as a first snapshot's opens), and one that opened and cleared inside it ended
+ *   before we watched — history, no occurrence and no transition.
  */
 import { randomUUID } from 'node:crypto';
+import { FAULT_INACTIVITY_TIMEOUT_MS } from '@switchyard/contracts';
 import type { FaultRecordV1, FaultSnapshotV1 } from '@switchyard/messaging';
-
-/** 7 days: longer than a weekend parked (a GO device only repeats a fault once per ignition cycle). */
-export const INACTIVITY_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type ClearedBy = 'snapshot_absent' | 'dismissed' | 'inactivity_timeout';
 
@@ -103,6 +108,22 @@ class Recorder {
     this.transitions.push({ occurrence, kind: 'cleared', observedAt: at, bootstrap: false, clearedBy: by });
   }
 
+  /**
+   * A bootstrap pass's outcome as of `asOf`: what it opened and still holds open opens at `asOf`;
+   * what it opened and cleared again is history from before we watched and is forgotten.
+   */
+  watchedFrom(asOf: string) {
+    const opened = new Set(this.transitions.filter((t) => t.kind === 'opened').map((t) => t.occurrence.id));
+    const history = new Set(this.transitions.filter((t) => t.kind === 'cleared' && opened.has(t.occurrence.id)).map((t) => t.occurrence.id));
+    this.transitions.splice(0, this.transitions.length, ...this.transitions.filter((t) => !history.has(t.occurrence.id)));
+    for (const id of history) this.changed.delete(id);
+    for (const t of this.transitions) {
+      if (t.kind !== 'opened' || !t.bootstrap) continue;
+      t.occurrence.openedAt = asOf;
+      t.observedAt = asOf;
+    }
+  }
+
   result(): Derivation {
     return { changed: [...this.changed.values()], transitions: this.transitions, watch: this.watch };
   }
@@ -133,7 +154,8 @@ export function deriveFromSnapshots(state: FaultState, snapshots: readonly Fault
 /** Watch scope marking the sync of the connection's first fault-record batch (its timestamp: that batch's fetchedAt). */
 export const bootstrapScope = (syncId: string) => `explicit-bootstrap:${syncId}`;
 
-export function deriveFromRecords(state: FaultState, records: readonly FaultRecordV1[], fetchedAt: string, syncId: string | null = null): Derivation {
+/** `asOf`: the time the batch knows the vehicle's records up to (its read's window end, else its fetch time). */
+export function deriveFromRecords(state: FaultState, records: readonly FaultRecordV1[], fetchedAt: string, syncId: string | null = null, asOf: string = fetchedAt): Derivation {
   const rec = new Recorder(state);
   const first = !state.watch.has('explicit');
   const bootstrap = first || (syncId !== null && state.watch.has(bootstrapScope(syncId)));
@@ -154,12 +176,13 @@ export function deriveFromRecords(state: FaultState, records: readonly FaultReco
     if (occurrence && record.dismissedAt !== null && ms(record.dismissedAt) >= ms(occurrence.openedAt)) rec.clear(occurrence, record.dismissedAt, 'dismissed');
     if (latest === undefined || ms(record.observedAt) > ms(latest)) latest = record.observedAt;
   }
-  const now = ms(fetchedAt);
+  const now = ms(asOf);
   for (const occurrence of [...state.open.values()]) {
     if (occurrence.model !== 'explicit_records') continue;
-    const expires = ms(occurrence.lastObservedAt) + INACTIVITY_TIMEOUT_MS;
+    const expires = ms(occurrence.lastObservedAt) + FAULT_INACTIVITY_TIMEOUT_MS;
     if (expires < now) rec.clear(occurrence, iso(expires), 'inactivity_timeout');
   }
+  if (bootstrap) rec.watchedFrom(iso(now));
   // The connection-level mark exists after the first batch even when it carried no records.
   rec.watch.set('explicit', latest ?? fetchedAt);
   return rec.result();

@@ -25,7 +25,7 @@ export class FaultIngestService {
     const model = batch.kind === 'fault_snapshots' ? 'complete_snapshot' : 'explicit_records';
     const keys = batch.kind === 'fault_records' ? batch.records.map((r) => ({ vehicle: r.vehicleSourceId, key: r.faultKey })) : [];
     const state = await this.repository.loadState(em, connectionId, model, keys);
-    const derived = batch.kind === 'fault_snapshots' ? deriveFromSnapshots(state, batch.records) : deriveFromRecords(state, batch.records, batch.fetchedAt, batch.syncId);
+    const derived = batch.kind === 'fault_snapshots' ? deriveFromSnapshots(state, batch.records) : deriveFromRecords(state, batch.records, batch.fetchedAt, batch.syncId, batch.read?.windowEnd);
     const vehicleIdOf = (sourceId: string) => vehicleId({ connectionId, provider, sourceId });
     await this.repository.writeOccurrences(em, connectionId, provider, vehicleIdOf, derived.changed);
     if (derived.transitions.length > 0) {

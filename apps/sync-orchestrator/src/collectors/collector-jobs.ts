@@ -20,7 +20,9 @@
  * under the same lease is deduplicated and a re-leased unit (new fencing token) gets new ids;
  * `final` is set only on the last part of the unit's last page; vehicles and drivers batches carry
  * their roster `pass` (the unit's purpose and how many units of its sync share it), so the
- * directory completes a pass once every unit of it delivered its final page (decision 0011).
+ * directory completes a pass once every unit of it delivered its final page (decision 0011);
+ * fault-records batches carry their `read` (the unit's vehicle and window end), so fault-feed knows
+ * up to when the vehicle's faults were read even when the read found no record.
  */
 import type { DirectoryDataset, IngestBatchV1, IngestKind } from '@switchyard/messaging';
 import { ingestBatchId, splitIngestRecords } from '@switchyard/messaging';
@@ -197,6 +199,7 @@ export function pageBatches<K extends IngestKind>(input: PageBatchInput<K>): Bat
         providerCursor: input.providerCursor,
         final: input.last && part === parts.length - 1,
         ...(ROSTER_KINDS.includes(kind) ? { pass: { purpose: unit.purpose, units: unit.passUnits } } : {}),
+        ...(kind === 'fault_records' && unit.vehicleSourceId !== null && unit.windowEnd !== null ? { read: { vehicleSourceId: unit.vehicleSourceId, windowEnd: unit.windowEnd } } : {}),
       }) as BatchOf<K>,
   );
 }

@@ -218,6 +218,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
         saveCursor: async (unit, cursor) => {
           if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.fencedOff(unit, 'cursor');
         },
+        firstFaultPass: async () => !(await this.units.faultsCollected(job.connectionId)),
         skipped: (records) => {
           skippedRecords += records.length;
           // The adapter's reason names the field and the problem, never a value (no secrets, no payload).

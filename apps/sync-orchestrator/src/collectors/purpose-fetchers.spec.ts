@@ -60,7 +60,7 @@ function adapterServing(pages: { faults?: Page<FaultSnapshot>[]; groups?: Page<n
   };
 }
 
-function recordingContext(adapter: ProviderAdapter, extendedFailed: (error: unknown) => boolean = () => false) {
+function recordingContext(adapter: ProviderAdapter, extendedFailed: (error: unknown) => boolean = () => false, firstFaultPass = false) {
   const published: IngestBatchV1[] = [];
   const skipped: SkippedRecord[] = [];
   const ctx: FetchContext = {
@@ -76,6 +76,7 @@ function recordingContext(adapter: ProviderAdapter, extendedFailed: (error: unkn
     saveCursor: () => Promise.resolve(),
     skipped: (records) => skipped.push(...records),
     extendedFailed,
+    firstFaultPass: () => Promise.resolve(firstFaultPass),
   };
   return { ctx, published, skipped };
 }
@@ -118,6 +119,45 @@ describe('skipped records in collector jobs', () => {
     const [job] = groupIntoJobs([unit('4', 'faults', 'v1')]);
     await runJob(job!, ctx);
     expect(skipped).toEqual([]);
+  });
+});
+
+/**
+ * Explicit fault records (Geotab): the connection's first fault pass reads 7 days back from the
+ * window's end (issue 23: a fault active before a five-minute first window has no record in it),
+ * later passes their window only; every batch says which vehicle's read it belongs to and up to
+ * when, also the empty final batch of a vehicle without records.
+ * mutation: the look-back removed from runFaults → the first pass asks from the window's start: the first test fails.
+ * mutation: no `read` in pageBatches → the second expectation of the first test fails.
+ */
+describe('explicit fault records', () => {
+  const windowEnd = '2026-01-01T03:00:00.000Z';
+  const windowStart = '2026-01-01T02:55:00.000Z';
+  const geotabUnit = (id: string, vehicle: string): LeasedUnit => ({ ...unit(id, 'faults', vehicle), windowStart, windowEnd });
+  const record = { model: 'explicit_records', provider: 'geotab', sourceId: 'bF1', vehicleSourceId: 'b1', faultKey: 'b1|aObdP0420|NoFailureModeId|ControllerObdPowertrainId', code: 'P0420', description: null, observedAt: '2025-12-30T07:00:00.000Z', providerState: 'Active', dismissedAt: null, fetchedAt: FETCHED } as const;
+  const geotab = (asked: { from?: string; to?: string }[]): ProviderAdapter => ({
+    ...adapterServing({}),
+    provider: 'geotab',
+    capabilities: capabilitiesFor('geotab'),
+    faults: (query) => {
+      asked.push({ from: query.from, to: query.to });
+      return Promise.resolve({ items: [record], next: null });
+    },
+  });
+
+  it.each([
+    [true, '2025-12-25T03:00:00.000Z'],
+    [false, windowStart],
+  ])('first fault pass %s → reads from %s', async (first, from) => {
+    const asked: { from?: string; to?: string }[] = [];
+    const { ctx, published } = recordingContext(geotab(asked), undefined, first);
+    const [job] = groupIntoJobs([geotabUnit('5', 'b1'), geotabUnit('6', 'b2')]);
+    await runJob(job!, ctx);
+    expect(asked).toEqual([{ from, to: windowEnd }]);
+    expect(published.map((b) => [b.unitId, b.kind === 'fault_records' ? b.read : undefined, b.records.length, b.final])).toEqual([
+      ['5', { vehicleSourceId: 'b1', windowEnd }, 1, true],
+      ['6', { vehicleSourceId: 'b2', windowEnd }, 0, true],
+    ]);
   });
 });
 

@@ -21,7 +21,12 @@
  *   `observations` batches (ingest.telemetry), core then extended metrics (telemetry-lanes.ts);
  * - `faults`: complete-snapshot providers → `adapter.faults({vehicleSourceIds})`, the CURRENT
  *   snapshot (`fault_snapshots`); explicit-records providers → `adapter.faults({from, to,
- *   vehicleSourceIds})` over the unit's window (`fault_records`) — both on ingest.faults;
+ *   vehicleSourceIds})` over the unit's window (`fault_records`) — both on ingest.faults. While
+ *   the connection has no completed faults collection (`firstFaultPass`), the records read reaches
+ *   back at least FAULT_INACTIVITY_TIMEOUT_MS (7 days) before the window's end: a fault already
+ *   active when we start watching has no record in a five-minute first window (a GO device repeats
+ *   it once per ignition cycle), and by fault-feed's rules it is active exactly when it has a
+ *   record in the last 7 days (docs/faults.md, issue 23);
  * Per-unit jobs:
  * - `trips` / `telemetryHistory`: `adapter.trips` / `adapter.telemetryHistory` for the unit's
  *   vehicle and slice (history in the same two lanes as latest); records of another vehicle (should the provider return any) are dropped,
@@ -44,6 +49,7 @@
  * malformed record — each with its source id and reason) goes to `ctx.skipped` as soon as the page
  * is fetched, before its records are published; the rest of the page is published as usual.
  */
+import { FAULT_INACTIVITY_TIMEOUT_MS } from '@switchyard/contracts';
 import type { FaultRecord, FaultSnapshot, Provider, TelemetryMetric } from '@switchyard/domain';
 import type { IngestBatchV1, IngestKind } from '@switchyard/messaging';
 import { ProviderError, type Page, type ProviderAdapter, type SkippedRecord } from '@switchyard/providers';
@@ -79,6 +85,8 @@ export interface FetchContext {
   skipped(records: readonly SkippedRecord[]): void;
   /** A telemetry listing's extended lane failed: true when the failure is absorbed (a refusal, telemetry-lanes.ts), false to throw it. */
   extendedFailed(error: unknown): boolean;
+  /** True while the connection has no completed sync that collected faults (its first fault pass is still to come). */
+  firstFaultPass(): Promise<boolean>;
 }
 
 /** Fetches a page and hands its skipped records to the context. */
@@ -195,8 +203,10 @@ async function runFaults(units: readonly LeasedUnit[], vehicles: readonly string
     );
   }
   // Every unit of one sync and purpose shares the sync's interval.
-  const from = first?.windowStart ?? null;
+  const start = first?.windowStart ?? null;
   const to = first?.windowEnd ?? null;
+  const lookBack = selected && start !== null && to !== null && (await ctx.firstFaultPass());
+  const from = lookBack ? new Date(Math.min(Date.parse(start), Date.parse(to) - FAULT_INACTIVITY_TIMEOUT_MS)).toISOString() : start;
   const empty = from === null || to === null || Date.parse(from) >= Date.parse(to);
   return runFleet(units, ctx, 'fault_records', vehicles, async (cursor) =>
     selected && !empty ? onlyModel(await ctx.adapter.faults({ from, to, vehicleSourceIds: vehicles, cursor }), 'explicit_records') : NOTHING,

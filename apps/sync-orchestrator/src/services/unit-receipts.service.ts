@@ -120,6 +120,11 @@ export class UnitReceiptService {
     return inTransaction(this.orm, (em) => this.units.syncStatus(em, syncId));
   }
 
+  /** Whether the connection has a completed sync that collected faults. */
+  faultsCollected(connectionId: string): Promise<boolean> {
+    return inTransaction(this.orm, (em) => this.units.faultsCollected(em, connectionId));
+  }
+
   /** The unit's final batch is published under `fencingToken`: no re-lease for `waitMs` while its receipts can come (UnitLeaseRepository.awaitReceipts). */
   awaitReceipts(unitId: string, fencingToken: string, waitMs: number): Promise<boolean> {
     return inTransaction(this.orm, (em) => this.units.awaitReceipts(em, unitId, fencingToken, waitMs));

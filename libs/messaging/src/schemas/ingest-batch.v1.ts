@@ -82,7 +82,17 @@ export const groupsBatchV1 = batchOf('groups', groupRecordV1);
 export const tripsBatchV1 = batchOf('trips', tripRecordV1);
 export const observationsBatchV1 = batchOf('observations', observationV1);
 export const faultSnapshotsBatchV1 = batchOf('fault_snapshots', faultSnapshotV1);
-export const faultRecordsBatchV1 = batchOf('fault_records', faultRecordV1);
+/**
+ * Added to v1 (optional, fault-records batches only): the read of one vehicle's fault records the
+ * batch belongs to — the unit's vehicle and the end of the window read (explicit records are read
+ * by their own time, up to `windowEnd`). Collectors set it on every batch of a per-vehicle faults
+ * unit; fault-feed takes `windowEnd` as the time the batch knows the vehicle's faults up to
+ * (inactivity is measured against it, a first pass's still-active faults open at it) and, on the
+ * unit's `final` batch, reports the vehicle's faults observed at it — also when the read found no
+ * record. Absent (an older collector): `fetchedAt` stands in, and only vehicles with records count.
+ */
+export const faultReadV1 = z.object({ vehicleSourceId: z.string().min(1).max(1024), windowEnd: isoDateTime }).strict();
+export const faultRecordsBatchV1 = batchOf('fault_records', faultRecordV1).extend({ read: faultReadV1.optional() });
 
 const bothOrNeither = (b: { syncId: string | null; unitId: string | null; fencingToken: string | null }) =>
   (b.syncId === null) === (b.unitId === null) && (b.unitId === null) === (b.fencingToken === null);

@@ -218,6 +218,16 @@ export class UnitLeaseRepository {
     return rows[0]?.status;
   }
 
+  /** Whether the connection has a completed sync that collected faults (its first fault pass is behind it). */
+  async faultsCollected(em: Em, connectionId: string): Promise<boolean> {
+    const rows = await query<{ found: boolean }>(
+      em,
+      `select exists(select 1 from ${tableNamer(em)('sync')} where connection_id = ?::uuid and status = 'completed' and 'faults' = any(purposes)) as found`,
+      [connectionId],
+    );
+    return rows[0]?.found === true;
+  }
+
   /**
    * Records a collector failure on a unit held under `fencingToken`: the code, and (when
    * `retryable`) one more error attempt. Returns the unit's error attempts, or undefined when the
