@@ -1,36 +1,46 @@
 /**
  * Fault transitions from the Geotab simulator (explicit FaultData records) through the real
- * pipeline (sync-orchestrator collectors, directory, fault-feed; PostgreSQL + NATS JetStream): a
- * connection catches up 24 days of history in day-long windowed `faults` passes (internal runs of
- * the scheduler's kind), the simulator's clock moved to each window's end, the last window ending
- * now. One pass fails (scenario `server_errors`): nothing is stored, and the next pass collects its
- * window again (startFrom = the end of the last good window), so no record is lost.
+ * pipeline (sync-orchestrator collectors, directory, fault-feed, telemetry-ingest; PostgreSQL +
+ * NATS JetStream): a connection starts watching with the scheduler's first window (five minutes),
+ * then catches up 23 days in day-long windowed `faults` passes (internal runs of the scheduler's
+ * kind), the simulator's clock moved to each window's end. One pass fails (FaultData refused):
+ * nothing is stored, and the next pass collects its window again (startFrom = the end of the last
+ * good window), so no record is lost.
+ *
+ * The first pass is the shape of issue 23: faults already active when we start watching, whose
+ * records (one per ignition cycle) all lie before the five-minute window. The collector's first
+ * fault pass reads 7 days back (the inactivity timeout), so they are found; the test checks the
+ * fleet has such a fault.
  *
  * The expected transitions are derived here, from the records the simulator serves for each good
- * window (read through the Geotab adapter, the collector's source), by the rules of docs/faults.md
- * (Model 2) — written from the doc, not a call into fault-derivation.ts: the first record of a key
- * opens at its dateTime unless it is not later than the key's last clear; a repeat moves
- * last_observed_at; `dismissDateTime` clears; an occurrence without a repeat for 7 days, measured
- * against the batch's fetch time (the wall clock of the pass), clears at last_observed_at + 7 days;
- * the first pass's opens are bootstrap. The history being older than the fetch time, faults of the
- * first weeks clear by inactivity in the pass that opens them, a repeat before that clear is a late
- * duplicate, a later record re-opens a new occurrence, and the last week's faults stay open.
+ * window (read through the Geotab adapter, the collector's source; the first pass over the 7-day
+ * look-back), by the rules of docs/faults.md (Model 2) — written from the doc, not a call into
+ * fault-derivation.ts: the first record of a key opens at its dateTime unless it is not later than
+ * the key's last clear; a repeat moves last_observed_at; `dismissDateTime` clears; an occurrence
+ * without a repeat for 7 days, measured against the end of the window read, clears at
+ * last_observed_at + 7 days; the first pass says what was active when we started watching — what
+ * it leaves open opens `bootstrap` at its window's end, what opened and cleared inside it is
+ * history (no transition). Later a repeat before a clear is a late duplicate, a later record
+ * re-opens a new occurrence, and the last week's faults stay open.
  * The HTTP feed (validated against the OpenAPI document) and the `fleet.faults` subjects must carry
- * exactly those transitions; the open faults at the end must be the oracle's open set.
+ * exactly those transitions; the open faults at the end must be the oracle's open set (with their
+ * `opened_at`); every vehicle's Telemetry `faultsObservedAt` is the last window's end (docs/faults.md:
+ * the time its faults were read up to), also for a vehicle without any record.
  *
- * Mutations tried: bootstrap only for the connection's first batch (fault-feed before the
+ * Mutations tried: no first-pass look-back in the collector (purpose-fetchers runFaults) → the
+ * faults active before the first window are missing from the feed and the open faults; bootstrap
+ * opens at their first record (no `watchedFrom` in fault-derivation) → opened_at and the history's
+ * transitions differ; no `read` on the batches → faultsObservedAt stays null for a vehicle without
+ * records; bootstrap only for the connection's first batch (fault-feed before the
  * `explicit-bootstrap:<syncId>` mark) → the first pass's faults of all but one vehicle lose
- * `bootstrap`; the late-duplicate rule removed (a record before the key's last clear re-opens) →
- * 28 extra opens and clears. An inactivity expiry inside a pass's fetch interval (the batches'
- * fetch times are not known to the test) makes the oracle throw rather than guess (rare: seconds
- * against days).
+ * `bootstrap`; the late-duplicate rule removed → extra opens and clears.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { vehicleId, type FaultRecord } from '@switchyard/domain';
 import { collectPages, createGeotabAdapter } from '@switchyard/providers';
 import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
+import { awaitFaultsObservedAt, collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const login = { database: 'switchyard_faults', userName: 'faults@switchyard.example', password: randomBytes(16).toString('hex') };
@@ -38,12 +48,14 @@ const DAY_MS = 86_400_000;
 /** docs/faults.md: an occurrence with no repeat for 7 days clears at last_observed_at + 7 days. */
 const INACTIVITY_MS = 7 * DAY_MS;
 const STEPS = 24;
-/** The first pass reads a longer window, so faults are already present at the first connection. */
-const FIRST_WINDOW_DAYS = 10;
+/** The scheduler's first window (one five-minute window); the collector reads 7 days back from its end. */
+const FIRST_WINDOW_MS = 5 * 60_000;
+/** Simulated history before the first window (the fleet's faults run from its epoch in 2025). */
+const HISTORY_DAYS = 10;
 const FAILED_STEP = 6;
 /** The history ends at a whole minute a little before the test starts. */
 const END_MS = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
-const START_MS = END_MS - (STEPS - 1 + FIRST_WINDOW_DAYS) * DAY_MS;
+const START_MS = END_MS - (STEPS - 1 + HISTORY_DAYS) * DAY_MS;
 
 type Expected = { kind: 'opened' | 'cleared'; vehicle: string; key: string; bootstrap: boolean; at: number; clearedBy: 'dismissed' | 'inactivity_timeout' | null };
 type Open = { openedAt: number; lastObservedAt: number };
@@ -55,9 +67,10 @@ class ExplicitRecordsOracle {
   private readonly lastCleared = new Map<string, number>();
   private passes = 0;
 
-  /** One successful pass: its records and the interval of wall-clock time its batches were fetched in. */
-  pass(records: readonly FaultRecord[], fetchedFrom: number, fetchedTo: number): void {
+  /** One successful pass: its records and the end of the window it read. */
+  pass(records: readonly FaultRecord[], windowEnd: number): void {
     const bootstrap = this.passes++ === 0;
+    const from = this.transitions.length;
     const ordered = [...records].sort((a, b) => Date.parse(a.observedAt) - Date.parse(b.observedAt) || a.sourceId.localeCompare(b.sourceId));
     for (const r of ordered) {
       const id = `${r.vehicleSourceId}|${r.faultKey}`;
@@ -73,10 +86,14 @@ class ExplicitRecordsOracle {
     }
     for (const [id, o] of [...this.open]) {
       const expires = o.lastObservedAt + INACTIVITY_MS;
-      // The fetch time is known to the batch, not to the test: an expiry inside the pass's fetch interval is ambiguous.
-      if (expires >= fetchedFrom && expires <= fetchedTo) throw new Error(`inactivity expiry of ${id} falls inside a pass; rerun`);
-      if (expires < fetchedFrom) this.clear(id, expires, 'inactivity_timeout');
+      if (expires < windowEnd) this.clear(id, expires, 'inactivity_timeout');
     }
+    if (!bootstrap) return;
+    // What was active when we started watching opens then; what opened and cleared before is history.
+    const pass = this.transitions.splice(from);
+    const cleared = new Set(pass.filter((t) => t.kind === 'cleared').map((t) => `${t.vehicle}|${t.key}`));
+    for (const t of pass) if (!cleared.has(`${t.vehicle}|${t.key}`)) this.transitions.push({ ...t, at: windowEnd });
+    for (const o of this.open.values()) o.openedAt = windowEnd;
   }
 
   private clear(id: string, at: number, clearedBy: 'dismissed' | 'inactivity_timeout'): void {
@@ -110,7 +127,7 @@ describe('fault transitions from the geotab simulator, window by window', () => 
     });
     sim = spawned.process;
     simUrl = spawned.url;
-    stack = await PipelineStack.start({ name: 'faultsim-geotab', contexts: ['directory', 'fault-feed'], providerBaseUrls: { geotab: simUrl } });
+    stack = await PipelineStack.start({ name: 'faultsim-geotab', contexts: ['directory', 'fault-feed', 'telemetry-ingest'], providerBaseUrls: { geotab: simUrl } });
     approved = (await collectPages((cursor) => adapter().vehicles(cursor), 100)).items.map((v) => v.sourceId).sort();
     connection = await stack.connect({
       provider: 'geotab',
@@ -128,9 +145,21 @@ describe('fault transitions from the geotab simulator, window by window', () => 
 
   it('serves on the HTTP feed and the subjects exactly the transitions the FaultData records imply', async () => {
     const oracle = new ExplicitRecordsOracle();
-    let collectedTo = START_MS;
-    for (let step = 0; step < STEPS; step++) {
-      const windowEnd = START_MS + (step + FIRST_WINDOW_DAYS) * DAY_MS;
+    const readRecords = async (from: number, to: number) =>
+      (await collectPages((cursor) => adapter().faults({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), vehicleSourceIds: approved, cursor }), 1000)).items.filter((r) => r.model === 'explicit_records');
+    // The first pass: the scheduler's five-minute first window; the collector reads 7 days back.
+    const firstEnd = START_MS + HISTORY_DAYS * DAY_MS;
+    await setSimClock(simUrl, firstEnd);
+    const firstRecords = await readRecords(firstEnd - INACTIVITY_MS, firstEnd);
+    expect(await collectFaultsRun(stack, connection.connectionId, { startFrom: new Date(firstEnd - FIRST_WINDOW_MS), intervalEnd: new Date(firstEnd) })).toBe('completed');
+    oracle.pass(firstRecords, firstEnd);
+    // Issue 23's shape: a fault active when we start watching without a record in the first window.
+    const beforeWindow = [...oracle.open.values()].filter((o) => !firstRecords.some((r) => r.vehicleSourceId === o.vehicle && r.faultKey === o.key && Date.parse(r.observedAt) >= firstEnd - FIRST_WINDOW_MS));
+    expect(beforeWindow.length).toBeGreaterThan(0);
+    let collectedTo = firstEnd;
+    let lastRecords: FaultRecord[] = [];
+    for (let step = 1; step < STEPS; step++) {
+      const windowEnd = firstEnd + step * DAY_MS;
       await setSimClock(simUrl, windowEnd);
       const window = { startFrom: new Date(collectedTo), intervalEnd: new Date(windowEnd) };
       if (step === FAILED_STEP) {
@@ -140,15 +169,11 @@ describe('fault transitions from the geotab simulator, window by window', () => 
         continue;
       }
       // What the collector reads for this window (the clock stands still): the oracle's input.
-      const records = (await collectPages((cursor) => adapter().faults({ from: window.startFrom.toISOString(), to: window.intervalEnd.toISOString(), vehicleSourceIds: approved, cursor }), 1000)).items;
-      const fetchedFrom = Date.now();
+      const records = await readRecords(collectedTo, windowEnd);
       expect(await collectFaultsRun(stack, connection.connectionId, window)).toBe('completed');
-      oracle.pass(
-        records.filter((r) => r.model === 'explicit_records'),
-        fetchedFrom,
-        Date.now(),
-      );
+      oracle.pass(records, windowEnd);
       collectedTo = windowEnd;
+      lastRecords = records;
     }
     const expected = oracle.transitions;
     // The history covers what the rules must: bootstrap opens, inactivity clears, a key re-opened, faults still open.
@@ -183,5 +208,11 @@ describe('fault transitions from the geotab simulator, window by window', () => 
     expect(open.status).toBe(200);
     const openNow = (open.body as { faults: { vehicle_id: string; fault_key: string; opened_at: string }[] }).faults.map((f) => `${f.vehicle_id}|${f.fault_key}|${f.opened_at}`).sort();
     expect(openNow).toEqual([...oracle.open.values()].map((o) => `${vcl(o.vehicle)}|${o.key}|${new Date(o.openedAt).toISOString()}`).sort());
+    const bootstrapOpen = (open.body as { faults: { bootstrap: boolean; opened_at: string }[] }).faults.filter((f) => f.bootstrap);
+    expect(bootstrapOpen.every((f) => f.opened_at === new Date(firstEnd).toISOString())).toBe(true);
+
+    // Telemetry faultsObservedAt: the time each vehicle's faults were read up to — the last window's end, with or without records.
+    expect(approved.some((v) => !lastRecords.some((r) => r.vehicleSourceId === v))).toBe(true);
+    for (const v of approved) await awaitFaultsObservedAt(connection, vcl(v), new Date(collectedTo).toISOString());
   }, 300_000);
 });

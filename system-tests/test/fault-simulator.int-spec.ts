@@ -14,13 +14,20 @@
  * and the `fleet.faults` subjects must carry exactly that sequence; the open faults at the end
  * must be the last snapshot's codes. The fleet (seed `fault-sim-3` from 2026-05-10) is checked to contain a
  * bootstrap fault, clears and a re-opened key, so the test covers them.
+ * Times (docs/faults.md, issue 31): a complete snapshot is observed when we read it — for both
+ * providers every transition's time is the read of its step (Samsara's faultCodes value carries
+ * the vehicle's last change on the simulator's clock, weeks before a quiet vehicle's read), a
+ * bootstrap fault opens at the first read, and every vehicle's Telemetry `faultsObservedAt` is the
+ * last read. Mutation tried: the Samsara adapter keeps the value's own time for the current
+ * snapshot → its bootstrap opens fall before the first step and its faultsObservedAt lies weeks
+ * before the last read: this test fails for Samsara.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { vehicleId, type Provider } from '@switchyard/domain';
 import { collectPages, createMotiveAdapter, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
 import { spawnSimulator, type NodeProcess } from '@switchyard/testing';
-import { collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
+import { awaitFaultsObservedAt, collectFaultsRun, recordPipelineSubjects, setSimClock, setSimScenarios, walkPipelineFeed } from './faults-fixture.js';
 import { PipelineStack, type PipelineConnection } from './pipeline-stack.js';
 
 const token = `samsara_api_${randomBytes(20).toString('hex')}`;
@@ -51,7 +58,7 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     const spawned = await spawnSimulator(provider, { SIM_VEHICLES: '4', SIM_SEED: 'fault-sim-3', SIM_CLOCK_FACTOR: '0', SIM_START: new Date(START_MS).toISOString(), ...env });
     sim = spawned.process;
     simUrl = spawned.url;
-    stack = await PipelineStack.start({ name: `faultsim-${provider}`, contexts: ['directory', 'fault-feed'], providerBaseUrls: { [provider]: simUrl } });
+    stack = await PipelineStack.start({ name: `faultsim-${provider}`, contexts: ['directory', 'fault-feed', 'telemetry-ingest'], providerBaseUrls: { [provider]: simUrl } });
     const ids = (await collectPages((cursor) => adapter().vehicles(cursor), 100)).items.map((v) => v.sourceId).sort();
     approved = ids;
     connection = await stack.connect({
@@ -74,13 +81,11 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
   it('serves on the HTTP feed and the subjects exactly the transitions the simulator’s snapshots imply', async () => {
     const expected: Expected[] = [];
     const last = new Map<string, Set<string>>(); // vehicle → codes of its last stored snapshot
-    // When a transition happened, on both sides. Samsara's snapshot time is the vehicle's last fault
-    // transition on the simulator's clock (the collector reads the same): compared exactly. Motive's
-    // is the wall clock of the fetch (its API has no snapshot time), a little later for the
-    // collector than for the oracle: compared as the step, the last one the oracle read at or
-    // before the event's observed_at.
-    const exactTimes = provider === 'samsara';
+    // When a transition happened, on both sides: a snapshot is observed at its read (the wall clock
+    // of the fetch), a little later for the collector than for the oracle: compared as the step,
+    // the last one the oracle read at or before the event's observed_at.
     const stepAt: { step: number; ms: number }[] = [];
+    let lastRead = { from: 0, to: 0 };
     for (let step = 0; step < STEPS; step++) {
       await setClock(START_MS + step * DAY_MS);
       if (step === FAILED_STEP) {
@@ -92,12 +97,14 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
       // What the collector will read now (the clock stands still): the oracle's input.
       const current = (await collectPages((cursor) => adapter().faults({ vehicleSourceIds: approved, cursor }), 1000)).items;
       stepAt.push({ step, ms: Math.min(...current.map((c) => Date.parse(c.observedAt))) });
+      const from = Date.now();
       expect(await collectFaults()).toBe('completed');
+      lastRead = { from, to: Date.now() };
       for (const s of [...current].sort((a, b) => a.vehicleSourceId.localeCompare(b.vehicleSourceId))) {
         if (s.model !== 'complete_snapshot') continue;
         const before = last.get(s.vehicleSourceId);
         const now = new Set(s.active.map((c) => c.faultKey));
-        const when = exactTimes ? Date.parse(s.observedAt) : step;
+        const when = step;
         if (before) for (const key of before) if (!now.has(key)) expected.push({ kind: 'cleared', vehicle: s.vehicleSourceId, key, bootstrap: false, when });
         for (const c of s.active) if (!before?.has(c.faultKey)) expected.push({ kind: 'opened', vehicle: s.vehicleSourceId, key: c.faultKey, bootstrap: before === undefined, when });
         last.set(s.vehicleSourceId, now);
@@ -116,7 +123,7 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     // Within one step the order is the pipeline's (vehicles in parallel units, clears before opens per vehicle): compare per step and vehicle, in order.
     const group = <T>(rows: T[], keyOf: (r: T) => string) => rows.reduce((m, r) => m.set(keyOf(r), [...(m.get(keyOf(r)) ?? []), r]), new Map<string, T[]>());
     const stepOf = (observedAt: string) => stepAt.filter((x) => x.ms <= Date.parse(observedAt)).at(-1)?.step ?? -1;
-    const actualRows = events.map((e) => ({ kind: e.kind, vehicle: e.vehicle_id, key: keys.get(e.occurrence_id), bootstrap: e.bootstrap, when: exactTimes ? Date.parse(e.observed_at) : stepOf(e.observed_at) }));
+    const actualRows = events.map((e) => ({ kind: e.kind, vehicle: e.vehicle_id, key: keys.get(e.occurrence_id), bootstrap: e.bootstrap, when: stepOf(e.observed_at) }));
     const expectedRows = expected.map((e) => ({ kind: e.kind, vehicle: vcl(e.vehicle), key: e.key, bootstrap: e.bootstrap, when: e.when }));
     expect(actualRows).toHaveLength(expectedRows.length);
     const byVehicle = (rows: typeof actualRows) => group(rows, (r) => r.vehicle);
@@ -135,5 +142,8 @@ describe.each(PROVIDERS)('fault transitions from the $provider simulator, step b
     expect(open.status).toBe(200);
     const openNow = (open.body as { faults: { vehicle_id: string; fault_key: string }[] }).faults.map((f) => `${f.vehicle_id}|${f.fault_key}`).sort();
     expect(openNow).toEqual([...last].flatMap(([v, codes]) => [...codes].map((k) => `${vcl(v)}|${k}`)).sort());
+
+    // Telemetry faultsObservedAt: every vehicle's faults were last read by the last collection.
+    for (const v of approved) await awaitFaultsObservedAt(connection, vcl(v), (at) => at !== null && Date.parse(at) >= lastRead.from && Date.parse(at) <= lastRead.to);
   }, 600_000);
 });

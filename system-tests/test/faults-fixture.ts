@@ -155,3 +155,22 @@ export async function recordPipelineSubjects(stack: PipelineStack, durable: stri
   });
   return { sub, of: (connectionId: string, count: number) => transitionsOf(published, connectionId, count, 15_000) };
 }
+
+/**
+ * Telemetry `faultsObservedAt` of one vehicle through /v1 (the pipeline needs telemetry-ingest),
+ * once it is `expected` (an exact time, or a test of the time) — fault-feed's observation event
+ * reaches telemetry-ingest after the batch committed; fails with the last value seen otherwise.
+ */
+export async function awaitFaultsObservedAt(connection: PipelineConnection, vehicle: string, expected: string | ((at: string | null) => boolean)): Promise<void> {
+  const accepts = typeof expected === 'string' ? (at: string | null) => at === expected : expected;
+  let last: string | null = null;
+  await pollUntil(
+    async () => {
+      const res = await connection.read(`/v1/connections/${connection.connectionId}/vehicles/${vehicle}/telemetry`);
+      expect(res.status).toBe(200);
+      last = (res.body as { faultsObservedAt: string | null }).faultsObservedAt;
+      return accepts(last) || undefined;
+    },
+    { timeoutMs: 15_000, intervalMs: 100, description: `faultsObservedAt of ${vehicle}` },
+  ).catch(() => expect({ vehicle, faultsObservedAt: last, accepted: false }).toEqual({ vehicle, faultsObservedAt: expected, accepted: true }));
+}

@@ -120,6 +120,21 @@ describe('Samsara adapter paging', () => {
     expect(seen[0]?.url.searchParams.get('startTime')).toBe('2024-09-01T00:00:00Z');
   });
 
+  // Issue 31: the current snapshot's value carries the time the vehicle last reported a change
+  // (here a month old); the snapshot is the set active at our read, so it is observed at the read.
+  // mutation: mapFaultSnapshots without readAt in faults() → observedAt 2024-08-01 and this fails.
+  it('a current fault snapshot is observed at the read (its fetch time, or the `to` asked for), a history point at its own time', async () => {
+    const point = { time: '2024-08-01T06:00:00Z', obdDtcs: [{ txId: 0, confirmedDtcs: [{ dtcShortCode: 'P0420' }] }] };
+    routes.set('/fleet/vehicles/stats', () => ({ body: { data: [{ id: '7', faultCodes: point }], pagination: { endCursor: '', hasNextPage: false } } }));
+    routes.set('/fleet/vehicles/stats/history', () => ({ body: { data: [{ id: '7', faultCodes: [point] }], pagination: { endCursor: '', hasNextPage: false } } }));
+    const current = await adapter().faults({ vehicleSourceIds: ['7'] });
+    expect(current.items.map((s) => [s.observedAt, s.fetchedAt])).toEqual([['2024-09-01T18:10:00.000Z', '2024-09-01T18:10:00.000Z']]);
+    const asOf = await adapter().faults({ vehicleSourceIds: ['7'], to: '2024-09-01T12:00:00Z' });
+    expect(asOf.items.map((s) => s.observedAt)).toEqual(['2024-09-01T12:00:00.000Z']);
+    const history = await adapter().faults({ vehicleSourceIds: ['7'], from: '2024-07-01T00:00:00Z', to: '2024-09-01T00:00:00Z' });
+    expect(history.items.map((s) => s.observedAt)).toEqual(['2024-08-01T06:00:00.000Z']);
+  });
+
   it('refuses a cursor it did not issue as provider_config_invalid', async () => {
     await expect(adapter().vehicles('not-a-cursor')).rejects.toMatchObject({ code: 'provider_config_invalid' });
     await expect(adapter().vehicles(encodeLaneCursor({ l: 3, a: null }))).rejects.toMatchObject({ code: 'provider_config_invalid' });

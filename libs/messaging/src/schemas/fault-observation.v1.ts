@@ -1,8 +1,9 @@
 /**
  * `events.faults.observed.<connectionId>` v1 (fault-feed → telemetry-ingest: Telemetry
- * `faultsObservedAt`): per vehicle of one committed fault batch, when its faults were last
- * observed (the newest snapshot or record time the batch held for it — also when nothing opened or
- * cleared, and also for a snapshot with no active fault). Published after the batch committed.
+ * `faultsObservedAt`): per vehicle of one committed fault batch, the time its faults were read up
+ * to — a snapshot's time (our read), or for a vehicle's read of explicit records the end of its
+ * window, on the read's final batch (also when it found no record; a batch without `read`: the
+ * newest record) — also when nothing opened or cleared. Published after the batch committed.
  * Invariant: a consumer keeps the greatest `observedAt` per vehicle, so redelivered or reordered
  * messages change nothing; msgId `faults-observed:<batchId>`.
  */

@@ -32,7 +32,7 @@ export const faultV1 = z
     vehicle_id: vehicleIdV1,
     fault_key: z.string().min(1).describe('Provider-scoped identity of the fault on the vehicle (e.g. `j1939:<source address>:spn<SPN>:fmi<FMI>`, a Geotab diagnostic, failure mode and controller); one open occurrence per vehicle and key.'),
     code: z.string().min(1).describe('The code as the provider reports it (e.g. `SPN 110 FMI 0`, `P0420`).'),
-    opened_at: wireDateTimeV1.describe('When the occurrence was first observed open (for `bootstrap` faults: when we first watched the vehicle, not when the fault started).'),
+    opened_at: wireDateTimeV1.describe('When the occurrence was first observed open: the read whose complete snapshot first listed it (Samsara, Motive), or its first record\'s time (Geotab). For `bootstrap` faults: when we first watched the vehicle — its first snapshot read, or the end of the first window of fault records read — not when the fault started.'),
     bootstrap: z.boolean().describe('True when the fault was already active when the vehicle was first watched.'),
     description: z.string().nullable().optional().describe('The provider\'s description of the code; null when it gives none.'),
   })
@@ -55,7 +55,7 @@ export const faultEventV1 = z
     occurrence_id: z.uuid(),
     vehicle_id: vehicleIdV1,
     kind: z.enum(['opened', 'cleared']),
-    observed_at: wireDateTimeV1.describe('opened: when first seen open; cleared: when seen cleared (absent from a later complete snapshot, dismissed, or the inactivity timeout).'),
+    observed_at: wireDateTimeV1.describe('opened: the Fault\'s `opened_at` (for `bootstrap`: when we first watched the vehicle); cleared: the read whose complete snapshot no longer lists it, the dismissal time, or the last record + 7 days (inactivity timeout).'),
     bootstrap: z.boolean().describe('True on the `opened` transition of an occurrence that was already active when the vehicle was first watched (its start time is unknown); false on every `cleared`.'),
   })
   .strict()

@@ -5,7 +5,8 @@
  * connection in commit order (a consumer that keeps the highest sequence it applied can ignore
  * replays); `bootstrap: true` marks opens found in the first observation of a vehicle (snapshots)
  * or of a connection (explicit records) — the fault was already active before Switchyard watched,
- * so `observedAt` is when it was first seen, not when it started.
+ * so `observedAt` is when we first watched (the first snapshot read, or the end of the first window
+ * of records read), not when it started. Times: docs/faults.md "Times".
  */
 import { vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
@@ -41,7 +42,7 @@ export const faultTransitionV1 = z
     code: z.string().min(1),
     description: z.string().nullable(),
     model: z.enum(['complete_snapshot', 'explicit_records']),
-    /** opened: first seen; cleared: absent from the next snapshot, dismissed, or inactivity timeout. */
+    /** opened: the first observation open (a snapshot's read, a record's time; bootstrap: when we first watched); cleared: the read no longer listing it, dismissed, or inactivity timeout. */
     observedAt: z.iso.datetime({ offset: true }),
     /** Why it cleared (null for opens). */
     clearedBy: z.enum(['snapshot_absent', 'dismissed', 'inactivity_timeout']).nullable(),

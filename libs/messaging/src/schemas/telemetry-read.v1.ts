@@ -104,7 +104,7 @@ export const telemetryV1 = z
     fuelPercent: METRIC_STATUSES.fuelPercent.optional().describe(OPTIONAL_TEXT),
     batteryVoltage: METRIC_STATUSES.batteryVoltage.optional().describe(OPTIONAL_TEXT),
     engineState: METRIC_STATUSES.engineState.optional().describe(OPTIONAL_TEXT),
-    faultsObservedAt: wireDateTimeV1.nullable().describe('When faults of this vehicle were last observed; null when they never were.'),
+    faultsObservedAt: wireDateTimeV1.nullable().describe('The time up to which this vehicle\'s faults were read from the provider — the latest complete snapshot read, or the end of the latest window of fault records read — also when no fault was found; not the provider\'s time of the last change. Null before the first read.'),
     refreshStatus: z.enum(REFRESH_STATUSES).optional().describe('Only on the refresh response.'),
   })
   .strict()

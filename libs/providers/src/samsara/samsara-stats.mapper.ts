@@ -181,14 +181,18 @@ export function faultCodesOf(point: SamsaraFaultCodesPoint): FaultCode[] | undef
  * Each `faultCodes` point is a complete snapshot: the codes active at `time` (an empty list = all
  * cleared). A point that cannot be complete (see faultCodesOf) is reported through `skip` instead,
  * so the vehicle's last good snapshot stands and the rest of the page is used.
+ * `readAt`: for the CURRENT snapshot (`/fleet/vehicles/stats`), the time of our read — the set is
+ * the one active then, while the point's own `time` is when the vehicle last reported a change
+ * (weeks ago for a quiet vehicle). A current snapshot is observed at the read, as Motive's (whose
+ * API has no time) and as docs/faults.md defines it; history points keep their own times.
  */
-export function mapFaultSnapshots(item: SamsaraStatsSeriesItem, ctx: MapContext, skip: (record: SkippedRecord) => void): FaultSnapshot[] {
+export function mapFaultSnapshots(item: SamsaraStatsSeriesItem, ctx: MapContext, skip: (record: SkippedRecord) => void, readAt?: string): FaultSnapshot[] {
   return (item.faultCodes ?? []).flatMap((point): FaultSnapshot[] => {
     const active = faultCodesOf(point);
     if (!active) {
       skip({ sourceId: item.id, reason: `faultCodes at ${point.time}: an OEM code without codeIdentifier, so the snapshot cannot be complete` });
       return [];
     }
-    return [{ model: 'complete_snapshot', provider: 'samsara', vehicleSourceId: item.id, observedAt: toIsoUtc(Date.parse(point.time)), active, fetchedAt: ctx.fetchedAt }];
+    return [{ model: 'complete_snapshot', provider: 'samsara', vehicleSourceId: item.id, observedAt: readAt ?? toIsoUtc(Date.parse(point.time)), active, fetchedAt: ctx.fetchedAt }];
   });
 }

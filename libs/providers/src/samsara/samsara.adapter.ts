@@ -215,7 +215,7 @@ export function createSamsaraAdapter(options: AdapterOptions<'samsara'>): Provid
           lanes,
           (vehicleIds) => ({ path: '/fleet/vehicles/stats', query: { types: 'faultCodes', vehicleIds, time: query.to } }),
           samsaraStatsSnapshotItemSchema,
-          (items, _l, ctx, skip): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, skip)),
+          (items, _l, ctx, skip): FaultSnapshot[] => items.flatMap((item) => mapFaultSnapshots(snapshotToSeries(item), ctx, skip, query.to === undefined ? ctx.fetchedAt : toIsoUtc(Date.parse(query.to)))),
         );
       }
       const endTime = query.to ?? toIsoUtc(client.clock.now());
