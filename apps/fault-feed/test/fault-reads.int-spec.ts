@@ -21,9 +21,22 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FAULT_EVENT_RETENTION_DAYS } from '@switchyard/contracts';
 import { vehicleId } from '@switchyard/domain';
-import { EVENTS, ingestBatchId, subjectFor, type FaultBatchV1, type FaultEventV1, type FaultSnapshotV1, type VehicleVisibilityChangedV1 } from '@switchyard/messaging';
+import {
+  EVENTS,
+  ingestBatchId,
+  subjectFor,
+  type FaultBatchV1,
+  type FaultEventV1,
+  type FaultSnapshotV1,
+  type FaultV1,
+  type ListFaultEventsReplyV1,
+  type ListFaultEventsRequestV1,
+  type ListOpenFaultsReplyV1,
+  type ListOpenFaultsRequestV1,
+  type VehicleVisibilityChangedV1,
+} from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { arrangeVisibilityCase, pollUntil, sleep, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
+import { arrangeVisibilityCase, openFramed, pollUntil, sleep, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
 import { FaultReadRepository } from '../src/db/repositories/fault-read.repository.js';
 import { FaultIngestService } from '../src/services/fault-ingest.service.js';
 import { FaultReadService } from '../src/services/fault-read.service.js';
@@ -56,7 +69,12 @@ const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute)).toISOS
 describe('fault reads', () => {
   let x: IngestHarness;
   const ingest = new FaultIngestService();
-  const reads = new FaultReadService();
+  const service = new FaultReadService();
+  // The framed replies opened as the suite asserts on them: the meta members and the parsed items.
+  const reads = {
+    open: async (em: Em, request: ListOpenFaultsRequestV1) => openFramed<FaultV1, 'faults', ListOpenFaultsReplyV1['meta']>(await service.open(em, request), 'faults'),
+    events: async (em: Em, request: ListFaultEventsRequestV1) => openFramed<FaultEventV1, 'events', ListFaultEventsReplyV1['meta']>(await service.events(em, request), 'events'),
+  };
   const em = (): Em => x.h.service.runtime.orm.em.fork();
   const apply = (connectionId: string, records: FaultSnapshotV1[]) => em().transactional((tx) => ingest.apply(tx, batch(connectionId, records)));
 

@@ -30,6 +30,7 @@ import {
   type ListLocationsRequestV1,
   type ObservationV1,
   type TelemetryBatchV1,
+  type TelemetryV1,
   type VehicleVisibilityChangedV1,
 } from '@switchyard/messaging';
 import { arrangeVisibilityCase, openFramed, pollUntil, receiptsFor, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
@@ -74,7 +75,11 @@ describe('telemetry reads', () => {
     await x.h.client.publish(EVENTS.telemetryBatch, subjectFor(EVENTS.telemetryBatch.subject, connectionId), b, { msgId: b.batchId });
     await receiptsFor(x, b.batchId);
   };
-  const latest = (connectionId: string, vehicle: string) => x.h.client.request(RPCS.telemetry.latest, { connectionId, vehicleId: vehicle }, { timeoutMs: 10_000 });
+  // The framed reply's body (the Telemetry as JSON text), opened as `{ telemetry }` for the assertions.
+  const latest = async (connectionId: string, vehicle: string) => {
+    const { body } = await x.h.client.request(RPCS.telemetry.latest, { connectionId, vehicleId: vehicle }, { timeoutMs: 10_000 });
+    return { telemetry: JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as TelemetryV1 };
+  };
   const notFound = async (p: Promise<unknown>) => {
     const error = await p.then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(RpcError);

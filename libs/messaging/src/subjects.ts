@@ -16,7 +16,7 @@ import { applicationGrantV1 } from './schemas/application-grant.v1.js';
 import { connectionConfigV1 } from './schemas/connection-config.v1.js';
 import { connectionHealthV1 } from './schemas/connection-health.v1.js';
 import { deadLetterV1 } from './schemas/dead-letter.v1.js';
-import { getVehicleProfileRequestV1, vehicleProfileV1, vehicleVinChangedV1 } from './schemas/enrichment-read.v1.js';
+import { getVehicleProfileReplyV1, getVehicleProfileRequestV1, vehicleVinChangedV1 } from './schemas/enrichment-read.v1.js';
 import { getDriverReplyV1, getDriverRequestV1, listDriversReplyV1, listDriversRequestV1 } from './schemas/directory-read-drivers.v1.js';
 import { getGroupReplyV1, getGroupRequestV1, groupInventoryReplyV1, groupInventoryRequestV1, listGroupDirectoryReplyV1, listGroupDirectoryRequestV1 } from './schemas/directory-read-groups.v1.js';
 import { getTripReplyV1, getTripRequestV1, listTripsReplyV1, listTripsRequestV1 } from './schemas/directory-read-trips.v1.js';
@@ -183,7 +183,7 @@ export const RPCS = {
     },
   },
   /** Vehicle enrichment reads, gateway → enrichment (spec 2.4, 4.2; schemas/enrichment-read.v1.ts). */
-  enrichment: { profile: rpc('enrichment.read.profile', getVehicleProfileRequestV1, vehicleProfileV1) },
+  enrichment: { profile: rpc('enrichment.read.profile', getVehicleProfileRequestV1, getVehicleProfileReplyV1) },
 } as const;
 
 const durable = <N extends string, E extends EventDefinition>(name: N, event: E, ackWaitMs: number, maxDeliver: number, maxAckPending: number): ConsumerDefinition<E['schema']> & { durable: N; event: E } => ({

@@ -3,6 +3,8 @@
  * (json-shape.ts) on the real PostgreSQL, over generated rows (no tables):
  * - a page holds at most `limit` items, says `hasMore` exactly when rows remain, and a walk with
  *   the last position visits every row once, in order;
+ * - rows selected as not shown (`passesHidden`) count against the limit and move the position but
+ *   are never served;
  * - the byte budget counts `[`, the items and their commas: a page of exactly `maxBytes` bytes is
  *   served whole, one byte less ends it an item earlier; the first item is served even when it
  *   alone is over the budget;
@@ -67,6 +69,16 @@ describe('read frame', () => {
 
   it('serves the first item even when it alone is over the budget', async () => {
     expect(await page(2, 5000, 0, 10, 1024)).toMatchObject({ count: 1, hasMore: true, last: 1 });
+  });
+
+  it('passes rows not shown: they count against limit and move the position, unserved and uncounted in bytes', async () => {
+    // Rows 1..6, the even ones hidden.
+    const rows = (after: number) => ({ sql: `select json_build_object('n', i) as body, to_json(i) as position, i % 2 = 1 as shown from generate_series(1, 6) i where i > ? order by i`, params: [after], passesHidden: true });
+    const first = await readFrame<number>(db.em(), rows(0), { limit: 4, maxBytes: 1_000_000 });
+    expect(first).toMatchObject({ count: 2, hasMore: true, last: 4 });
+    expect(JSON.parse(first.items)).toEqual([{ n: 1 }, { n: 3 }]);
+    // Only hidden rows left on a page: nothing served, the position still passes them.
+    expect(await readFrame<number>(db.em(), { ...rows(5), sql: rows(5).sql.replace('i % 2 = 1', 'false') }, { limit: 4, maxBytes: 1_000_000 })).toEqual({ items: '[]', count: 0, hasMore: false, last: 6 });
   });
 
   it('counts bytes, not characters', async () => {

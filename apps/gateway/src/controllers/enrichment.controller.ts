@@ -14,12 +14,13 @@
 import { applyDecorators, Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ID_PATTERNS } from '@switchyard/domain';
-import { ENRICHMENT_STATUS_TEXT, enrichmentSectionV1, RPCS, vehicleProfileV1, type EnrichmentProduct, type EnrichmentSectionV1, type VehicleProfileV1 } from '@switchyard/messaging';
+import { ENRICHMENT_STATUS_TEXT, enrichmentSectionV1, RPCS, vehicleProfileV1, type EnrichmentProduct } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
 import type { ConsumerPrincipal } from '../auth/principal.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { EntityId } from '../http/entity-ids.js';
+import { jsonText, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 
@@ -43,42 +44,43 @@ const route = (operationId: string, summary: string, what: string, schema: typeo
 export class EnrichmentController {
   constructor(private readonly contexts: ContextClient) {}
 
-  private profileOf(principal: ConsumerPrincipal, vehicleId: string): Promise<VehicleProfileV1> {
-    return this.contexts.request(RPCS.enrichment.profile, { connectionId: principal.connectionId, vehicleId });
+  /** The profile, or with `product` its section, as the JSON text the enrichment context rendered. */
+  private async profileOf(principal: ConsumerPrincipal, vehicleId: string, product?: EnrichmentProduct): Promise<JsonBody> {
+    const { body } = await this.contexts.request(RPCS.enrichment.profile, { connectionId: principal.connectionId, vehicleId, ...(product ? { product } : {}) });
+    return jsonText(product ? enrichmentSectionV1 : vehicleProfileV1, body);
   }
 
-  private async section(principal: ConsumerPrincipal, vehicleId: string, product: EnrichmentProduct): Promise<EnrichmentSectionV1> {
-    const profile = await this.profileOf(principal, vehicleId);
-    return { vehicleId: profile.vehicleId, vin: profile.vin, product, ...profile[product] } as EnrichmentSectionV1;
+  private section(principal: ConsumerPrincipal, vehicleId: string, product: EnrichmentProduct): Promise<JsonBody> {
+    return this.profileOf(principal, vehicleId, product);
   }
 
   @Get('profile')
   @route('getVehicleProfile', 'Read the enrichment profile of one vehicle', 'The four enrichment products of the vehicle (identity, images, specifications, build), each an EnrichmentValue with its own status.', vehicleProfileV1)
-  profile(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<VehicleProfileV1> {
+  profile(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     return this.profileOf(principal, vehicleId);
   }
 
   @Get('identity')
   @route('getVehicleIdentity', 'Read the VIN identity of one vehicle', 'The identity product (VehicleIdentity) as an EnrichmentSection.', enrichmentSectionV1)
-  identity(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+  identity(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     return this.section(principal, vehicleId, 'identity');
   }
 
   @Get('images')
   @route('getVehicleImages', 'Read the listing images of one vehicle', 'The images product (VehicleImages) as an EnrichmentSection.', enrichmentSectionV1)
-  images(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+  images(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     return this.section(principal, vehicleId, 'images');
   }
 
   @Get('specifications')
   @route('getVehicleSpecifications', 'Read the specifications of one vehicle', 'The specifications product (VehicleSpecifications, measurements as the vendor reports them: text with units) as an EnrichmentSection.', enrichmentSectionV1)
-  specifications(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+  specifications(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     return this.section(principal, vehicleId, 'specifications');
   }
 
   @Get('build')
   @route('getVehicleBuild', 'Read the build sheet of one vehicle', 'The build product (VehicleBuild) as an EnrichmentSection.', enrichmentSectionV1)
-  build(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<EnrichmentSectionV1> {
+  build(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     return this.section(principal, vehicleId, 'build');
   }
 }

@@ -11,7 +11,7 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE, parseLimit, type LimitRange } from '@switchyard/contracts';
-import { faultEventsPageV1, faultSequencePositionV1, faultsPageV1, RPCS, type FaultEventsPageV1, type FaultsPageV1 } from '@switchyard/messaging';
+import { faultEventsPageV1, faultSequencePositionV1, faultsPageV1, RPCS } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
@@ -20,6 +20,7 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ListFaultEventsQueryDto, ListFaultsQueryDto } from '../dto/fault.dto.js';
 import { ApiError } from '../http/api-error.js';
+import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { FaultEventCursorCodec } from '../services/fault-cursor.js';
@@ -63,13 +64,13 @@ export class FaultsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${FAULTS_PAGE.min}-${FAULTS_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultsQueryDto): Promise<FaultsPageV1> {
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultsQueryDto): Promise<JsonBody> {
     const limit = limitOf(query.limit, FAULTS_PAGE);
     const position = query.cursor === undefined ? undefined : this.openCursors.decode(principal, {}, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.faults.open, { connectionId: principal.connectionId, limit, ...(position ? { after: position.s } : {}) });
-    const next = reply.hasMore && reply.next !== undefined ? this.openCursors.encode(principal, {}, { s: reply.next }) : undefined;
-    return { faults: reply.faults, nextCursor: next ?? null };
+    const { meta, body } = await this.contexts.request(RPCS.faults.open, { connectionId: principal.connectionId, limit, ...(position ? { after: position.s } : {}) });
+    const next = meta.hasMore && meta.next !== undefined ? this.openCursors.encode(principal, {}, { s: meta.next }) : undefined;
+    return jsonObject(faultsPageV1, { faults: raw(body), nextCursor: next ?? null });
   }
 
   @Get('fault-events')
@@ -90,12 +91,12 @@ export class FaultsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${FAULT_EVENTS_PAGE.min}-${FAULT_EVENTS_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered or of another connection (\`invalid_cursor\`); a cursor before the ${FAULT_EVENT_RETENTION_DAYS}-day retention (\`cursor_beyond_retention\`).`,
     type: ErrorBodyDto,
   })
-  async events(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultEventsQueryDto): Promise<FaultEventsPageV1> {
+  async events(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultEventsQueryDto): Promise<JsonBody> {
     const limit = limitOf(query.limit, FAULT_EVENTS_PAGE);
     const after = query.cursor === undefined ? undefined : this.eventCursors.decode(principal.connectionId, query.cursor);
     if (query.cursor !== undefined && after === undefined) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.faults.events, { connectionId: principal.connectionId, limit, ...(after !== undefined ? { after } : {}) });
-    if (reply.beyondRetention) throw new ApiError('cursor_beyond_retention');
-    return { events: reply.events, nextCursor: this.eventCursors.encode(principal.connectionId, reply.last), hasMore: reply.hasMore };
+    const { meta, body } = await this.contexts.request(RPCS.faults.events, { connectionId: principal.connectionId, limit, ...(after !== undefined ? { after } : {}) });
+    if (meta.beyondRetention) throw new ApiError('cursor_beyond_retention');
+    return jsonObject(faultEventsPageV1, { events: raw(body), nextCursor: this.eventCursors.encode(principal.connectionId, meta.last), hasMore: meta.hasMore });
   }
 }

@@ -40,7 +40,6 @@ import {
   readHorizonV1,
   RPCS,
   telemetryV1,
-  type TelemetryV1,
 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
@@ -53,7 +52,7 @@ import { ApiError, invalid } from '../http/api-error.js';
 import { EntityId } from '../http/entity-ids.js';
 import { parseInstant } from '../http/instant.js';
 import { NO_BODY_ROUTE } from '../http/error.filter.js';
-import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
+import { jsonObject, jsonText, raw, type JsonBody } from '../http/json-body.js';
 import { requireNoBody } from '../http/no-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
@@ -121,8 +120,8 @@ export class TelemetryController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, telemetryV1)
   @ApiResponse({ status: 400, description: 'The vehicleId is not a vcl_ id (`invalid_path`); any query parameter (`invalid_query`).', type: ErrorBodyDto })
-  async telemetry(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<TelemetryV1> {
-    return (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId })).telemetry;
+  async telemetry(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
+    return jsonText(telemetryV1, (await this.contexts.request(RPCS.telemetry.latest, { connectionId: principal.connectionId, vehicleId })).body);
   }
 
   @Post('vehicles/:vehicleId/refresh')
@@ -154,15 +153,15 @@ export class TelemetryController {
     type: ErrorBodyDto,
     headers: { 'Retry-After': { description: 'Seconds until this vehicle may be refreshed again.', schema: { type: 'integer' } } },
   })
-  async refresh(@Req() req: AuthenticatedRequest, @Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<TelemetryV1> {
+  async refresh(@Req() req: AuthenticatedRequest, @Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     requireNoBody(req);
     const target = { connectionId: principal.connectionId, vehicleId };
     // Unknown and hidden vehicles are 404 before the provider (and the limit) is touched.
     await this.contexts.request(RPCS.telemetry.latest, target);
     const refreshed = await this.contexts.request(RPCS.collection.refresh, target);
     if (refreshed.outcome === 'rate_limited') throw new ApiError('rate_limited', { 'Retry-After': String(refreshed.retryAfterSeconds) });
-    const { telemetry } = await this.contexts.request(RPCS.telemetry.latest, { ...target, refresh: { observations: refreshed.observations, failedMetrics: refreshed.failedMetrics } });
-    return { ...telemetry, refreshStatus: refreshed.outcome };
+    const { body } = await this.contexts.request(RPCS.telemetry.latest, { ...target, refresh: { observations: refreshed.observations, failedMetrics: refreshed.failedMetrics, outcome: refreshed.outcome } });
+    return jsonText(telemetryV1, body);
   }
 
   @Get('locations')

@@ -29,7 +29,7 @@
  *   `events.faults.observed`, faults-observed.handler.ts) — never from the faults schema.
  */
 import { TELEMETRY_FRESHNESS_S } from '@switchyard/contracts';
-import { CORE_TELEMETRY_METRICS, coversMetric, TELEMETRY_METRICS, sourceIdOfVehicle, type TelemetryMetric } from '@switchyard/domain';
+import { CORE_TELEMETRY_METRICS, coversMetric, TELEMETRY_METRICS, sourceIdOfVehicle, toWireDateTime, type TelemetryMetric } from '@switchyard/domain';
 import {
   METRIC_VALUES,
   RpcError,
@@ -97,7 +97,8 @@ function overlay(byMetric: Map<string, Reading>, observations: readonly Observat
     const held = byMetric.get(o.metric);
     const [t, h] = [Date.parse(o.observedAt), held ? Date.parse(held.observed_at) : -Infinity];
     if (held && (t < h || (t === h && o.source <= held.source))) continue;
-    byMetric.set(o.metric, { observed_at: o.observedAt, fetched_at: o.fetchedAt, source: o.source, value: o.value, units: o.units ?? null });
+    // A provider's time in the wire form (decision 0017), as stored readings come back from SQL.
+    byMetric.set(o.metric, { observed_at: toWireDateTime(o.observedAt), fetched_at: toWireDateTime(o.fetchedAt), source: o.source, value: o.value, units: o.units ?? null });
   }
   return fresh;
 }
@@ -137,8 +138,9 @@ export class TelemetryReadService {
     const now = this.now();
     const status = (m: TelemetryMetric): MetricStatus => withFallback(metricStatus(m, byMetric.get(m), now), failed.has(m) && !fresh.has(m));
     const optional = Object.fromEntries(OPTIONAL_METRICS.filter((m) => covers(config, m)).map((m) => [m, status(m)]));
-    const telemetry = { vehicleId, location: status('location'), odometer: status('odometer'), ...optional, faultsObservedAt } as TelemetryV1;
-    return { telemetry };
+    const telemetry = { vehicleId, location: status('location'), odometer: status('odometer'), ...optional, faultsObservedAt, ...(request.refresh ? { refreshStatus: request.refresh.outcome } : {}) } as TelemetryV1;
+    // Sent as the JSON text of the public body (a framed reply): the gateway forwards it unparsed.
+    return { meta: {}, body: JSON.stringify(telemetry) };
   }
 
   async locations(em: Em, request: ListLocationsRequestV1): Promise<ListLocationsReplyV1> {

@@ -8,6 +8,7 @@
  */
 import { vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import { wireDateTimeV1 } from './public-wire.v1.js';
 
 export const ENRICHMENT_PRODUCTS = ['identity', 'images', 'specifications', 'build'] as const;
@@ -126,7 +127,10 @@ export const enrichmentSectionV1 = z
   ])
   .meta({ id: 'EnrichmentSection', description: 'One enrichment product of one vehicle: its EnrichmentValue with the vehicle id, VIN and product (spec 2.4).' });
 
-export const getVehicleProfileRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema }).strict();
+/** `product` asks for that product's EnrichmentSection instead of the whole VehicleProfile. */
+export const getVehicleProfileRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema, product: z.enum(ENRICHMENT_PRODUCTS).optional() }).strict();
+/** A framed reply (framed-reply.ts): the VehicleProfile, or the EnrichmentSection asked for, as JSON text rendered by PostgreSQL. */
+export const getVehicleProfileReplyV1 = framedReply(z.object({}).strict());
 
 /**
  * `events.vehicle.vin.<connectionId>` v1 (directory → enrichment): a stored vehicle's VIN as the
@@ -151,4 +155,5 @@ export type VehicleBuildV1 = z.output<typeof vehicleBuildV1>;
 export type VehicleProfileV1 = z.output<typeof vehicleProfileV1>;
 export type EnrichmentSectionV1 = z.output<typeof enrichmentSectionV1>;
 export type GetVehicleProfileRequestV1 = z.output<typeof getVehicleProfileRequestV1>;
+export type GetVehicleProfileReplyV1 = z.output<typeof getVehicleProfileReplyV1>;
 export type VehicleVinChangedV1 = z.output<typeof vehicleVinChangedV1>;

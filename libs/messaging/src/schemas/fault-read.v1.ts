@@ -19,6 +19,7 @@
  */
 import { FAULT_EVENTS_PAGE, FAULTS_PAGE, vehicleIdSchema } from '@switchyard/contracts';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import { cursorV1, wireDateTimeV1 } from './directory-read.v1.js';
 
 /** A feed position: decimal text of a non-negative integer (a sequence, `0` before the first). */
@@ -79,14 +80,16 @@ export const listOpenFaultsRequestV1 = z
   })
   .strict();
 
-export const listOpenFaultsReplyV1 = z
-  .object({
-    faults: z.array(faultV1),
-    /** Open sequence of the page's last occurrence; present when more follow. */
-    next: faultSequencePositionV1.optional(),
-    hasMore: z.boolean(),
-  })
-  .strict();
+/** A framed reply (framed-reply.ts): the page in `meta`, the Fault array as JSON text in `body`. */
+export const listOpenFaultsReplyV1 = framedReply(
+  z
+    .object({
+      /** Open sequence of the page's last occurrence; present when more follow. */
+      next: faultSequencePositionV1.optional(),
+      hasMore: z.boolean(),
+    })
+    .strict(),
+);
 
 export const listFaultEventsRequestV1 = z
   .object({
@@ -97,16 +100,18 @@ export const listFaultEventsRequestV1 = z
   })
   .strict();
 
-export const listFaultEventsReplyV1 = z
-  .object({
-    events: z.array(faultEventV1),
-    /** The position to resume after (≥ `after`; `0` while the connection has no transition). */
-    last: faultSequencePositionV1,
-    hasMore: z.boolean(),
-    /** True when `after` lies before the oldest retained transition (events were pruned); `events` is then empty. */
-    beyondRetention: z.boolean(),
-  })
-  .strict();
+/** A framed reply: the feed position in `meta`, the FaultEvent array as JSON text in `body`. */
+export const listFaultEventsReplyV1 = framedReply(
+  z
+    .object({
+      /** The position to resume after (≥ `after`; `0` while the connection has no transition). */
+      last: faultSequencePositionV1,
+      hasMore: z.boolean(),
+      /** True when `after` lies before the oldest retained transition (events were pruned); the body is then `[]`. */
+      beyondRetention: z.boolean(),
+    })
+    .strict(),
+);
 
 export type FaultV1 = z.output<typeof faultV1>;
 export type FaultsPageV1 = z.output<typeof faultsPageV1>;

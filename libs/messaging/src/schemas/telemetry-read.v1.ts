@@ -180,19 +180,24 @@ export type HistoryV1 = z.output<typeof historyV1>;
 // --- RPCs -------------------------------------------------------------------------------------
 
 /**
- * telemetry.read.latest: the stored Telemetry of one vehicle (without refreshStatus). `refresh`
- * (the refresh route only): readings a provider just returned for this vehicle, published for
- * storage but perhaps not committed yet, served where newer than the stored ones; and the metrics
- * whose provider call failed, whose stored readings are then marked `fallback: true`.
+ * telemetry.read.latest: the stored Telemetry of one vehicle. `refresh` (the refresh route only):
+ * readings a provider just returned for this vehicle, published for storage but perhaps not
+ * committed yet, served where newer than the stored ones; the metrics whose provider call failed,
+ * whose stored readings are then marked `fallback: true`; and the refresh's outcome, answered as
+ * `refreshStatus`.
  */
 export const latestTelemetryRequestV1 = z
   .object({
     connectionId: z.uuid(),
     vehicleId: vehicleIdSchema,
-    refresh: z.object({ observations: z.array(observationV1).max(200), failedMetrics: z.array(z.enum(TELEMETRY_METRICS)) }).strict().optional(),
+    refresh: z
+      .object({ observations: z.array(observationV1).max(200), failedMetrics: z.array(z.enum(TELEMETRY_METRICS)), outcome: z.enum(REFRESH_STATUSES) })
+      .strict()
+      .optional(),
   })
   .strict();
-export const latestTelemetryReplyV1 = z.object({ telemetry: telemetryV1 }).strict();
+/** A framed reply (framed-reply.ts): the Telemetry body as JSON text (with `refreshStatus` = `refresh.outcome` when asked with `refresh`). */
+export const latestTelemetryReplyV1 = framedReply(z.object({}).strict());
 export type LatestTelemetryRequestV1 = z.output<typeof latestTelemetryRequestV1>;
 export type LatestTelemetryReplyV1 = z.output<typeof latestTelemetryReplyV1>;
 

@@ -1,11 +1,12 @@
 /**
  * SQL of the fault reads (fault-read.service.ts) and the feed's
  * retention, all on the faults schema:
- * - `openPage`: one keyset page of the connection's open occurrences in open-sequence order
- *   (`fault_occurrence_open_idx`, migration 0003), hidden vehicles left out;
- * - `eventsPage`: the transitions after a sequence in sequence order (`fault_transition_sequence_unique`),
- *   each flagged `hidden` when its vehicle is hidden now (the service leaves those out but moves the
- *   position past them);
+ * - `openPage`: one frame page (service-kit read-frame.ts; rendered as JSON by PostgreSQL) of the
+ *   connection's open occurrences in open-sequence order (`fault_occurrence_open_idx`, migration
+ *   0003), hidden vehicles left out;
+ * - `eventsPage`: one frame page of the transitions after a sequence in sequence order
+ *   (`fault_transition_sequence_unique`); a transition whose vehicle is hidden now is not served
+ *   but the position moves past it (`shown`);
  * Hidden: the one visibility rule of every context (decision 0029), service-kit's visibilityCte /
  * visibleVehicleSql over the occurrence's `vcl_` and provider ids — hidden until the directory's
  * set has arrived, when the set lists it, when the held configuration's lists leave it out.
@@ -22,58 +23,53 @@
  * the concurrency test in test/fault-feed-concurrency.int-spec.ts names.)
  */
 import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
-import { visibilityCte, visibleVehicleSql } from '@switchyard/service-kit';
+import { readFrame, visibilityCte, visibleVehicleSql, type FramedPage } from '@switchyard/service-kit';
 
-export interface OpenFaultRow {
-  id: string;
-  vehicle_id: string;
-  fault_key: string;
-  code: string;
-  description: string | null;
-  opened_at: string;
-  bootstrap: boolean;
-  open_sequence: string;
-}
-
-export interface EventRow {
-  id: string;
-  sequence: string;
-  occurrence_id: string;
-  vehicle_id: string;
-  kind: 'opened' | 'cleared';
-  observed_at: string;
-  bootstrap: boolean;
-  hidden: boolean;
-}
+/** Fault pages are bounded by their limit (at most 1,000 × a few hundred bytes, far below a NATS payload), not by bytes. */
+const UNBOUNDED_BYTES = Number.MAX_SAFE_INTEGER;
 
 export class FaultReadRepository {
-  /** Up to `limit` open occurrences of visible vehicles with open_sequence > `after`. */
-  openPage(em: Em, connectionId: string, after: string, limit: number): Promise<OpenFaultRow[]> {
+  /** One frame page of open occurrences of visible vehicles with open_sequence > `after`, each a public Fault. */
+  openPage(em: Em, connectionId: string, after: string, limit: number): Promise<FramedPage<string>> {
     const t = tableNamer(em);
-    return query<OpenFaultRow>(
+    return readFrame(
       em,
-      `with ${visibilityCte(t)}
-       select o.id, o.vehicle_id, o.fault_key, o.code, o.description, ${isoSql('o.opened_at')} as opened_at, o.bootstrap, o.open_sequence::text as open_sequence
-         from ${t('fault_occurrence')} o
-        where o.connection_id = ?::uuid and o.cleared_at is null and o.open_sequence > ?::bigint
-          and ${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')}
-        order by o.open_sequence limit ?`,
-      [connectionId, connectionId, after, limit],
+      {
+        sql: `with ${visibilityCte(t)}
+         select json_build_object('id', o.id, 'vehicle_id', o.vehicle_id, 'fault_key', o.fault_key, 'code', o.code, 'opened_at', ${isoSql('o.opened_at')},
+                  'bootstrap', o.bootstrap, 'description', o.description) as body,
+                to_json(o.open_sequence::text) as position
+           from ${t('fault_occurrence')} o
+          where o.connection_id = ?::uuid and o.cleared_at is null and o.open_sequence > ?::bigint
+            and ${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')}
+          order by o.open_sequence`,
+        params: [connectionId, connectionId, after],
+      },
+      { limit, maxBytes: UNBOUNDED_BYTES },
     );
   }
 
-  /** Up to `limit` transitions with sequence > `after`, hidden ones included (flagged). */
-  eventsPage(em: Em, connectionId: string, after: string, limit: number): Promise<EventRow[]> {
+  /**
+   * One frame page of the transitions with sequence > `after`, each a public FaultEvent; those of
+   * vehicles hidden now count against `limit` and move the position past them, unserved.
+   */
+  eventsPage(em: Em, connectionId: string, after: string, limit: number): Promise<FramedPage<string>> {
     const t = tableNamer(em);
-    return query<EventRow>(
+    return readFrame(
       em,
-      `with ${visibilityCte(t)}
-       select t.id, t.sequence::text as sequence, t.occurrence_id, o.vehicle_id, t.kind, ${isoSql('t.observed_at')} as observed_at, t.bootstrap,
-              not (${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')}) as hidden
-         from ${t('fault_transition')} t join ${t('fault_occurrence')} o on o.id = t.occurrence_id
-        where t.connection_id = ?::uuid and t.sequence > ?::bigint
-        order by t.sequence limit ?`,
-      [connectionId, connectionId, after, limit],
+      {
+        sql: `with ${visibilityCte(t)}
+         select json_build_object('id', t.id, 'sequence', t.sequence, 'connection_id', t.connection_id, 'occurrence_id', t.occurrence_id, 'vehicle_id', o.vehicle_id,
+                  'kind', t.kind, 'observed_at', ${isoSql('t.observed_at')}, 'bootstrap', t.bootstrap) as body,
+                to_json(t.sequence::text) as position,
+                ${visibleVehicleSql('o.vehicle_id', 'o.vehicle_source_id')} as shown
+           from ${t('fault_transition')} t join ${t('fault_occurrence')} o on o.id = t.occurrence_id
+          where t.connection_id = ?::uuid and t.sequence > ?::bigint
+          order by t.sequence`,
+        params: [connectionId, connectionId, after],
+        passesHidden: true,
+      },
+      { limit, maxBytes: UNBOUNDED_BYTES },
     );
   }
 

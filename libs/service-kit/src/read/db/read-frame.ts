@@ -9,7 +9,8 @@
  *   remain;
  * - the JSON array text of the items taken, the position of the last one, and `hasMore`.
  * Rows the reader must not show (hidden vehicles, values outside the public shape) are left out by
- * the caller's WHERE, so a walk never stalls on them and no chunk loop is needed.
+ * the caller's WHERE, so a walk never stalls on them and no chunk loop is needed — or, for a feed
+ * whose position must pass them, selected with `shown = false` (`passesHidden`).
  * Numbering: `row_number() over ()` over the caller's ordered, limited subquery keeps its order
  * (PostgreSQL hands a subquery's sorted rows to the window unchanged; the frame's int-spec walks
  * pages in order to hold it to that).
@@ -20,6 +21,12 @@ import { query, type Em } from '@switchyard/persistence';
 export interface FrameRows {
   sql: string;
   params: readonly unknown[];
+  /**
+   * The rows also select `shown` (boolean): a row not shown still counts against `limit` and moves
+   * the position past it, but is not served (the fault feed passes hidden vehicles' transitions, so
+   * a durable cursor never serves them later). Without it every row selected is served.
+   */
+  passesHidden?: boolean;
 }
 
 export interface FramedPage<P> {
@@ -28,7 +35,7 @@ export interface FramedPage<P> {
   count: number;
   /** More rows follow the last item served (the limit or the byte budget ended the page). */
   hasMore: boolean;
-  /** Position of the last item served; absent on an empty page. */
+  /** Position of the last row taken (served, or passed when hidden); absent when none was. */
   last?: P;
 }
 
@@ -39,11 +46,11 @@ export const positionTimeSql = (column: string) => `to_char(${column} at time zo
 export async function readFrame<P>(em: Em, rows: FrameRows, page: { limit: number; maxBytes: number }): Promise<FramedPage<P>> {
   const [row] = await query<{ items: string | null; count: number; has_more: boolean | null; last: P | null }>(
     em,
-    `with r as (select body::text as body, position, row_number() over () as n from (${rows.sql} limit ?) q),
-          s as (select body, position, n, 1 + sum(octet_length(body) + 1) over (order by n) as bytes from r),
-          t as (select body, position, n, n = 1 or (n <= ? and bytes <= ?) as taken from s)
-     select '[' || string_agg(body, ',' order by n) filter (where taken) || ']' as items,
-            count(*) filter (where taken)::int as count,
+    `with r as (select body::text as body, position, ${rows.passesHidden ? 'shown' : 'true'} as shown, row_number() over () as n from (${rows.sql} limit ?) q),
+          s as (select body, position, shown, n, 1 + sum(case when shown then octet_length(body) + 1 else 0 end) over (order by n) as bytes from r),
+          t as (select body, position, shown, n, n = 1 or (n <= ? and bytes <= ?) as taken from s)
+     select '[' || string_agg(body, ',' order by n) filter (where taken and shown) || ']' as items,
+            count(*) filter (where taken and shown)::int as count,
             bool_or(not taken) as has_more,
             (array_agg(position order by n desc) filter (where taken))[1] as last
        from t`,
