@@ -8,10 +8,11 @@ import type { FaultRecord, Observation, TripRecord, VehicleRecord } from '@switc
 import { createGeotabAdapter, logRecordSchema, ProviderError } from '@switchyard/providers';
 import { createAccountFleet, swappedSerial } from '../src/common/account-fleet.js';
 import type { Scenario } from '../src/common/scenario.types.js';
-import { geotabDeviceId, LOG_STEP_MS, SESSION_TTL_MS } from '../src/geotab/index.js';
+import { CATALOG_FAULTS, CATALOG_FAULT_KEYS } from '../src/fleet/catalog.js';
+import { faultDiagnosticId, geotabDeviceId, LOG_STEP_MS, SESSION_TTL_MS } from '../src/geotab/index.js';
 import { allPages, DAY, HOUR, iso, NOW, rpc, startGeotabHarness, type GeotabHarness } from './geotab-contract.support.js';
 
-const DATABASES = ['storm', 'errors', 'slow', 'trunc', 'revoke', 'perm', 'field', 'dup', 'late', 'odo', 'swap', 'limits', 'auth'] as const;
+const DATABASES = ['storm', 'errors', 'slow', 'trunc', 'revoke', 'perm', 'field', 'dup', 'late', 'odo', 'swap', 'standing', 'limits', 'auth'] as const;
 let h: GeotabHarness;
 beforeAll(async () => {
   h = await startGeotabHarness(DATABASES);
@@ -233,5 +234,31 @@ describe('data scenarios', () => {
     const trips = (await adapter.trips({ from: iso(NOW - 2 * DAY), to: iso(NOW), vehicleSourceIds: [geotabDeviceId(4)] })).items as TripRecord[];
     expect(trips.length).toBe(h.fleet.tripsBetween(4, NOW - 2 * DAY, NOW, NOW).length);
     h.sim.clearScenarios('swap');
+  });
+
+  // Issue 23's shape: a fault already active when a connection starts watching. The simulator's
+  // own schedule has such faults by chance; this scenario makes one certain.
+  it('standing fault: FaultData at its opening and at each ignition after, none in a window without one; gone after its clear', async () => {
+    const v = 4;
+    const openedAtMs = NOW - 2 * DAY - 7 * 60_000;
+    const clearedAtMs = NOW - 2 * HOUR;
+    const raised = new Set([...h.fleet.faultEventsBetween(v, NOW - 10 * DAY, NOW)].map((e) => e.fault.key));
+    const fault = CATALOG_FAULT_KEYS.find((k) => !raised.has(k) && !h.fleet.stateAt(v, NOW - 10 * DAY).activeFaults.some((f) => f.key === k))!;
+    const diagnostic = faultDiagnosticId(CATALOG_FAULTS.get(fault)!);
+    set('standing', [{ kind: 'standing_fault', vehicleIndex: v, fault, openedAtMs, clearedAtMs }]);
+    const adapter = h.adapter('standing');
+    const records = async (fromMs: number, toMs: number) =>
+      (await readAll<FaultRecord>((cursor) => adapter.faults({ from: iso(fromMs), to: iso(toMs), vehicleSourceIds: [geotabDeviceId(v)], cursor }) as Promise<{ items: FaultRecord[]; next: string | null }>)).items
+        .filter((r) => r.faultKey.split('|')[1] === diagnostic)
+        .map((r) => Date.parse(r.observedAt))
+        .sort((a, b) => a - b);
+    const ignitions = h.fleet.tripsBetween(v, openedAtMs, clearedAtMs, NOW).map((t) => t.startMs).filter((t) => t > openedAtMs && t < clearedAtMs);
+    expect(ignitions.length).toBeGreaterThan(0);
+    expect(await records(NOW - 7 * DAY, NOW)).toEqual([openedAtMs, ...ignitions]);
+    // A five-minute window just after the opening, before any ignition: nothing, although the fault is active.
+    expect(ignitions[0]! - openedAtMs).toBeGreaterThan(10 * 60_000);
+    expect(await records(openedAtMs + 60_000, openedAtMs + 6 * 60_000)).toEqual([]);
+    h.sim.clearScenarios('standing');
+    expect(await records(NOW - 7 * DAY, NOW)).toEqual([]);
   });
 });

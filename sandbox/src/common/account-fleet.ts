@@ -8,8 +8,12 @@
  * - late_history: `historyVisible(t)` is false for t in [fromMs, toMs) until the clock passes
  *   `availableAtMs`; `sampleTimes`, `tripsBetween` and `faultEventsBetween` leave such times out.
  *   `stateAt` is not filtered: it is also the latest-state source.
+ * - standing_fault: the catalog fault is active from `openedAtMs` until `clearedAtMs` (stateAt's
+ *   activeFaults, unless the vehicle's own schedule has the key active then) and opens and clears
+ *   in faultEventsBetween, so every provider renders it as it renders the vehicle's own faults.
  */
-import type { Fleet, SimTrip, SimVehicle, SimClock, VehicleState } from '../fleet/fleet.types.js';
+import { CATALOG_FAULTS, faultKey } from '../fleet/catalog.js';
+import type { Fleet, SimFault, SimFaultEvent, SimTrip, SimVehicle, SimClock, VehicleState } from '../fleet/fleet.types.js';
 import { Stream, hashString } from '../fleet/prng.js';
 import type { Scenario } from './scenario.types.js';
 import type { AccountFleet } from './sim-kit.types.js';
@@ -17,6 +21,14 @@ import type { AccountFleet } from './sim-kit.types.js';
 type Reset = Extract<Scenario, { kind: 'odometer_reset' }>;
 type Swap = Extract<Scenario, { kind: 'device_swap' }>;
 type Late = Extract<Scenario, { kind: 'late_history' }>;
+type Standing = Extract<Scenario, { kind: 'standing_fault' }>;
+
+/** The SimFault of a standing_fault scenario (its code from the catalog; the schema admits catalog keys only). */
+function standingFault(s: Standing, clearedAtMs: number | null): SimFault {
+  const code = CATALOG_FAULTS.get(s.fault);
+  if (!code) throw new Error(`standing_fault: ${s.fault} is not a catalog fault`);
+  return { key: faultKey(code), protocol: code.protocol, code: code.code, ...(code.spn !== undefined ? { spn: code.spn, fmi: code.fmi } : {}), description: code.description, openedAtMs: s.openedAtMs, clearedAtMs };
+}
 
 const SERIAL_CHARS = 'ABCDEFGHJKLMNPRSTUVWXYZ23456789';
 
@@ -56,10 +68,29 @@ export function createAccountFleet(fleet: Fleet, clock: SimClock, scenarios: () 
     return { ...vehicle, serialNumber: swappedSerial(vehicle.serialNumber, swaps.length), updatedAtMs: Math.max(vehicle.updatedAtMs, lastSwap) };
   };
 
+  const standing = (v: number): Standing[] => of('standing_fault').filter((s) => s.vehicleIndex === v);
+
   const stateAt = (v: number, tMs: number): VehicleState => {
     const state = fleet.stateAt(v, tMs);
     const odometerM = resetOdometer(v, tMs, state.odometerM);
-    return odometerM === state.odometerM ? state : { ...state, odometerM };
+    const own = new Set(state.activeFaults.map((f) => f.key));
+    const extra = standing(v)
+      .filter((s) => s.openedAtMs <= tMs && tMs < (s.clearedAtMs ?? Infinity))
+      .map((s) => standingFault(s, null))
+      .filter((f) => !own.has(f.key));
+    if (odometerM === state.odometerM && extra.length === 0) return state;
+    const activeFaults = [...state.activeFaults, ...extra].sort((a, b) => a.openedAtMs - b.openedAtMs || a.key.localeCompare(b.key));
+    return { ...state, odometerM, activeFaults };
+  };
+
+  const faultEventsBetween = (v: number, fromMs: number, toMs: number): SimFaultEvent[] => {
+    const events = [...fleet.faultEventsBetween(v, fromMs, toMs)];
+    for (const s of standing(v)) {
+      const cleared = s.clearedAtMs !== undefined && s.clearedAtMs < toMs ? s.clearedAtMs : null;
+      if (s.openedAtMs >= fromMs && s.openedAtMs < toMs) events.push({ vehicleIndex: v, fault: standingFault(s, cleared), kind: 'opened', tMs: s.openedAtMs });
+      if (s.clearedAtMs !== undefined && s.clearedAtMs >= fromMs && s.clearedAtMs < toMs) events.push({ vehicleIndex: v, fault: standingFault(s, s.clearedAtMs), kind: 'cleared', tMs: s.clearedAtMs });
+    }
+    return events.filter((e) => historyVisible(e.tMs)).sort((a, b) => a.tMs - b.tMs || a.fault.key.localeCompare(b.fault.key));
   };
 
   const tripsBetween = (v: number, fromMs: number, toMs: number, nowMs: number): readonly SimTrip[] =>
@@ -80,7 +111,7 @@ export function createAccountFleet(fleet: Fleet, clock: SimClock, scenarios: () 
     vehicle: (index) => withSerial(fleet.vehicle(index)),
     stateAt,
     tripsBetween,
-    faultEventsBetween: (v, fromMs, toMs) => fleet.faultEventsBetween(v, fromMs, toMs).filter((e) => historyVisible(e.tMs)),
+    faultEventsBetween,
     sampleTimes: (v, fromMs, toMs, stepMs) => fleet.sampleTimes(v, fromMs, toMs, stepMs).filter(historyVisible),
     deviceSerial: (v, tMs) => swappedSerial(fleet.vehicle(v).serialNumber, swapsAt(v, tMs)),
     historyVisible,

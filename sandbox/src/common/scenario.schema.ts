@@ -3,6 +3,7 @@
  * is refused with 400 and the zod issues, so a typo never silently disables a test's fault.
  */
 import { z } from 'zod';
+import { CATALOG_FAULT_KEYS } from '../fleet/catalog.js';
 import { PROVIDER_QUIRKS } from './provider-quirks.js';
 import type { Scenario } from './scenario.types.js';
 
@@ -29,6 +30,7 @@ export const scenarioSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('late_history'), fromMs: ms, toMs: ms, availableAtMs: ms }),
   z.strictObject({ kind: z.literal('odometer_reset'), vehicleIndex: z.number().int().min(0), atMs: ms, toMeters: z.number().min(0) }),
   z.strictObject({ kind: z.literal('device_swap'), vehicleIndex: z.number().int().min(0), atMs: ms }),
+  z.strictObject({ kind: z.literal('standing_fault'), vehicleIndex: z.number().int().min(0), fault: z.enum(CATALOG_FAULT_KEYS), openedAtMs: ms, clearedAtMs: ms.optional() }),
   z.strictObject({ kind: z.literal('provider_quirk'), quirk: z.enum(PROVIDER_QUIRKS), vehicleIndexes: z.array(z.number().int().min(0)).min(1).optional() }),
 ]);
 

@@ -38,6 +38,14 @@ export type Scenario =
   /** At `atMs` the vehicle's device (serial / gateway) changes; provider-side ids of the device change. */
   | { kind: 'device_swap'; vehicleIndex: number; atMs: number }
   /**
+   * The vehicle carries the catalog fault `fault` (its key, e.g. `obdii:P0420`) from `openedAtMs`
+   * until `clearedAtMs` (open-ended when absent), beside its own schedule — the shape of a fault
+   * already active when a connection starts watching (issue 23): Geotab reports it at its opening
+   * and at each ignition after, never inside a first window that no ignition falls in. Pick a code
+   * the vehicle's own schedule does not raise at those times.
+   */
+  | { kind: 'standing_fault'; vehicleIndex: number; fault: string; openedAtMs: number; clearedAtMs?: number }
+  /**
    * A shape real payloads of the provider take (provider-quirks.ts, docs/providers.md "Provider
    * fidelity"); per-vehicle quirks apply to `vehicleIndexes` (default [0]). Other providers ignore it.
    */

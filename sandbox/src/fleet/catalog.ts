@@ -109,3 +109,7 @@ export const J1939_CODES: readonly FaultCode[] = [
 export function faultKey(code: FaultCode): string {
   return code.protocol === 'obdii' ? `obdii:${code.code}` : `j1939:spn${code.spn}:fmi${code.fmi}`;
 }
+
+/** Every catalog fault by its key (the `standing_fault` scenario names one). */
+export const CATALOG_FAULTS: ReadonlyMap<string, FaultCode> = new Map([...OBDII_CODES, ...J1939_CODES].map((c) => [faultKey(c), c]));
+export const CATALOG_FAULT_KEYS = [...CATALOG_FAULTS.keys()] as [string, ...string[]];
