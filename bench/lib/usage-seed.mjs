@@ -10,7 +10,9 @@
  * runs) per vehicle, and the rollup epoch is moved before the seeded data (the rollups of every
  * seeded observation exist: a backfill).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { vehicleId } from '@switchyard/domain';
+import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { startTelemetryIngest, UsageRollupRepository } from '@switchyard/telemetry-ingest';
@@ -29,9 +31,12 @@ export function createUsageFixture({ vehicles, minutes, window }) {
     // The seed's generate_series inserts (1.6 million rows each for the fleet) outlive the 30 s
     // default statement_timeout on a loaded machine; the seed is untimed, so it may take its time.
     start: (common) => startTelemetryIngest({ ...common, databaseTimeouts: { statementMs: 900_000 } }),
-    seed: async ({ fixture, orm, config }) => {
+    seed: async ({ fixture, bus, orm, config }) => {
       const sourceIds = vehicleSourceIds(vehicles);
       await new ConnectionConfigStore(orm).apply({ ...config, approvedVehicleIds: sourceIds });
+      // The directory's hidden set (empty): vehicles are hidden until it has arrived (decision 0029).
+      const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: new Date().toISOString(), hidden: [] };
+      await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
       const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
       const schema = fixture.schemas['telemetry-ingest'];
       const t = (table) => `"${schema}"."${table}"`;
@@ -68,6 +73,10 @@ export function createUsageFixture({ vehicles, minutes, window }) {
         );
       }
       await execute(`update ${t('usage_rollup_epoch')} set started_at = ?::timestamptz`, [new Date(startMs - 86_400_000).toISOString()]);
+      for (let tries = 0; (await execute(`select 1 from ${t('vehicle_visibility')} where connection_id = ?::uuid`, [fixture.connectionId])).length === 0; tries++) {
+        if (tries > 600) throw new Error('the hidden set did not arrive within 60 s');
+        await sleep(100);
+      }
       for (const table of ['observations', 'usage_slot', 'usage_excluded_interval', 'connection_config']) await execute(`analyze ${t(table)}`);
       fixture.window = window;
       fixture.vehicleIds = ids.map(({ v }) => v).sort();

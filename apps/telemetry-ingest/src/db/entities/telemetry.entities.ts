@@ -57,6 +57,8 @@ export const UsageSlotEntity = defineEntity({
   name: 'UsageSlot',
   tableName: 'usage_slot',
   properties: { ...usageKey(), slotStart: p.datetime().primary(), amount: p.double(), coverageMs: p.double(), samples: p.integer(), sources: p.json() },
+  // Migration 0005: a vehicle's slots by time (reports' window reads, rebuild deletes).
+  indexes: [{ name: 'usage_slot_vehicle_time', properties: ['connectionId', 'vehicleId', 'slotStart'] }],
 });
 
 export const UsageExcludedIntervalEntity = defineEntity({
