@@ -179,6 +179,10 @@ describe('stored vehicles', () => {
         { vehicleId: vcl(a, 'h2'), sourceId: 'h2', visibility: 'hidden_by_status' },
         { vehicleId: vcl(a, 'h3'), sourceId: 'h3', visibility: 'hidden_by_exclude_list' },
       ].sort((x, y) => x.vehicleId.localeCompare(y.vehicleId)) });
+      // Under a status filter the set lists the stored vehicles it shows too (decision 0029): a vehicle in neither list was never stored here and stays hidden in every context.
+      // mutation: VehicleVisibilityService computing no `shown` → absent here → this fails.
+      expect(latest.shown).toEqual([vcl(a, 'h1')]);
+      expect(events.find((e) => e.hidden.length === 0)).not.toHaveProperty('shown');
 
       const base = `/v1/connections/${a}/vehicles`;
       expect(((await get(base, key.headers)).body as Assets).vehicles.map((v) => v.provider_id)).toEqual(['h1']);

@@ -41,11 +41,11 @@ describe('VehicleVisibilityRepository', () => {
     expect(await repository.state(db.em(), connectionId)).toBeUndefined();
     const [vehicle] = await repository.vehicles(db.em(), connectionId);
     const hidden: HiddenVehicle[] = [{ vehicleId: vehicle!.id, sourceId: vehicle!.source_id, visibility: 'hidden_by_status' }];
-    await repository.save(db.em(), connectionId, 1, { rule: 1 }, []);
-    await repository.save(db.em(), connectionId, 2, { rule: 2 }, hidden);
-    expect(await repository.state(db.em(), connectionId)).toEqual({ config_revision: 2, rules: { rule: 2 }, hidden, sequence: '2' });
+    await repository.save(db.em(), connectionId, 1, { rule: 1 }, { hidden: [], shown: null });
+    await repository.save(db.em(), connectionId, 2, { rule: 2 }, { hidden, shown: null });
+    expect(await repository.state(db.em(), connectionId)).toEqual({ config_revision: 2, rules: { rule: 2 }, hidden, shown: null, sequence: '2' });
     await repository.save(db.em(), connectionId, 3, { rule: 3 }, undefined);
-    expect(await repository.state(db.em(), connectionId)).toEqual({ config_revision: 3, rules: { rule: 3 }, hidden, sequence: '2' });
+    expect(await repository.state(db.em(), connectionId)).toEqual({ config_revision: 3, rules: { rule: 3 }, hidden, shown: null, sequence: '2' });
   });
 
   it('hands an unpublished row to one relay at a time', async () => {
@@ -61,7 +61,7 @@ describe('VehicleVisibilityRepository', () => {
     expect(await unpublished()).toEqual([]);
     await mark('1');
     expect(await unpublished()).toEqual([]);
-    await repository.save(db.em(), connectionId, 4, { rule: 4 }, []);
+    await repository.save(db.em(), connectionId, 4, { rule: 4 }, { hidden: [], shown: null });
     expect((await unpublished()).map((r) => r.sequence)).toEqual(['3']);
   });
 
@@ -72,13 +72,13 @@ describe('VehicleVisibilityRepository', () => {
     const hidden: HiddenVehicle[] = [{ vehicleId: vehicle!.id, sourceId: vehicle!.source_id, visibility: 'hidden_by_status' }];
     const changes = 20;
     for (let i = 0; i < changes; i++) {
-      await repository.save(db.em(), connectionId, 5 + i, { rule: 5 + i }, i % 2 === 0 ? hidden : []);
+      await repository.save(db.em(), connectionId, 5 + i, { rule: 5 + i }, { hidden: i % 2 === 0 ? hidden : [], shown: null });
       await inTransaction(db.orm, async (em) => repository.markPublished(em, await repository.unpublished(em, 100)));
     }
     const state = await repository.state(db.em(), connectionId);
     console.log(`[retention] visibility outbox: ${changes} published changes of one connection leave ${await rows()} row (sequence ${state?.sequence})`);
     expect(await rows()).toBe(1);
-    expect(state).toEqual({ config_revision: 4 + changes, rules: { rule: 4 + changes }, hidden: [], sequence: String(3 + changes) });
+    expect(state).toEqual({ config_revision: 4 + changes, rules: { rule: 4 + changes }, hidden: [], shown: null, sequence: String(3 + changes) });
     expect(await unpublished()).toEqual([]);
   });
 });

@@ -128,9 +128,9 @@ describe('fault reads', () => {
   // the configuration's lists ignored) → the two "not arrived" cases and "excluded by the held configuration" fail.
   it.each(VISIBILITY_CASES)('visibility: $name', async (c) => {
     const connectionId = await arrangeVisibilityCase(x, c);
-    await apply(connectionId, Object.keys(c.shown).map((v) => snapshot(v, at(0), ['a'])));
+    await apply(connectionId, Object.keys(c.expect).map((v) => snapshot(v, at(0), ['a'])));
     const [open, feed] = [await reads.open(em(), { connectionId, limit: 100 }), await reads.events(em(), { connectionId, limit: 100 })];
-    for (const [sourceId, shown] of Object.entries(c.shown)) {
+    for (const [sourceId, shown] of Object.entries(c.expect)) {
       const id = vehicleId({ connectionId, provider: 'samsara', sourceId });
       expect({ sourceId, open: open.faults.some((f) => f.vehicle_id === id), feed: feed.events.some((e) => e.vehicle_id === id) }).toEqual({ sourceId, open: shown, feed: shown });
     }

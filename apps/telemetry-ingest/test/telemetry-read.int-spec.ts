@@ -169,6 +169,7 @@ describe('telemetry reads', () => {
       configRevision: 1,
       computedAt: new Date().toISOString(),
       hidden: hidden.map((v) => ({ vehicleId: vcl(connectionId, v), sourceId: v, visibility: 'hidden_by_status' as const })),
+      shown: ['v1', 'v2', 'v3', 'v4'].filter((v) => !hidden.includes(v)).map((v) => vcl(connectionId, v)),
     });
     await hide(set('2', ['v2']));
     await pollUntil(async () => (await visibilitySequence(connectionId))[0]?.sequence === '2', { timeoutMs: 10_000 });
@@ -190,12 +191,13 @@ describe('telemetry reads', () => {
   });
 
   // The one visibility rule's cases, the same table fault-reads.int-spec.ts answers (libs/testing visibility-cases.ts).
-  // Mutation: visibleVehicleSql without `r.arrived` (show until the set arrives, fault-feed's old rule) → the two "not arrived" cases fail here and there.
+  // Mutations: visibleVehicleSql without `r.arrived` (show until the set arrives, fault-feed's old rule) → the two "not arrived" cases fail here and there;
+  // without the `shown_vehicle` condition → "never stored by the directory" and "a set without shown" fail.
   it.each(VISIBILITY_CASES)('visibility: $name', async (c) => {
     const connectionId = await arrangeVisibilityCase(x, c);
-    await ingest(connectionId, Object.keys(c.shown).map((v) => obs(v, { metric: 'location', value: { latitude: 50, longitude: 4 } })));
+    await ingest(connectionId, Object.keys(c.expect).map((v) => obs(v, { metric: 'location', value: { latitude: 50, longitude: 4 } })));
     const page = openFramed<FleetLocationV1, 'locations', ListLocationsReplyV1['meta']>(await x.h.client.request(RPCS.telemetry.locations, { connectionId, limit: 100, maxBytes: 100_000 }, { timeoutMs: 10_000 }), 'locations');
-    for (const [sourceId, shown] of Object.entries(c.shown)) {
+    for (const [sourceId, shown] of Object.entries(c.expect)) {
       const read = await latest(connectionId, vcl(connectionId, sourceId)).then(() => 'shown', (e: unknown) => (e instanceof RpcError ? e.code : e));
       expect({ sourceId, read, listed: page.locations.some((l) => l.vehicleId === vcl(connectionId, sourceId)) }).toEqual({ sourceId, read: shown ? 'shown' : 'not_found', listed: shown });
     }

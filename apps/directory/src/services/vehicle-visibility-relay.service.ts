@@ -29,7 +29,7 @@ export class VehicleVisibilityRelay extends PollingOutboxRelay<UnpublishedVisibi
   }
 
   protected publish(row: UnpublishedVisibilityRow): Promise<unknown> {
-    const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden };
+    const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden, ...(row.shown ? { shown: row.shown } : {}) };
     return this.runtime.bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
   }
 

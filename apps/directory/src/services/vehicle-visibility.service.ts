@@ -7,19 +7,20 @@
  * Which rules: the newest by revision among the config the caller hands in (a config event), the
  * directory's config projection and the rules stored with the last set — so a late or reordered
  * config never rolls visibility back. Without any config nothing is computed (the reads show
- * nothing for such a connection either). The set is sorted by vehicle id, so "changed" is a
- * plain comparison; a change of rules that hides the same vehicles publishes nothing.
+ * nothing for such a connection either). Under a status filter the set lists the shown vehicles
+ * too (decision 0029). Both lists are sorted by vehicle id, so "changed" is a plain comparison; a
+ * change of rules that hides and shows the same vehicles publishes nothing.
  */
 import { hasVisibilityRules, type VisibilityRules } from '@switchyard/domain';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
-import { VehicleVisibilityRepository, type HiddenVehicle } from '../db/repositories/vehicle-visibility.repository.js';
+import { VehicleVisibilityRepository, type ComputedSet } from '../db/repositories/vehicle-visibility.repository.js';
 import { visibilityOf } from './vehicles-read.service.js';
 
 type Rules = VisibilityRules & { readonly revision: number };
 
 /** Comparison key of a set (jsonb does not keep key order, so compare the members, not the JSON). */
-const key = (set: readonly HiddenVehicle[]) => set.map((h) => `${h.vehicleId}:${h.visibility}`).join(',');
+const key = (set: ComputedSet) => `${set.hidden.map((h) => `${h.vehicleId}:${h.visibility}`).join(',')}|${set.shown?.join(',') ?? '-'}`;
 
 const rulesOf = (c: Rules): Rules => ({ revision: c.revision, includeVehicleIds: c.includeVehicleIds, excludeVehicleIds: c.excludeVehicleIds, includeStatuses: c.includeStatuses });
 
@@ -40,17 +41,19 @@ export class VehicleVisibilityService {
     const options = [candidate, projected, state ? { ...(state.rules as VisibilityRules), revision: state.config_revision } : undefined].filter((r): r is Rules => r !== undefined);
     if (options.length === 0) return false;
     const rules = rulesOf(options.reduce((a, b) => (b.revision > a.revision ? b : a)));
-    const hidden: HiddenVehicle[] = [];
+    // Under a status filter the shown vehicles are listed too: one the directory never stored has no status and must stay hidden everywhere (decision 0029).
+    const set: ComputedSet = { hidden: [], shown: rules.includeStatuses.length > 0 ? [] : null };
     if (hasVisibilityRules(rules)) {
       for (const v of await this.repository.vehicles(em, connectionId)) {
         const visibility = visibilityOf(v, rules);
-        if (visibility !== 'visible') hidden.push({ vehicleId: v.id, sourceId: v.source_id, visibility });
+        if (visibility !== 'visible') set.hidden.push({ vehicleId: v.id, sourceId: v.source_id, visibility });
+        else set.shown?.push(v.id);
       }
     }
-    const changed = !state || key(state.hidden) !== key(hidden);
+    const changed = !state || key(state) !== key(set);
     if (!changed && state.config_revision === rules.revision) return false;
     const { revision, ...stored } = rules;
-    await this.repository.save(em, connectionId, revision, stored, changed ? hidden : undefined);
+    await this.repository.save(em, connectionId, revision, stored, changed ? set : undefined);
     return changed;
   }
 }

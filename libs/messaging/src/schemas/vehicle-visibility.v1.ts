@@ -5,7 +5,8 @@
  * after a configuration change or a vehicles batch. Each message is the whole set, not a delta, so
  * a consumer keeps the one with the highest `sequence` per connection and may drop the rest
  * (redelivery and reordering are harmless).
- * Invariant: a vehicle absent from `hidden` is visible; an empty `hidden` means nothing is hidden.
+ * Invariant: a vehicle listed in `hidden` is hidden; without a status filter every other vehicle is
+ * visible, with one (`shown` present) only the vehicles `shown` lists are.
  */
 import { vehicleIdSchema } from '@switchyard/contracts';
 import { VEHICLE_VISIBILITIES } from '@switchyard/domain';
@@ -28,6 +29,12 @@ export const vehicleVisibilityChangedV1 = z
         })
         .strict(),
     ),
+    /**
+     * Present when the rules filter by status (decision 0029): the stored vehicles the rules show.
+     * A vehicle in neither list is one the directory has not stored — its status is unknown, so the
+     * status filter hides it. Absent: no status filter (or a directory from before the field).
+     */
+    shown: z.array(vehicleIdSchema).optional(),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 /**
  * The local copy of the directory's hidden-vehicle sets, kept by every context that serves vehicle
- * data (telemetry-ingest, fault-feed; a context never reads the directory's schema). Shared here
+ * data (telemetry-ingest, fault-feed, enrichment; a context never reads the directory's schema). Shared here
  * instead of copied into each app; the entity and SQL live in ./db/ (vehicle-visibility.entity/
  * repository.ts), the table's DDL in each context's own migration. Enabled with
  * `ContextKitModule.forContext({ vehicleVisibility: true })`.

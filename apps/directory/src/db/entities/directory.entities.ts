@@ -130,7 +130,7 @@ export const DatasetHealthEntity = defineEntity({
   },
 });
 
-/** Migration 0005: the published vehicle visibility set per connection (and its outbox mark). */
+/** Migration 0005: the published vehicle visibility set per connection (and its outbox mark); `shown` migration 0018. */
 export const VehicleVisibilityEntity = defineEntity({
   name: 'VehicleVisibility',
   tableName: 'vehicle_visibility',
@@ -139,6 +139,7 @@ export const VehicleVisibilityEntity = defineEntity({
     configRevision: p.integer(),
     rules: p.json(),
     hidden: p.json(),
+    shown: p.json().nullable(),
     sequence: p.bigint(),
     publishedSequence: p.bigint().defaultRaw('0'),
     computedAt: p.datetime(),

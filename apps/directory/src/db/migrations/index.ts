@@ -8,6 +8,7 @@ import { Migration0014DriverPasses } from './migration-0014-driver-passes.js';
 import { Migration0015VehiclePasses } from './migration-0015-vehicle-passes.js';
 import { Migration0016PassUnits } from './migration-0016-pass-units.js';
 import { Migration0017VehicleVinOutbox } from './migration-0017-vehicle-vin-outbox.js';
+import { Migration0018VisibilityShown } from './migration-0018-visibility-shown.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const directoryMigrations = [
@@ -21,4 +22,5 @@ export const directoryMigrations = [
   Migration0015VehiclePasses,
   Migration0016PassUnits,
   Migration0017VehicleVinOutbox,
+  Migration0018VisibilityShown,
 ];

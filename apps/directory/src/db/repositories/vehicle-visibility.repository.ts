@@ -14,17 +14,21 @@ const VISIBILITY_LOCK = 0x53575656;
 
 export type HiddenVehicle = VehicleVisibilityChangedV1['hidden'][number];
 
-export interface VisibilityStateRow {
+/** The computed set: the hidden vehicles and, under a status filter, the shown ones (null without one). */
+export interface ComputedSet {
+  hidden: HiddenVehicle[];
+  shown: string[] | null;
+}
+
+export interface VisibilityStateRow extends ComputedSet {
   config_revision: number;
   rules: unknown;
-  hidden: HiddenVehicle[];
   sequence: string;
 }
 
-export interface UnpublishedVisibilityRow {
+export interface UnpublishedVisibilityRow extends ComputedSet {
   connection_id: string;
   config_revision: number;
-  hidden: HiddenVehicle[];
   sequence: string;
   computed_at: string;
 }
@@ -41,33 +45,33 @@ export class VehicleVisibilityRepository {
   async state(em: Em, connectionId: string): Promise<VisibilityStateRow | undefined> {
     const [row] = await query<VisibilityStateRow>(
       em,
-      `select config_revision, rules, hidden, sequence::text as sequence from ${tableNamer(em)('vehicle_visibility')} where connection_id = ?::uuid`,
+      `select config_revision, rules, hidden, shown, sequence::text as sequence from ${tableNamer(em)('vehicle_visibility')} where connection_id = ?::uuid`,
       [connectionId],
     );
     return row;
   }
 
-  /** Stores the rules used; when `hidden` is given the set changed: store it and bump the sequence. */
-  async save(em: Em, connectionId: string, revision: number, rules: unknown, hidden: HiddenVehicle[] | undefined): Promise<void> {
+  /** Stores the rules used; when `set` is given it changed: store it and bump the sequence. */
+  async save(em: Em, connectionId: string, revision: number, rules: unknown, set: ComputedSet | undefined): Promise<void> {
     const t = tableNamer(em)('vehicle_visibility');
-    if (hidden === undefined) {
+    if (set === undefined) {
       await query(em, `update ${t} set config_revision = ?, rules = ?::jsonb where connection_id = ?::uuid`, [revision, JSON.stringify(rules), connectionId]);
       return;
     }
     await query(
       em,
-      `insert into ${t} as v (connection_id, config_revision, rules, hidden, sequence, computed_at)
-       values (?::uuid, ?, ?::jsonb, ?::jsonb, 1, now())
+      `insert into ${t} as v (connection_id, config_revision, rules, hidden, shown, sequence, computed_at)
+       values (?::uuid, ?, ?::jsonb, ?::jsonb, ?::jsonb, 1, now())
        on conflict (connection_id) do update set config_revision = excluded.config_revision, rules = excluded.rules,
-         hidden = excluded.hidden, sequence = v.sequence + 1, computed_at = now()`,
-      [connectionId, revision, JSON.stringify(rules), JSON.stringify(hidden)],
+         hidden = excluded.hidden, shown = excluded.shown, sequence = v.sequence + 1, computed_at = now()`,
+      [connectionId, revision, JSON.stringify(rules), JSON.stringify(set.hidden), set.shown === null ? null : JSON.stringify(set.shown)],
     );
   }
 
   async unpublished(em: Em, limit: number): Promise<UnpublishedVisibilityRow[]> {
     return query<UnpublishedVisibilityRow>(
       em,
-      `select connection_id, config_revision, hidden, sequence::text as sequence, ${isoSql('computed_at')} as computed_at
+      `select connection_id, config_revision, hidden, shown, sequence::text as sequence, ${isoSql('computed_at')} as computed_at
          from ${tableNamer(em)('vehicle_visibility')} where published_sequence < sequence
         order by connection_id limit ? for update skip locked`,
       [limit],

@@ -13,6 +13,7 @@ export const VehicleVisibilityEntity = defineEntity({
     sequence: p.bigint(),
     configRevision: p.integer().nullable(),
     hidden: p.json(),
+    shown: p.json().nullable(),
     receivedAt: p.datetime().defaultRaw('now()'),
   },
 });
