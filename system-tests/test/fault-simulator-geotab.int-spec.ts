@@ -30,8 +30,9 @@
  * Mutations tried: no first-pass look-back in the collector (purpose-fetchers runFaults) → the
  * faults active before the first window are missing from the feed and the open faults; bootstrap
  * opens at their first record (no `watchedFrom` in fault-derivation) → opened_at and the history's
- * transitions differ; no `read` on the batches → faultsObservedAt stays null for a vehicle without
- * records; bootstrap only for the connection's first batch (fault-feed before the
+ * transitions differ; no `read` on the batches → fault-feed loses the window's end (the timeout
+ * falls back to the fetch's wall clock: the transitions differ; faultsObservedAt would stay null
+ * for a vehicle without records); bootstrap only for the connection's first batch (fault-feed before the
  * `explicit-bootstrap:<syncId>` mark) → the first pass's faults of all but one vehicle lose
  * `bootstrap`; the late-duplicate rule removed → extra opens and clears.
  */
