@@ -11,6 +11,7 @@ import { CollectionScheduler } from './scheduler/collection-scheduler.service.js
 import { SCHEDULED_RUN_CREATOR } from './scheduler/scheduled-run.port.js';
 import { ProviderAdapterFactory } from './providers/adapter-factory.js';
 import { SyncLifecycleService } from './services/sync-lifecycle.service.js';
+import { SyncRetention } from './services/sync-retention.service.js';
 import { UnitReceiptService } from './services/unit-receipts.service.js';
 import { VehicleRefreshService } from './services/vehicle-refresh.service.js';
 
@@ -22,7 +23,8 @@ import { VehicleRefreshService } from './services/vehicle-refresh.service.js';
     // The scheduler creates its runs through a port; the lifecycle service implements it today.
     { provide: SCHEDULED_RUN_CREATOR, useExisting: SyncLifecycleService },
     CollectionScheduler,
+    SyncRetention,
   ],
-  exports: [SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, CollectionScheduler],
+  exports: [SyncRetention, SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, CollectorService, CollectionScheduler],
 })
 export class SyncOrchestratorModule {}

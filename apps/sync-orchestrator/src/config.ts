@@ -83,6 +83,10 @@ export const syncOrchestratorEnvSchema = baseEnvSchema.extend({
   SCHEDULE_RUN_MAX_UNITS: z.coerce.number().int().min(1).max(SYNC_PLAN.maxUnits).default(SYNC_PLAN.maxUnits),
   /** Most serialized plan bytes of one scheduled run, like SCHEDULE_RUN_MAX_UNITS; at most and by default 4 MiB. */
   SCHEDULE_RUN_MAX_BYTES: z.coerce.number().int().min(1_024).max(SYNC_PLAN.maxBytes).default(SYNC_PLAN.maxBytes),
+  /** Days a completed or failed public sync is kept after its last change (decision 0030); then GET answers 404. */
+  SYNC_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /** Hours a completed or failed internal run (scheduled collection, never visible through /v1/syncs) is kept (decision 0030). */
+  INTERNAL_RUN_RETENTION_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
 });
 
 export type SyncOrchestratorEnv = z.output<typeof syncOrchestratorEnvSchema>;
@@ -95,6 +99,13 @@ export interface SyncOrchestratorSettings {
   adapterCacheTtlMs: number;
   collector: CollectorSettings;
   scheduler: SchedulerSettings;
+  retention: SyncRetentionSettings;
+}
+
+/** How long terminal syncs are kept (decision 0030). */
+export interface SyncRetentionSettings {
+  publicMs: number;
+  internalMs: number;
 }
 
 export interface SchedulerSettings {
@@ -150,5 +161,6 @@ export function loadSyncOrchestratorSettings(env: NodeJS.ProcessEnv, overrides: 
       maxCatchUpMs: parsed.SCHEDULE_MAX_CATCH_UP_MS,
       runLimits: { maxUnits: parsed.SCHEDULE_RUN_MAX_UNITS, maxBytes: parsed.SCHEDULE_RUN_MAX_BYTES },
     },
+    retention: { publicMs: parsed.SYNC_RETENTION_DAYS * 86_400_000, internalMs: parsed.INTERNAL_RUN_RETENTION_HOURS * 3_600_000 },
   };
 }

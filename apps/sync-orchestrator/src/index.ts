@@ -37,12 +37,13 @@ export function startSyncOrchestrator({ providerBaseUrls, env = process.env, col
 }
 
 export { SyncOrchestratorModule } from './app.module.js';
+export { pruneSyncHistory, SyncRetention, SYNC_PRUNE_UNITS } from './services/sync-retention.service.js';
 export { UnitReceiptService, DEFAULT_LEASE_MS, type ReceiptResult, type BatchReceiptResult, type BatchReceiptOutcome } from './services/unit-receipts.service.js';
 export { SyncLifecycleService, type CreateInternalRunInput, type CreateInternalRunResult, type InternalRun } from './services/sync-lifecycle.service.js';
 export { ProviderAdapterFactory, type ConnectionAdapter } from './providers/adapter-factory.js';
 export { PgRequestBudget, type PgRequestBudgetOptions } from './providers/pg-request-budget.js';
 export { budgetAccountKey, PROVIDER_RATES, type BudgetRate } from './providers/provider-rates.js';
-export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SchedulerSettings, type SyncOrchestratorSettings } from './config.js';
+export { loadSyncOrchestratorSettings, syncOrchestratorEnvSchema, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SchedulerSettings, type SyncOrchestratorSettings, type SyncRetentionSettings } from './config.js';
 export type { LeasedUnit, ReceiptEvidence, ReceiptOutcome } from './db/repositories/unit-lease.repository.js';
 export type { UnitBatch } from './db/repositories/unit-batch.repository.js';
 export {

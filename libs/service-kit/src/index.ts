@@ -23,6 +23,7 @@ export * from './ingest/db/ingest-ledger.entities.js';
 export * from './ingest/ingest-pipeline.js';
 export * from './ingest/ingest-settings.js';
 export * from './ingest/ledger-retention.js';
+export * from './retention.js';
 export * from './outbox/polling-outbox-relay.js';
 export * from './read/db/read-frame.js';
 export * from './read/db/json-shape.js';

@@ -21,7 +21,8 @@ import { startService, type RunningService, type ServiceDefinition, type StartOp
 import { STREAMS } from '@switchyard/messaging';
 import type { Orm } from '@switchyard/persistence';
 import { loadConfig } from '../config.js';
-import { startLedgerRetention, startRetentionPasses } from './ledger-retention.js';
+import { startLedgerRetention } from './ledger-retention.js';
+import { startRetentionPasses } from '../retention.js';
 
 export const DEFAULT_INGEST_ACK_WAIT_MS = 60_000;
 
