@@ -15,6 +15,8 @@
  *   write into the month the cache still lists fails with "no partition of relation … found for row".
  *   Past the one-day margin (clock skew) such a write fails once and the cache forgets the month
  *   (mutation tried: no forgetting in `write` — the partition is not recreated, "toContain" fails).
+ * - a usage report whose window starts before the horizon names `window_beyond_retention` in its
+ *   `limitations` (the dropped time is unobserved; the reason tells it from never collected).
  * - the DLQ stream (dead letters of every context) is provisioned with its 90-day max age.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -137,6 +139,14 @@ describe('observation retention', () => {
       endTime: ago(469 * DAY),
     });
     expect(report.metric).toMatchObject({ status: 'missing', value: null });
+    // …and says why (issue 25 item 2): the window reaches past the retention; a recent window does not.
+    // mutation: withRetentionLimit left out of the counter and utilization reports → these fail.
+    expect(report.limitations).toContain('window_beyond_retention');
+    const vehicle = vehicleId({ connectionId, provider: 'samsara', sourceId: 'v1' });
+    const old = await reports.utilization(x.h.service.runtime.orm.em.fork(), { connectionId, vehicleId: vehicle, startTime: ago(402 * DAY), endTime: ago(398 * DAY) });
+    expect(old.utilization.limitations).toContain('window_beyond_retention');
+    const recent = await reports.utilization(x.h.service.runtime.orm.em.fork(), { connectionId, vehicleId: vehicle, startTime: ago(399 * DAY), endTime: ago(397 * DAY) });
+    expect(recent.utilization.limitations).not.toContain('window_beyond_retention');
   });
 
   it('a late batch after the drop: readings past the horizon move the latest reading only and recreate no partition', async () => {

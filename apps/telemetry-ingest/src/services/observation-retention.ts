@@ -13,6 +13,7 @@
  * month; reads reaching before that find nothing there (decision 0025: history pages hold what is
  * kept, usage counters report the dropped time as unobserved — `missing` or `partial`, never zero).
  */
+import { sortLimitations, type UsageLimitation } from '@switchyard/domain';
 import type { Orm } from '@switchyard/persistence';
 import { ObservationRepository } from '../db/repositories/observation.repository.js';
 import { UsageRollupRepository } from '../db/repositories/usage-rollup.repository.js';
@@ -27,6 +28,15 @@ const CHUNK = 10_000;
 /** The oldest observation time ingest still stores in history at `now`. */
 export function observationHorizon(now: Date): Date {
   return new Date(now.getTime() - OBSERVATION_RETENTION_MS);
+}
+
+/**
+ * A usage report's `limitations` with `window_beyond_retention` when its window starts before the
+ * horizon at `now` (issue 25 item 2): the dropped time reads as unobserved (`missing` or `partial`),
+ * and this reason tells it apart from time that was never collected.
+ */
+export function withRetentionLimit(limitations: UsageLimitation[], window: { startMs: number }, now = new Date()): UsageLimitation[] {
+  return window.startMs < observationHorizon(now).getTime() ? sortLimitations([...limitations, 'window_beyond_retention']) : limitations;
 }
 
 /** The first instant still kept at `now`: the start of the month holding `now − retention − 1 day`. */

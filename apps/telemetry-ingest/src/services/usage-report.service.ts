@@ -55,6 +55,7 @@ import {
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore, VehicleVisibilityStore } from '@switchyard/service-kit';
 import { UsageObservationRepository, emptyUsageObservations } from '../db/repositories/usage-observation.repository.js';
+import { withRetentionLimit } from './observation-retention.js';
 import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlots } from '../db/repositories/usage-rollup.repository.js';
 
 const notFound = () => new RpcError('not_found', 'no such vehicle on this connection');
@@ -102,7 +103,7 @@ export function utilizationReport(vehicleId: string, views: UtilizationViews, wi
     distance: counterOf(u.distance),
     idleTime: counterOf(u.idleTime),
     engineOnPercentOfObservedTime: u.engineOnPercentOfObservedTime,
-    limitations: u.limitations,
+    limitations: withRetentionLimit(u.limitations, window),
   };
 }
 
@@ -214,7 +215,7 @@ export class UsageReportService {
         window: { startTime: iso(window.startMs), endTime: iso(window.endMs) },
         metric: counterOf(figure),
         definition: COUNTER_REPORT_DEFINITIONS[request.report],
-        limitations: figure.limitations,
+        limitations: withRetentionLimit(figure.limitations, window),
       },
     };
   }

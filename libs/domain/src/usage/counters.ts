@@ -49,6 +49,7 @@ export const USAGE_LIMITATIONS = {
   unobserved_gaps: `part of the window lies in no valid or excluded interval (observations more than ${MAX_OBSERVATION_GAP_SECONDS} s apart, or none yet at the window's edge): that time is unobserved, not zero usage`,
   engine_runtime_from_engine_state: 'no engine-hours counter was observed: engine runtime comes from engine-state intervals (on and idle count as running)',
   other_sources_ignored: 'the metric was reported by more than one source: only the source with the most valid observed time is counted (`sources`)',
+  window_beyond_retention: 'the window starts more than 400 days ago, before the kept observation history (decision 0025): readings there may have been dropped, so that time counts as unobserved, never as zero usage',
 } as const;
 export type UsageLimitation = keyof typeof USAGE_LIMITATIONS;
 
