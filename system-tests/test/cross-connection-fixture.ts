@@ -40,7 +40,7 @@ export interface Tenant {
   syncIds: string[];
 }
 
-/** Waits until every context started beside the gateway projected the connection's configuration at `config.revision`. */
+/** Waits until every context started beside the gateway projected the connection's configuration at `config.revision` (and, with the directory running, its visibility set). */
 export async function waitProjectedEverywhere(gw: TestGateway, config: ConnectionConfig): Promise<void> {
   await gw.flushOutbox();
   const services = [gw.directory, gw.orchestrator, gw.faultFeed, gw.telemetryIngest].filter((s): s is RunningService => s !== undefined);
@@ -50,6 +50,14 @@ export async function waitProjectedEverywhere(gw: TestGateway, config: Connectio
       async () => (await execute<{ revision: number }>(service, `select revision from "${schema}".connection_config where connection_id = ?::uuid`, [config.connectionId]))[0]?.revision === config.revision,
       { timeoutMs: 20_000, description: `config revision ${config.revision} in ${schema}` },
     );
+  }
+  // Telemetry and faults show nothing of a connection before the directory's first visibility set arrived (decision 0029).
+  for (const service of gw.directory ? [gw.faultFeed, gw.telemetryIngest].filter((s): s is RunningService => s !== undefined) : []) {
+    const schema = service.runtime.orm.em.config.get('schema');
+    await pollUntil(async () => (await execute(service, `select 1 from "${schema}".vehicle_visibility where connection_id = ?::uuid`, [config.connectionId])).length > 0, {
+      timeoutMs: 20_000,
+      description: `visibility set in ${schema}`,
+    });
   }
 }
 

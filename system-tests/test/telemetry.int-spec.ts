@@ -18,7 +18,8 @@
  * - history: a walk under concurrent ingest never repeats a sequence and serves every reading its
  *   snapshot holds (no gaps); the 400 reason codes; a key without the history grant gets 404.
  * Mutation tried: isVisible answering "visible" for every configured connection fails "a hidden
- * vehicle" (the SQL mutations are named in apps/telemetry-ingest/test/telemetry-read.int-spec.ts).
+ * vehicle" (before decision 0029 moved the rule into service-kit's SQL; its mutations are named in
+ * apps/telemetry-ingest/test/telemetry-read.int-spec.ts and apps/fault-feed/test/fault-reads.int-spec.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';

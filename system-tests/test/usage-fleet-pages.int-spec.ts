@@ -52,7 +52,8 @@ const get = (path: string) => gw.call('GET', `/v1/connections/${connectionId}${p
 
 beforeAll(async () => {
   // 10 s, not the harness's 1 s: a page computes three or four hourly reports, on a busy CI machine too.
-  gw = await startTestGateway({ telemetryIngest: true, rpcTimeoutMs: 10_000 });
+  // The directory too: it publishes the connection's visibility set, without which telemetry shows no vehicle (decision 0029).
+  gw = await startTestGateway({ directory: true, telemetryIngest: true, rpcTimeoutMs: 10_000 });
   const nc = await connect({ servers: gw.natsUrl, reconnect: false });
   maxPayload = nc.info!.max_payload;
   await nc.close();
