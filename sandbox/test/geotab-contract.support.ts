@@ -27,11 +27,12 @@ export interface GeotabHarness {
   close(): Promise<void>;
 }
 
-export async function startGeotabHarness(databases: readonly string[], seed = 'geotab-contract'): Promise<GeotabHarness> {
+/** `rateLimitWallNow`: the simulator's rate-limit clock (a test that counts admitted requests freezes it). */
+export async function startGeotabHarness(databases: readonly string[], seed = 'geotab-contract', rateLimitWallNow?: () => number): Promise<GeotabHarness> {
   const fleet = createFleet({ seed, vehicles: 25 });
   const clock = fixedClock(NOW);
   const accounts = databases.map((id) => ({ id, userName: `svc-${id}-fleetapi@example.com`, password: `pw-${id}-7Qx` }));
-  const sim = await startSimulator(geotabSimulator, { port: 0, fleet, clock, accounts, controlApi: true });
+  const sim = await startSimulator(geotabSimulator, { port: 0, fleet, clock, accounts, controlApi: true, rateLimitWallNow });
   const account = (id: string) => {
     const found = accounts.find((a) => a.id === id);
     if (!found) throw new Error(`no account ${id}`);

@@ -100,6 +100,12 @@ export interface StartSimulatorOptions {
   controlApi: boolean;
   /** Samsara's / Motive's OAuth settings (client, access-token TTL) in place of the SIM_OAUTH_* environment. */
   oauth?: Omit<OAuthOptions, 'controlApi'>;
+  /**
+   * The wall clock the rate-limit buckets refill on (default `performance.now()`): a test that counts
+   * the requests a limit admits freezes it, so a slow machine refilling a token mid-count cannot
+   * change the answer (tests never depend on timing).
+   */
+  rateLimitWallNow?: () => number;
 }
 
 export interface RunningSimulator {

@@ -49,7 +49,7 @@ function isErrorBody(body: unknown): boolean {
 export async function startSimulator(def: SimulatorDefinition, options: StartSimulatorOptions): Promise<RunningSimulator> {
   const accountInfo = new Map(options.accounts.map((a) => [a.id, a]));
   const book = new ScenarioBook([...accountInfo.keys()]);
-  const buckets = new TokenBuckets();
+  const buckets = new TokenBuckets(options.rateLimitWallNow);
   const stats = new TrafficStats();
   const sessions: SimContext['sessions'] = new Map();
   const fleets = new Map<string, AccountFleet>();
