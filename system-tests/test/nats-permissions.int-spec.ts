@@ -131,6 +131,13 @@ describe('deploy/nats/nats-server.conf', () => {
     await conns[service].flush();
     expect((await caller.request(subject, '', { timeout: 2_000 })).string()).toBe('pong');
     sub.unsubscribe();
+    if (service === 'telemetry-ingest') {
+      // The refresh route (decision 0019): the sync-orchestrator asks telemetry-ingest's stored read.
+      const latest = conns[service].subscribe('telemetry.read.latest', { queue: 'telemetry.read.latest', callback: (_e, m) => void m.respond('pong') });
+      await conns[service].flush();
+      expect((await conns['sync-orchestrator'].request('telemetry.read.latest', '', { timeout: 2_000 })).string()).toBe('pong');
+      latest.unsubscribe();
+    }
   });
 
   it('only the sync-orchestrator may request provider credentials, and only the gateway may answer', async () => {

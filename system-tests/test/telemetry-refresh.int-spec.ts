@@ -13,7 +13,9 @@
  * - an unknown vehicle and one hidden by the connection's exclude list are 404 (and claim no
  *   slot), a body is 400 `invalid_body`, a key without a grant on the connection 404;
  * - a disconnected connection is 404 from either gateway, exactly as without a grant, and claims
- *   no slot (system-tests/test/disconnected.int-spec.ts leaves this POST to this suite).
+ *   no slot (system-tests/test/disconnected.int-spec.ts leaves this POST to this suite);
+ * - the gateway serves a refresh with ONE bus request, `sync.collection.refresh` (issue 24 item 9,
+ *   decision 0019): the second gateway's bus records every subject it requests.
  * Mutations tried: the slot's claim always granted (RefreshSlotRepository.claim returning
  * `{granted: true}`) fails "the limit holds across gateways"; the fallback marking removed
  * (`withFallback` returning the status as it is) fails "a failing provider read".
@@ -24,6 +26,7 @@ import { PassThrough } from 'node:stream';
 import { coveredMetrics, vehicleId, type TelemetryMetric } from '@switchyard/domain';
 import { CredentialsAdmin, startGateway } from '@switchyard/gateway';
 import { capabilitiesFor, collectPages, createSamsaraAdapter, type ProviderAdapter } from '@switchyard/providers';
+import { RPCS, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { pollUntil, spawnSimulator, type NodeProcess } from '@switchyard/testing';
 import { validatedCall } from './gateway-client.js';
@@ -47,6 +50,8 @@ let connection: PipelineConnection;
 let adapter: ProviderAdapter;
 let ids: string[];
 let headers: Record<string, string>;
+/** Every subject the second gateway requested on the bus, in order. */
+const requested: string[] = [];
 
 const vcl = (sourceId: string) => vehicleId({ connectionId: connection.connectionId, provider: 'samsara', sourceId });
 const refreshPath = (sourceId: string) => `/v1/connections/${connection.connectionId}/vehicles/${vcl(sourceId)}/refresh`;
@@ -86,11 +91,17 @@ beforeAll(async () => {
   // A second gateway process on the same schemas (its own pool, bus connection and port).
   const sink = new PassThrough();
   sink.resume();
+  const bus = await stack.bus('gateway-second');
+  const request = bus.request.bind(bus);
+  bus.request = ((rpc, payload, options) => {
+    requested.push(rpc.subject);
+    return request(rpc, payload, options);
+  }) as MessageBus['request'];
   second = await startGateway({
     databaseUrl: stack.databaseUrl,
     environment: 'sandbox',
     allServiceSchemas: Object.values(stack.schemas),
-    bus: await stack.bus('gateway-second'),
+    bus,
     schema: stack.schemas.gateway,
     logger: createLogger({ service: 'gateway', level: 'warn', destination: sink }),
     http: { port: 0 },
@@ -145,6 +156,19 @@ describe('POST …/vehicles/{vehicleId}/refresh', () => {
     const other = await refresh(second.url!, ids[1]!);
     expect(other.status).toBe(200);
     expect((other.body as Telemetry).refreshStatus).toBe('fetched');
+  }, 60_000);
+
+  it('one bus request from the gateway per refresh, answered or rate limited', async () => {
+    requested.length = 0;
+    const limited = await refresh(second.url!, ids[1]!);
+    expect(limited.status).toBe(429);
+    expect(requested).toEqual([RPCS.collection.refresh.subject]);
+    requested.length = 0;
+    await stack.sql(`update $orchestrator.refresh_slot set granted_at = granted_at - interval '31 seconds' where connection_id = ?::uuid and vehicle_source_id = ?`, [connection.connectionId, ids[1]]);
+    const answered = await refresh(second.url!, ids[1]!);
+    expect(answered.status).toBe(200);
+    expect((answered.body as Telemetry).refreshStatus).toBe('fetched');
+    expect(requested).toEqual([RPCS.collection.refresh.subject]);
   }, 60_000);
 
   it('a failing provider read is still 200: failed, the stored readings marked fallback', async () => {

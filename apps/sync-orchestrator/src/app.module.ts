@@ -4,7 +4,6 @@ import { ContextKitModule } from '@switchyard/service-kit';
 import { CollectorService } from './collectors/collector.service.js';
 import { ConnectionHealthPublisher } from './collectors/connection-health.publisher.js';
 import { ReceiptHandler } from './handlers/receipt.handler.js';
-import { RefreshHandler } from './handlers/refresh.handler.js';
 import { SyncApiHandler } from './handlers/sync-api.handler.js';
 import { ApplicationGrantHandler } from './projections/application-grant.handler.js';
 import { CollectionScheduler } from './scheduler/collection-scheduler.service.js';
@@ -17,9 +16,9 @@ import { VehicleRefreshService } from './services/vehicle-refresh.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: true })],
-  controllers: [SyncApiHandler, ApplicationGrantHandler, ReceiptHandler, RefreshHandler],
+  controllers: [SyncApiHandler, ApplicationGrantHandler, ReceiptHandler, VehicleRefreshService],
   providers: [
-    SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService, VehicleRefreshService,
+    SyncLifecycleService, UnitReceiptService, ProviderAdapterFactory, ConnectionHealthPublisher, CollectorService,
     // The scheduler creates its runs through a port; the lifecycle service implements it today.
     { provide: SCHEDULED_RUN_CREATOR, useExisting: SyncLifecycleService },
     CollectionScheduler,

@@ -14,14 +14,15 @@
  *   it gets 404 like any connection route, spec 5 rule 4);
  * - locations pages by vehicle id (at most 100 per page), its cursor the read-cursor.ts token of the
  *   other stored lists (StoredReadPager's frame without `expand`, which this route does not have);
- * - refresh (POST …/refresh, no body, the key's `read` grant): the stored read first (404 exactly
- *   as the telemetry route), then the orchestrator's `sync.collection.refresh` — it claims the
- *   asset's slot (once per 30 s across every process, state in PostgreSQL), asks the provider
- *   through the collectors' adapter and budget and publishes the readings for storage — then the
- *   stored read again with the fresh readings laid over it (they may not be committed yet). A
- *   failed provider read is still 200: `refreshStatus: failed`, the stored readings of the metrics
- *   it could not refresh marked `fallback: true` (stale by their age). Rate limited: 429
- *   `rate_limited` with `Retry-After`;
+ * - refresh (POST …/refresh, no body, the key's `read` grant): ONE request to the orchestrator's
+ *   `sync.collection.refresh` (decision 0019), which answers the whole route: telemetry-ingest's
+ *   stored read first (404 exactly as the telemetry route, before any slot is claimed), the asset's
+ *   slot (once per 30 s across every process, state in PostgreSQL), the provider asked through the
+ *   collectors' adapter, sealed credentials and budget, the readings published for storage, and
+ *   telemetry-ingest's read again with them laid over (they may not be committed yet). A failed
+ *   provider read is still 200: `refreshStatus: failed`, the stored readings of the metrics it could
+ *   not refresh marked `fallback: true` (stale by their age). Rate limited: 429 `rate_limited` with
+ *   `Retry-After`;
  * - history: `metric` and a window of at most 31 days; its cursor carries the metric and window it
  *   was issued for, so a cursor passed with other ones is 400 `cursor_parameters_changed` (any
  *   other bad cursor is `invalid_cursor`). The last page also carries a cursor: it continues after
@@ -155,13 +156,10 @@ export class TelemetryController {
   })
   async refresh(@Req() req: AuthenticatedRequest, @Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     requireNoBody(req);
-    const target = { connectionId: principal.connectionId, vehicleId };
-    // Unknown and hidden vehicles are 404 before the provider (and the limit) is touched.
-    await this.contexts.request(RPCS.telemetry.latest, target);
-    const refreshed = await this.contexts.request(RPCS.collection.refresh, target);
-    if (refreshed.outcome === 'rate_limited') throw new ApiError('rate_limited', { 'Retry-After': String(refreshed.retryAfterSeconds) });
-    const { body } = await this.contexts.request(RPCS.telemetry.latest, { ...target, refresh: { observations: refreshed.observations, failedMetrics: refreshed.failedMetrics, outcome: refreshed.outcome } });
-    return jsonText(telemetryV1, body);
+    // One request (issue 24 item 9): the orchestrator applies telemetry-ingest's 404 rule before it claims the slot, fetches, and answers the body.
+    const refreshed = await this.contexts.request(RPCS.collection.refresh, { connectionId: principal.connectionId, vehicleId });
+    if (refreshed.meta.outcome === 'rate_limited') throw new ApiError('rate_limited', { 'Retry-After': String(refreshed.meta.retryAfterSeconds) });
+    return jsonText(telemetryV1, refreshed.body);
   }
 
   @Get('locations')

@@ -1,16 +1,21 @@
 /**
- * The on-demand refresh of one vehicle (spec 4.4; message contract schemas/vehicle-refresh.v1.ts):
- * find the vehicle among the connection's approved ones, claim its refresh slot (once per asset
- * per REFRESH_MIN_INTERVAL_S, shared by every process through PostgreSQL), ask the provider for
- * its latest readings through the same adapter and request budget the collectors use, publish
- * them as an ordinary observations batch (the ingest path stores them idempotently, so the next
- * read and the history see them) and answer with them.
+ * The on-demand refresh of one vehicle (spec 4.4), the whole route in one request from the gateway
+ * (`sync.collection.refresh`, message contract schemas/vehicle-refresh.v1.ts; issue 24 item 9,
+ * decision 0019): ask telemetry-ingest's stored read first (its 404 rule), find the vehicle among
+ * the connection's approved ones, claim its refresh slot (once per asset per
+ * REFRESH_MIN_INTERVAL_S, shared by every process through PostgreSQL), ask the provider for its
+ * latest readings through the same adapter, sealed credentials (decision 0024) and request budget
+ * the collectors use, publish them as an ordinary observations batch (the ingest path stores them
+ * idempotently, so the next read and the history see them), and answer with telemetry-ingest's
+ * read with those readings laid over the stored ones — the route's 200 body.
  *
  * Decisions:
+ * - the stored read comes first: an unknown or hidden vehicle (telemetry-ingest's visibility
+ *   projection, decision 0029 — this context holds none) is `not_found` before any slot is claimed;
  * - the vehicle is matched by its `vcl_` id among the connection's approved source ids (the id is
  *   a pure function of connection, provider and source id; no other context's schema is read). Not
  *   approved, no configuration, or a disconnected connection: `not_found`;
- * - the slot is claimed before anything else is asked, whatever the outcome (a failing provider
+ * - the slot is claimed before the provider is asked, whatever the outcome (a failing provider
  *   is not hammered once per request);
  * - a paused connection is not collected: `failed` with `collection_paused`, the provider is not
  *   contacted;
@@ -20,10 +25,11 @@
  * - `fetched` means an odometer came back for the vehicle, whatever its age (`observedAt` tells
  *   freshness); the provider cannot be forced to produce a new sample.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { REFRESH_MIN_INTERVAL_S } from '@switchyard/contracts';
 import { CORE_TELEMETRY_METRICS, sourceIdOfVehicle, type TelemetryMetric } from '@switchyard/domain';
-import { ingestBatchId, RpcError, splitIngestRecords, type ConnectionConfigV1, type ObservationV1, type RefreshVehicleReplyV1, type RefreshVehicleRequestV1, type TelemetryBatchV1 } from '@switchyard/messaging';
+import { ingestBatchId, RPCS, RpcError, splitIngestRecords, type ConnectionConfigV1, type LatestTelemetryRequestV1, type MessageBus, type ObservationV1, type RefreshVehicleRequestV1, type RpcReplyOf, type TelemetryBatchV1 } from '@switchyard/messaging';
 import { capabilitiesFor, type ProviderAdapter } from '@switchyard/providers';
 import { ConnectionConfigStore, RUNTIME, type Logger, type ServiceRuntime } from '@switchyard/service-kit';
 import { publishIngestBatch } from '../collectors/collector.service.js';
@@ -37,6 +43,23 @@ export const REFRESH_MAX_PAGES = 5;
 
 const isCore = (metric: TelemetryMetric) => (CORE_TELEMETRY_METRICS as readonly TelemetryMetric[]).includes(metric);
 
+/** What the provider fetch of a refresh came to (the slot refused, or the readings and which calls failed). */
+export type VehicleFetch =
+  | { outcome: 'rate_limited'; retryAfterSeconds: number }
+  | {
+      outcome: 'fetched' | 'no_new_odometer' | 'failed';
+      /** The provider error code when `failed`, else null. */
+      failureReason: string | null;
+      /** The extended metrics' read failed (code); the core outcome is unaffected. Null when it did not fail or was not asked. */
+      optionalFailure: string | null;
+      /** When the provider was asked (null when it was not: failed before the call). */
+      fetchedAt: string | null;
+      /** The vehicle's readings that came back (already published for storage). */
+      observations: ObservationV1[];
+      /** Metrics asked of the provider in a call that failed (their stored readings are served as fallbacks). */
+      failedMetrics: TelemetryMetric[];
+    };
+
 /** What one refresh needs from the outside (the service wires PostgreSQL, the adapter factory and the bus; the spec fakes them). */
 export interface RefreshPorts {
   config(connectionId: string): Promise<ConnectionConfigV1 | undefined>;
@@ -48,7 +71,7 @@ export interface RefreshPorts {
 }
 
 /** One vehicle's refresh (see the header). */
-export async function refreshVehicle(ports: RefreshPorts, { connectionId, vehicleId: id }: RefreshVehicleRequestV1): Promise<RefreshVehicleReplyV1> {
+export async function refreshVehicle(ports: RefreshPorts, { connectionId, vehicleId: id }: RefreshVehicleRequestV1): Promise<VehicleFetch> {
   const config = await ports.config(connectionId);
   if (!config || config.status === 'disconnected') throw new RpcError('not_found');
   const sourceId = sourceIdOfVehicle(config, config.approvedVehicleIds, id);
@@ -129,13 +152,18 @@ function refreshBatches(connectionId: string, provider: TelemetryBatchV1['provid
   }));
 }
 
-@Injectable()
+type Refresh = typeof RPCS.collection.refresh;
+
+/** Serves `sync.collection.refresh`: the refresh route's one request from the gateway (see the header). */
+@Controller()
 export class VehicleRefreshService {
   private readonly ports: RefreshPorts;
+  private readonly bus: MessageBus;
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime, adapters: ProviderAdapterFactory) {
     const configs = new ConnectionConfigStore(runtime.orm);
     const slots = new RefreshSlotRepository(runtime.orm);
+    this.bus = runtime.bus;
     this.ports = {
       config: (connectionId) => configs.get(connectionId),
       claim: (connectionId, sourceId, seconds) => slots.claim(connectionId, sourceId, seconds),
@@ -146,12 +174,20 @@ export class VehicleRefreshService {
     };
   }
 
-  refresh(request: RefreshVehicleRequestV1): Promise<RefreshVehicleReplyV1> {
-    return refreshVehicle(this.ports, request);
+  @MessagePattern(RPCS.collection.refresh.subject)
+  async refresh(@Payload() request: RefreshVehicleRequestV1): Promise<RpcReplyOf<Refresh>> {
+    const read = (refresh?: LatestTelemetryRequestV1['refresh']) => this.bus.request(RPCS.telemetry.latest, { ...request, ...(refresh ? { refresh } : {}) });
+    // telemetry-ingest's 404 rule (approved or stored, and visible) before any slot is claimed; its not_found travels to the gateway as it is.
+    await read();
+    const fetch = await refreshVehicle(this.ports, request);
+    if (fetch.outcome === 'rate_limited') return { meta: fetch, body: '' };
+    // telemetry-ingest's body (refreshStatus set) travels on to the gateway as the bytes it produced.
+    const { body } = await read({ observations: fetch.observations, failedMetrics: fetch.failedMetrics, outcome: fetch.outcome });
+    return { meta: { outcome: 'answered' }, body };
   }
 }
 
 /** A refresh that asked the provider nothing: every metric the connection collects is served from storage. */
-function failed(reason: string, fetchedAt: string | null, metrics: readonly TelemetryMetric[]): RefreshVehicleReplyV1 {
+function failed(reason: string, fetchedAt: string | null, metrics: readonly TelemetryMetric[]): VehicleFetch {
   return { outcome: 'failed', failureReason: reason, optionalFailure: null, fetchedAt, observations: [], failedMetrics: [...metrics] };
 }
