@@ -10,7 +10,7 @@ import type { SyncCallerV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
 import { UnitReceiptService } from '@switchyard/sync-orchestrator';
 import { pollUntil } from '@switchyard/testing';
-import type { ConnectionConfigPatch } from '@switchyard/gateway';
+import { committingChange, type ConnectionConfigPatch } from '@switchyard/gateway';
 import type { TestGateway } from './support.js';
 
 type SyncOperation = 'sync.create' | 'sync.read' | 'sync.retry' | 'sync.cancel';
@@ -112,10 +112,13 @@ export async function callerOf(gw: TestGateway, app: SyncApp): Promise<SyncCalle
   return { applicationId: app.id, connectionId: app.connectionId, credentialVersion: current.credential_version, connectionToken: { id: app.tokenId, tokenVersion: current.token_version } };
 }
 
-/** Simulates a grant (credential_version) or token (token_version) change whose event has not reached the orchestrator: the version moves, no outbox row. */
+/**
+ * Simulates a grant (credential_version) or token (token_version) change whose event has not reached
+ * the orchestrator: the version moves, no outbox row. Committed as every credential change is
+ * (committingChange), so the gateways' principal caches see the new version, as the test needs.
+ */
 export async function bumpVersionWithoutEvent(gw: TestGateway, applicationId: string, column: VersionColumn = 'credential_version'): Promise<void> {
-  const em = gatewayEm(gw);
-  await em.execute(`update ${quoted(em, 'application')} set ${column} = ${column} + 1 where id = ?::uuid`, [applicationId]);
+  await committingChange(gw.service.runtime.orm, (em) => em.execute(`update ${quoted(em, 'application')} set ${column} = ${column} + 1 where id = ?::uuid`, [applicationId]));
 }
 
 export function receipts(gw: TestGateway): UnitReceiptService {

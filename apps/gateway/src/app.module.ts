@@ -3,6 +3,9 @@ import { Module } from '@nestjs/common';
 import { ContextKitModule } from '@switchyard/service-kit';
 import { AnyConsumerKeyGuard, ApplicationGuard, ConsumerKeyGuard } from './auth/auth.guards.js';
 import { AuthService } from './auth/auth.service.js';
+import { CredentialChangeListener } from './auth/credential-change-listener.js';
+import { PrincipalCache } from './auth/principal-cache.js';
+import { RequestRateLimiter } from './auth/request-rate-limiter.js';
 import { CatalogController } from './controllers/catalog.controller.js';
 import { ConnectionsController } from './controllers/connections.controller.js';
 import { ConnectPageController, ConnectPageForms } from './controllers/connect-page.controller.js';
@@ -17,6 +20,7 @@ import { TelemetryController } from './controllers/telemetry.controller.js';
 import { UsageController } from './controllers/usage.controller.js';
 import { EnrichmentController } from './controllers/enrichment.controller.js';
 import { AuthRepository } from './db/repositories/auth.repository.js';
+import { RequestRateRepository } from './db/repositories/request-rate.repository.js';
 import { ConnectionRepository } from './db/repositories/connection.repository.js';
 import { ConnectionHealthHandler } from './handlers/connection-health.handler.js';
 import { ProviderAccessHandler } from './handlers/provider-access.handler.js';
@@ -27,7 +31,7 @@ import { ConnectSessionService } from './services/connect-session.service.js';
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
   controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, UsageController, EnrichmentController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
-  providers: [AuthRepository, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
+  providers: [AuthRepository, RequestRateRepository, RequestRateLimiter, PrincipalCache, CredentialChangeListener, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

@@ -25,6 +25,8 @@ export const gatewayEnvSchema = baseEnvSchema
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
     // How many read bodies forwarded as bytes are checked against their schema (http/json-body.ts).
     RESPONSE_VALIDATION: z.enum(RESPONSE_VALIDATION_MODES).default('sample'),
+    REQUEST_RATE_SYNC_MS: z.coerce.number().int().min(10).max(10_000).default(100),
+    PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
     SWITCHYARD_MASTER_KEY: z.string().min(1).optional(),
     // Counted in UTF-8 bytes, as the cursor codec uses the text (not a decoded form) as its HMAC key:
     // `openssl rand -base64 32` (44 characters) and the sandbox's generated 43 both pass.
@@ -85,6 +87,10 @@ export interface GatewaySettings {
   oauth?: Partial<Record<'samsara' | 'motive', OAuthClient>>;
   /** Request rate buckets per consumer key and per application; default REQUEST_RATE (the catalog's `limits.requestRate`). Tests lower them. */
   requestRate?: { perConsumerKey: RateBucket; perApplication: RateBucket };
+  /** How often the in-memory rate buckets are reconciled across gateway processes (REQUEST_RATE_SYNC_MS, default 100; decision 0030). */
+  requestRateSyncMs?: number;
+  /** How long a verified credential's rows are held in memory (PRINCIPAL_CACHE_TTL_MS, default and at most 1000; 0 = no cache; decision 0031). Tests raise it to prove the push invalidation alone. */
+  principalCacheTtlMs?: number;
 }
 
 export interface RateBucket {

@@ -54,6 +54,8 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     ...(gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL ? { publicUrl: gatewaySettings?.publicUrl || sourceEnv.PUBLIC_URL } : {}),
     oauth: { ...oauthClientsFrom(sourceEnv), ...gatewaySettings?.oauth },
     ...(gatewaySettings?.requestRate ? { requestRate: gatewaySettings.requestRate } : {}),
+    requestRateSyncMs: gatewaySettings?.requestRateSyncMs ?? env.REQUEST_RATE_SYNC_MS,
+    principalCacheTtlMs: gatewaySettings?.principalCacheTtlMs ?? env.PRINCIPAL_CACHE_TTL_MS,
   };
   return {
     ...options,
@@ -107,6 +109,7 @@ export { ApplicationAuth, ConsumerAuth, ConsumerKeyOnly } from './auth/auth.guar
 export { ConnectionsAdmin, type ConnectionConfigPatch } from './services/connections-admin.service.js';
 export { AdminError, CredentialsAdmin, type Issued } from './services/credentials-admin.service.js';
 export { credentialExists } from './services/credential-lookup.js';
+export { committingChange } from './services/credential-change-hooks.js';
 export { loadKeyMaterial, type KeyMaterial } from './services/key-material.js';
 export { SecretBox } from './services/secret-box.js';
 export { requestToken, type TokenGrant, type TokenOutcome } from './services/connect-session-oauth.js';

@@ -62,6 +62,8 @@ export interface TestGatewayOptions {
   beside?: BesideService[];
   /** Request-rate buckets (default REQUEST_RATE); the limits test lowers them. */
   requestRate?: GatewaySettings['requestRate'];
+  /** How long verified credentials stay cached (default PRINCIPAL_CACHE_TTL_MS); the two-process test raises it to prove the push invalidation alone. */
+  principalCacheTtlMs?: number;
 }
 
 const validator = createResponseValidator(loadOpenApi());
@@ -100,6 +102,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         ...(options.providerBaseUrls ? { providerBaseUrls: options.providerBaseUrls } : {}),
         ...(options.oauth ? { oauth: options.oauth } : {}),
         ...(options.requestRate ? { requestRate: options.requestRate } : {}),
+        ...(options.principalCacheTtlMs !== undefined ? { principalCacheTtlMs: options.principalCacheTtlMs } : {}),
       },
     }),
   ).catch(async (error: unknown) => {

@@ -17,13 +17,13 @@
  * Credential order is fixed (authenticate first, then authorize) so a caller without a valid
  * credential learns nothing about which connections exist.
  */
-import { Inject, Injectable } from '@nestjs/common';
-import { REQUEST_RATE } from '@switchyard/contracts';
+import { Injectable } from '@nestjs/common';
 import { isUuid } from '@switchyard/domain';
-import { GATEWAY_SETTINGS, type GatewaySettings, type RateBucket } from '../config.js';
 import { AuthRepository, type ConnectionAccess } from '../db/repositories/auth.repository.js';
 import { ApiError } from '../http/api-error.js';
 import { bearerToken, credentialMatches, parseCredential } from '../services/credential-format.js';
+import { PrincipalCache, type CachedLookup } from './principal-cache.js';
+import { RequestRateLimiter, type RateSubjectKind } from './request-rate-limiter.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ApplicationPrincipal, type ConsumerPermission, type ConsumerPrincipal, type SyncOperation } from './principal.js';
 
 /** The one rule of "local access disabled": a grant on a disconnected connection authorizes nothing. */
@@ -35,29 +35,40 @@ function accessDisabled(connection: ConnectionAccess): boolean {
 export class AuthService {
   constructor(
     private readonly repo: AuthRepository,
-    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly limiter: RequestRateLimiter,
+    private readonly cache: PrincipalCache,
   ) {}
 
   /**
-   * The request rate limit (issue 14): once the credential is verified — so an unknown credential
-   * costs no bucket — one token of its bucket, else 429 `rate_limited` with `Retry-After`.
+   * The rows of a presented token, verified: from the principal cache (principal-cache.ts) when it
+   * matched before, else looked up and compared with the stored hash in constant time; an unknown,
+   * mismatched or revoked token is 401 `unauthorized` and never cached.
    */
-  private async limitRate(subject: string, bucket: RateBucket): Promise<void> {
-    const taken = await this.repo.takeRequestToken(subject, bucket);
-    if (!taken.allowed) throw new ApiError('rate_limited', { 'Retry-After': String(taken.retryAfterSeconds) });
+  private async verified<T extends { secretHash: Buffer; revoked: boolean }>(lookup: CachedLookup, token: string, scope: string, load: () => Promise<T | undefined>): Promise<T> {
+    const cached = this.cache.get<T>(lookup, token, scope);
+    if (cached) return cached;
+    const row = await load();
+    if (!row || !credentialMatches(token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
+    this.cache.set(lookup, token, scope, row);
+    return row;
   }
 
-  private get rates() {
-    return this.settings.requestRate ?? REQUEST_RATE;
+  /**
+   * The request rate limit (issue 14): once the credential is verified — so an unknown credential
+   * costs no bucket — one token of its bucket (in memory, request-rate-limiter.ts), else 429
+   * `rate_limited` with `Retry-After`.
+   */
+  private limitRate(kind: RateSubjectKind, id: string): void {
+    const taken = this.limiter.take(kind, id);
+    if (!taken.allowed) throw new ApiError('rate_limited', { 'Retry-After': String(taken.retryAfterSeconds) });
   }
 
   async consumer(authorization: unknown, connectionId: string | undefined, permission: ConsumerPermission): Promise<ConsumerPrincipal> {
     const parsed = parseCredential(bearerToken(authorization));
     if (!parsed || parsed.kind !== 'consumerKey') throw new ApiError('unauthorized');
     const validConnection = connectionId !== undefined && isUuid(connectionId);
-    const row = await this.repo.consumerKey(parsed.lookupId, validConnection ? connectionId : null);
-    if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
-    await this.limitRate(`key:${row.id}`, this.rates.perConsumerKey);
+    const row = await this.verified('consumerKey', parsed.token, validConnection ? connectionId : '', () => this.repo.consumerKey(parsed.lookupId, validConnection ? connectionId : null));
+    this.limitRate('key', row.id);
     if (!validConnection || !row.permissions || !row.connection || accessDisabled(row.connection) || !row.permissions.includes(permission)) throw new ApiError('not_found');
     return {
       kind: 'consumer',
@@ -73,26 +84,24 @@ export class AuthService {
   async consumerKeyOnly(authorization: unknown): Promise<{ consumerKeyId: string }> {
     const parsed = parseCredential(bearerToken(authorization));
     if (!parsed || parsed.kind !== 'consumerKey') throw new ApiError('unauthorized');
-    const row = await this.repo.consumerKey(parsed.lookupId, null);
-    if (!row || !credentialMatches(parsed.token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
-    await this.limitRate(`key:${row.id}`, this.rates.perConsumerKey);
+    const row = await this.verified('consumerKey', parsed.token, '', () => this.repo.consumerKey(parsed.lookupId, null));
+    this.limitRate('key', row.id);
     return { consumerKeyId: row.id };
   }
 
   async application(authorization: unknown, connectionTokenHeader: unknown, operation: SyncOperation, needsHistory = false): Promise<ApplicationPrincipal> {
     const secret = parseCredential(bearerToken(authorization));
     if (!secret || (secret.kind !== 'sandboxSecret' && secret.kind !== 'prodSecret')) throw new ApiError('unauthorized');
-    const app = await this.repo.application(secret.lookupId);
-    if (!app || !credentialMatches(secret.token, app.secretHash) || app.revoked) throw new ApiError('unauthorized');
+    const app = await this.verified('application', secret.token, '', () => this.repo.application(secret.lookupId));
     const expectedEnv = secret.kind === 'sandboxSecret' ? 'sandbox' : 'production';
     if (app.environment !== expectedEnv) throw new ApiError('unauthorized');
-    await this.limitRate(`app:${app.id}`, this.rates.perApplication);
+    this.limitRate('app', app.id);
 
     const tokenValue = typeof connectionTokenHeader === 'string' ? connectionTokenHeader.trim() : undefined;
     const token = parseCredential(tokenValue);
     if (!token || token.kind !== 'connectionToken') throw new ApiError('unauthorized');
-    const row = await this.repo.connectionToken(token.lookupId);
-    if (!row || !credentialMatches(token.token, row.secretHash) || row.revoked || row.applicationId !== app.id) throw new ApiError('unauthorized');
+    const row = await this.verified('connectionToken', token.token, '', () => this.repo.connectionToken(token.lookupId));
+    if (row.applicationId !== app.id) throw new ApiError('unauthorized');
 
     if (row.connectionEnvironment !== app.environment) throw new ApiError('connection_forbidden');
     if (!row.operations || accessDisabled(row.connection)) throw new ApiError('connection_forbidden');

@@ -7,6 +7,8 @@
  * transaction, which refuses every cursor issued before it (docs/decisions/0013).
  * A connection whose connect session completed stays out of `active` until `activate` installs the
  * reviewed signal-limited activation policy (docs/decisions/0022).
+ * Every change is a `committingChange` (credential-change-hooks.ts): a connection's status and access
+ * epoch authorize requests, so every gateway's principal cache is cleared at its commit (decision 0031).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
@@ -14,6 +16,7 @@ import { defaultConnectionConfig, validateConnectionConfig, type ConnectionConfi
 import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { Connection, ConnectSession, GeotabBinding, OutboxMessage } from '../db/entities/index.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
+import { committingChange } from './credential-change-hooks.js';
 import { AdminError } from './credentials-admin.service.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -36,7 +39,7 @@ export class ConnectionsAdmin {
     const id = input.id ?? randomUUID();
     const defaults = defaultConnectionConfig(id, input.provider, input.environment);
     const config = input.config ? valid({ ...defaults, ...input.config, connectionId: id, provider: input.provider, environment: input.environment, revision: defaults.revision, updatedAt: defaults.updatedAt }) : defaults;
-    await this.orm.em.fork().transactional(async (em) => {
+    await committingChange(this.orm, async (em) => {
       await em.insert(Connection, {
         id,
         customerId: input.customerId,
@@ -54,7 +57,7 @@ export class ConnectionsAdmin {
   }
 
   async configure(connectionId: string, patch: ConnectionConfigPatch): Promise<ConnectionConfig> {
-    return this.orm.em.fork().transactional((em) => this.apply(em, connectionId, patch));
+    return committingChange(this.orm, (em) => this.apply(em, connectionId, patch));
   }
 
   /**
@@ -100,7 +103,7 @@ export class ConnectionsAdmin {
    * Sessions still open on the connection are cancelled.
    */
   async disconnect(connectionId: string): Promise<ConnectionConfig> {
-    return this.orm.em.fork().transactional(async (em) => {
+    return committingChange(this.orm, async (em) => {
       const config = await this.apply(em, connectionId, { status: 'disconnected' }, { providerCredentials: null, activationPending: false });
       await em.nativeUpdate(ConnectSession, { connectionId, status: { $in: ['created', 'started', 'consumed'] } }, { status: 'cancelled', failureReason: 'connection_disconnected', oauthStateHash: null });
       return config;
@@ -113,7 +116,7 @@ export class ConnectionsAdmin {
    * connection becomes active. Refused unless a completed enrollment waits for it.
    */
   async activate(connectionId: string, signals: readonly SelectedSignal[]): Promise<ConnectionConfig> {
-    return this.orm.em.fork().transactional(async (em) => {
+    return committingChange(this.orm, async (em) => {
       const locked = await lockConnectionForUpdate(em, connectionId);
       if (!locked) throw new AdminError('connection_not_found');
       if (!locked.activation_pending) throw new AdminError('no_activation_pending: the connection has no completed connect session waiting for activation');

@@ -12,7 +12,9 @@
  * its credentialVersion (cursors bound to the latter survive a token issued elsewhere; a cursor is
  * bound to its own token anyway). Versions are bumped in SQL before the snapshot is read, so the
  * application row lock orders concurrent changes: each snapshot sees every change committed
- * before it, and no two publish the same version pair.
+ * before it, and no two publish the same version pair. Every change of an existing credential or
+ * grant is a `committingChange` (credential-change-hooks.ts): every gateway process's principal
+ * cache is cleared at its commit, so a revoke takes effect at once (decision 0031).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
@@ -21,6 +23,7 @@ import { EVENTS, subjectFor, type ApplicationGrantV1 } from '@switchyard/messagi
 import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey, OutboxMessage } from '../db/entities/index.js';
 import { bumpApplicationVersion } from '../db/repositories/credentials-admin.repository.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
+import { committingChange } from './credential-change-hooks.js';
 import { issueCredential, type CredentialKind } from './credential-format.js';
 
 export class AdminError extends Error {
@@ -51,7 +54,7 @@ export class CredentialsAdmin {
 
   async createApplication(name: string, environment: Environment): Promise<Issued> {
     const { row, issued } = newCredentialRow(environment === 'sandbox' ? 'sandboxSecret' : 'prodSecret');
-    await this.orm.em.fork().transactional(async (em) => {
+    await committingChange(this.orm, async (em) => {
       await em.insert(Application, { ...row, name, environment, credentialVersion: 1, tokenVersion: 0 });
       await this.enqueueApplicationSnapshot(em, row.id);
     });
@@ -66,7 +69,7 @@ export class CredentialsAdmin {
 
   async issueConnectionToken(applicationId: string, connectionId: string): Promise<Issued> {
     const { row, issued } = newCredentialRow('connectionToken');
-    await this.orm.em.fork().transactional(async (em) => {
+    await committingChange(this.orm, async (em) => {
       const app = await em.findOne(Application, { id: applicationId, revokedAt: null });
       if (!app) throw new AdminError('application_not_found');
       if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
@@ -80,7 +83,7 @@ export class CredentialsAdmin {
   /** Replaces the application's sync operation grant on a connection (empty list = no grant). */
   async grantApplication(applicationId: string, connectionId: string, operations: SyncOperation[], history: boolean): Promise<void> {
     for (const op of operations) if (!SYNC_OPERATIONS.includes(op)) throw new AdminError('unknown_operation');
-    await this.orm.em.fork().transactional(async (em) => {
+    await committingChange(this.orm, async (em) => {
       const app = await em.findOne(Application, { id: applicationId });
       if (!app) throw new AdminError('application_not_found');
       if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
@@ -96,7 +99,7 @@ export class CredentialsAdmin {
   /** Replaces the consumer key's permissions on a connection (empty list = revoke the grant). */
   async grantConsumer(consumerKeyId: string, connectionId: string, permissions: ConsumerPermission[]): Promise<void> {
     for (const p of permissions) if (!CONSUMER_PERMISSIONS.includes(p)) throw new AdminError('unknown_permission');
-    await this.orm.em.fork().transactional(async (em) => {
+    await committingChange(this.orm, async (em) => {
       const key = await em.findOne(ConsumerKey, { id: consumerKeyId });
       if (!key) throw new AdminError('consumer_key_not_found');
       if (!(await em.findOne(Connection, { id: connectionId }))) throw new AdminError('connection_not_found');
@@ -120,7 +123,7 @@ export class CredentialsAdmin {
     const active = { ...where, revokedAt: null };
     const alreadyRevoked = new AdminError('already_revoked');
     try {
-      await this.orm.em.fork().transactional(async (em) => {
+      await committingChange(this.orm, async (em) => {
         if (kind === 'connection-token') {
           // The owning applications' rows are locked (by the bump) before the token changes, in id order.
           const owners = [...new Set((await em.find(ConnectionToken, active, { fields: ['applicationId'] })).map((t) => t.applicationId))].sort();

@@ -1,6 +1,7 @@
 /**
- * `request_rate_bucket` of migration 0006 as the ORM sees it (for the schema-drift check only; the
- * table is read and written by the one-statement take of the request rate limit, auth.repository.ts).
+ * `request_rate_bucket` of migrations 0006 and 0007 as the ORM sees it (for the schema-drift check
+ * only; the table is read and written by the request rate reconciliation, request-rate.repository.ts).
+ * `last_allowed` was the per-request take's answer; the reconciliation writes it true.
  */
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
@@ -13,4 +14,5 @@ export const RequestRateBucket = defineEntity({
     refilledAt: p.datetime(),
     lastAllowed: p.boolean(),
   },
+  indexes: [{ name: 'request_rate_bucket_changed', properties: ['refilledAt'] }],
 });

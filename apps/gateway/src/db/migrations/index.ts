@@ -4,6 +4,7 @@ import { Migration0003ConnectionAccessEpoch } from './migration-0003-connection-
 import { Migration0004ApplicationTokenVersion } from './migration-0004-application-token-version.js';
 import { Migration0005ConnectSessions } from './migration-0005-connect-sessions.js';
 import { Migration0006RequestRate } from './migration-0006-request-rate.js';
+import { Migration0007RequestRateChanges } from './migration-0007-request-rate-changes.js';
 
 /** In order; never edit an applied migration, add the next one. */
-export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch, Migration0004ApplicationTokenVersion, Migration0005ConnectSessions, Migration0006RequestRate];
+export const gatewayMigrations = [Migration0001CredentialsAndConnections, Migration0002Outbox, Migration0003ConnectionAccessEpoch, Migration0004ApplicationTokenVersion, Migration0005ConnectSessions, Migration0006RequestRate, Migration0007RequestRateChanges];

@@ -148,29 +148,4 @@ export class AuthRepository {
       }
     );
   }
-
-  /**
-   * Takes one token from the request-rate bucket `subject` (created full on first use) in ONE
-   * conditional upsert: the row lock serializes concurrent takes from every gateway process, each
-   * sees the other's decrement, and the refill is computed from the stored instant on the
-   * database's clock. Returns whether the request may proceed and, when not, the seconds until one
-   * token is back.
-   */
-  async takeRequestToken(subject: string, bucket: { ratePerSecond: number; burst: number }): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-    const available = `least(?::float8, b.tokens + greatest(0, extract(epoch from (statement_timestamp() - b.refilled_at))::float8) * ?::float8)`;
-    const { ratePerSecond: rate, burst } = bucket;
-    const rows = await this.orm.em.getConnection().execute<{ allowed: boolean; tokens: number }[]>(
-      `insert into ${this.t('request_rate_bucket')} as b (subject, tokens, refilled_at, last_allowed)
-       values (?, ?::float8 - 1, statement_timestamp(), true)
-       on conflict (subject) do update set
-         last_allowed = ${available} >= 1,
-         tokens = case when ${available} >= 1 then ${available} - 1 else ${available} end,
-         refilled_at = greatest(b.refilled_at, statement_timestamp())
-       returning last_allowed as allowed, tokens`,
-      [subject, burst, burst, rate, burst, rate, burst, rate, burst, rate],
-    );
-    const row = rows[0];
-    if (!row || row.allowed) return { allowed: true, retryAfterSeconds: 0 };
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - Number(row.tokens)) / rate)) };
-  }
 }
