@@ -22,7 +22,7 @@ async function startFor(fixture, common) {
       // The per-key request rate limit (catalog limits.requestRate: 50/s, bursts of 200) would turn
       // a throughput run into a run of 429s: it is lifted here, while every request still takes its
       // token from the in-memory bucket and the reconciliation statement still runs every 100 ms
-      // (decision 0030), so their cost stays in the figures.
+      // (decision 0032), so their cost stays in the figures.
       return (await import('@switchyard/gateway')).startGateway({ ...common, gatewaySettings: { masterKey: fixture.masterKey, cursorSecret: fixture.cursorSecret, requestRate: UNLIMITED_RATE } });
     case 'telemetry-ingest':
       return (await import('@switchyard/telemetry-ingest')).startTelemetryIngest(common);

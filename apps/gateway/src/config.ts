@@ -87,7 +87,7 @@ export interface GatewaySettings {
   oauth?: Partial<Record<'samsara' | 'motive', OAuthClient>>;
   /** Request rate buckets per consumer key and per application; default REQUEST_RATE (the catalog's `limits.requestRate`). Tests lower them. */
   requestRate?: { perConsumerKey: RateBucket; perApplication: RateBucket };
-  /** How often the in-memory rate buckets are reconciled across gateway processes (REQUEST_RATE_SYNC_MS, default 100; decision 0030). */
+  /** How often the in-memory rate buckets are reconciled across gateway processes (REQUEST_RATE_SYNC_MS, default 100; decision 0032). */
   requestRateSyncMs?: number;
   /** How long a verified credential's rows are held in memory (PRINCIPAL_CACHE_TTL_MS, default and at most 1000; 0 = no cache; decision 0031). Tests raise it to prove the push invalidation alone. */
   principalCacheTtlMs?: number;

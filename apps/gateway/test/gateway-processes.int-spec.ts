@@ -2,7 +2,7 @@
  * What several gateway processes share, with two of them on one schema: the request rate limit and
  * the principal cache's invalidation.
  *
- * The public API's request rate limit (issue 14 item 3, issue 24 item 5, decision 0030): one token
+ * The public API's request rate limit (issue 14 item 3, issue 24 item 5, decision 0032): one token
  * bucket per consumer key (and per application) held in memory by each gateway process and
  * reconciled across processes through PostgreSQL every interval. Two gateway processes on one
  * schema, a key with a burst of 5 and a slow refill (one token in 5 s):
@@ -28,7 +28,7 @@ import { HTTP_LIMITS } from '../src/http/request-context.js';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
 const BUCKET = { ratePerSecond: 0.2, burst: 5 };
-/** What two processes may admit of one bucket at once (decision 0030): burst + (N − 1) · (burst + 2 · interval · rate), rounded down. */
+/** What two processes may admit of one bucket at once (decision 0032): burst + (N − 1) · (burst + 2 · interval · rate), rounded down. */
 const BOUND = Math.floor(BUCKET.burst + (BUCKET.burst + 2 * 0.1 * BUCKET.ratePerSecond));
 const validator = createResponseValidator(loadOpenApi());
 /** Far longer than the suite: a cached credential can only stop working here by the pushed invalidation. */

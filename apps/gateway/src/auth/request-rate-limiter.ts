@@ -1,5 +1,5 @@
 /**
- * The public API's request rate limit (issue 14; issue 24 item 5; decision 0030): a token bucket
+ * The public API's request rate limit (issue 14; issue 24 item 5; decision 0032): a token bucket
  * per consumer key (`key:<id>`) and per application (`app:<id>`), taken in memory — no database
  * statement on the request path — and reconciled with the buckets of every other gateway process
  * every `requestRateSyncMs` (default 100 ms) by one batched statement (request-rate.repository.ts):

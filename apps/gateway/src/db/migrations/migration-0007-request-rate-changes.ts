@@ -1,5 +1,5 @@
 /**
- * The request rate buckets are reconciled across gateway processes (decision 0030): each process
+ * The request rate buckets are reconciled across gateway processes (decision 0032): each process
  * reads, every interval, the buckets changed since its last reconciliation (`refilled_at` is set by
  * every change). Additive: one index.
  */

@@ -1,5 +1,5 @@
 /**
- * The shared side of the request rate limit (auth/request-rate-limiter.ts; decision 0030): one
+ * The shared side of the request rate limit (auth/request-rate-limiter.ts; decision 0032): one
  * statement per reconciliation interval and gateway process — never one per request — that adds
  * what the process admitted since its last one to each shared bucket (refilled on the database's
  * clock, possibly below zero: the excess several processes admitted together is carried as debt)
