@@ -26,12 +26,13 @@ import { ConnectionHealthHandler } from './handlers/connection-health.handler.js
 import { ProviderAccessHandler } from './handlers/provider-access.handler.js';
 import { ContextClient } from './services/context-client.service.js';
 import { OutboxRelay } from './services/outbox-relay.service.js';
+import { ConnectSessionRetention } from './services/connect-session-retention.js';
 import { ConnectSessionService } from './services/connect-session.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: false })],
   controllers: [CatalogController, ConnectionsController, SyncsController, TripsController, DriversController, GroupsController, VehiclesController, TelemetryController, UsageController, EnrichmentController, FaultsController, ConnectSessionsController, ConnectPageController, ProviderAccessHandler, ConnectionHealthHandler],
-  providers: [AuthRepository, RequestRateRepository, RequestRateLimiter, PrincipalCache, CredentialChangeListener, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms],
+  providers: [AuthRepository, RequestRateRepository, RequestRateLimiter, PrincipalCache, CredentialChangeListener, ConnectionRepository, AuthService, ConsumerKeyGuard, AnyConsumerKeyGuard, ApplicationGuard, OutboxRelay, ContextClient, ConnectSessionService, ConnectPageForms, ConnectSessionRetention],
   exports: [ContextClient, AuthService],
 })
 export class GatewayModule {}

@@ -23,6 +23,8 @@ export const gatewayEnvSchema = baseEnvSchema
     HOST: z.string().default(GATEWAY_HOST),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(1_048_576),
+    // Days a connect session is kept after its link expired (decision 0030); then GET of it is 404.
+    CONNECT_SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
     // How many read bodies forwarded as bytes are checked against their schema (http/json-body.ts).
     RESPONSE_VALIDATION: z.enum(RESPONSE_VALIDATION_MODES).default('sample'),
     REQUEST_RATE_SYNC_MS: z.coerce.number().int().min(10).max(10_000).default(100),
@@ -77,6 +79,8 @@ export interface GatewaySettings {
    * the sandbox passes its simulators'). Unset: SAMSARA_/MOTIVE_/GEOTAB_BASE_URL, else the real APIs.
    */
   providerBaseUrls?: Partial<Record<'samsara' | 'motive' | 'geotab', string>>;
+  /** How long a connect session is kept after its link expired (CONNECT_SESSION_RETENTION_DAYS; decision 0030). */
+  connectSessionRetentionMs?: number;
   /** Origin of the connect-session links (`PUBLIC_URL`); unset: the origin the API request came to. */
   publicUrl?: string;
   /**

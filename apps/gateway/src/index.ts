@@ -45,6 +45,7 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     cursorSecret: keys.cursorSecret,
     responseByteLimit: gatewaySettings?.responseByteLimit ?? RESPONSE_BYTE_LIMIT,
     groupDirectoryLimits: gatewaySettings?.groupDirectoryLimits ?? { ...GROUP_DIRECTORY },
+    connectSessionRetentionMs: gatewaySettings?.connectSessionRetentionMs ?? env.CONNECT_SESSION_RETENTION_DAYS * 86_400_000,
     providerBaseUrls: {
       samsara: sourceEnv.SAMSARA_BASE_URL || 'https://api.samsara.com',
       motive: sourceEnv.MOTIVE_BASE_URL || 'https://api.gomotive.com',
@@ -105,6 +106,7 @@ export { ApiError } from './http/api-error.js';
 export { routeTableOf } from './http/route-table.js';
 export { ContextClient } from './services/context-client.service.js';
 export { OutboxRelay } from './services/outbox-relay.service.js';
+export { ConnectSessionRetention } from './services/connect-session-retention.js';
 export { ApplicationAuth, ConsumerAuth, ConsumerKeyOnly } from './auth/auth.guards.js';
 export { ConnectionsAdmin, type ConnectionConfigPatch } from './services/connections-admin.service.js';
 export { AdminError, CredentialsAdmin, type Issued } from './services/credentials-admin.service.js';

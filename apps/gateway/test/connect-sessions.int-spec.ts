@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { query, tableNamer } from '@switchyard/persistence';
+import { ConnectSessionRetention } from '../src/index.js';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
 let gw: TestGateway;
@@ -259,5 +260,22 @@ describe('POST /v1/connections/{id}/disconnect', () => {
     expect((await gw.call('POST', `/v1/connections/${id}/disconnect`, { headers: bearer(reader) })).status).toBe(404);
     const ok = await gw.call('POST', `/v1/connections/${id}/disconnect`, { headers: { ...bearer(manager.token), 'content-type': 'application/json' }, body: '{}' });
     expect(ok.status).toBe(200);
+  });
+});
+
+describe('connect session retention (decision 0030)', () => {
+  it('deletes sessions whose link expired more than 30 days ago; a live or recently expired one stays, and GET of a pruned one is 404', async () => {
+    const id = await connection('samsara');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push(((await create(id)).body as { sessionId: string }).sessionId);
+    const [old, recent, live] = ids as [string, string, string];
+    await sql((t) => `update ${t('connect_session')} set created_at = now() - interval '31 days', expires_at = now() - interval '31 days' + interval '10 minutes' where id = ?::uuid`, [old]);
+    await sql((t) => `update ${t('connect_session')} set created_at = now() - interval '29 days', expires_at = now() - interval '29 days' + interval '10 minutes' where id = ?::uuid`, [recent]);
+    // mutation: the cutoff without the retention (every expired session) → the 29-day one goes → this test fails.
+    expect(await gw.service.app.get(ConnectSessionRetention).prune()).toBeGreaterThanOrEqual(1);
+    const left = (await sql<{ id: string }>((t) => `select id from ${t('connect_session')} where id in (?, ?, ?)`, [old, recent, live])).map((r) => r.id);
+    expect(left.sort()).toEqual([recent, live].sort());
+    expect((await gw.call('GET', `/v1/connections/${id}/connect-sessions/${old}`, { headers: bearer(manager.token) })).status).toBe(404);
+    expect((await gw.call('GET', `/v1/connections/${id}/connect-sessions/${recent}`, { headers: bearer(manager.token) })).status).toBe(200);
   });
 });

@@ -47,6 +47,21 @@ export class ConnectSessionRepository {
     return tableNamer(this.em);
   }
 
+  /**
+   * Retention (decision 0030): deletes up to `limit` sessions whose link expired before `before`,
+   * oldest first, `skip locked`. A live link (expires_at in the future) never qualifies, and nothing
+   * references a session row.
+   */
+  async pruneExpiredBefore(before: Date, limit: number): Promise<number> {
+    const t = this.t('connect_session');
+    const rows = await query<{ id: string }>(
+      this.em,
+      `delete from ${t} where id in (select id from ${t} where expires_at < ?::timestamptz and expires_at < now() order by expires_at limit ? for update skip locked) returning id`,
+      [before.toISOString(), limit],
+    );
+    return rows.length;
+  }
+
   /** Sessions this consumer created on this connection since `windowSeconds` ago, and when the oldest of them leaves the window. */
   async recent(consumerKeyId: string, connectionId: string, windowSeconds: number): Promise<{ count: number; freesInSeconds: number }> {
     const [row] = await query<{ count: string; frees: string | null }>(
