@@ -141,13 +141,19 @@ function sqlDirectory(pool, sql, mappers) {
   };
 }
 
-/** The same two reads as the gateway asks them of the directory over NATS. */
+/** The JSON text of a framed reply's body (libs/messaging framed-reply.ts). */
+const bodyOf = (reply) => JSON.parse(Buffer.from(reply.body).toString('utf8'));
+
+/** The same two reads as the gateway asks them of the directory over NATS (framed replies, opened here). */
 function natsDirectory(bus, rpcs) {
   return {
-    trips: (connectionId, limit) => bus.request(rpcs.trips.list, { connectionId, limit, maxBytes: MAX_BYTES, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false } }),
+    async trips(connectionId, limit) {
+      const reply = await bus.request(rpcs.trips.list, { connectionId, limit, maxBytes: MAX_BYTES, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false } });
+      return { ...reply.meta, trips: bodyOf(reply) };
+    },
     async vehicle(connectionId, vehicleId) {
       try {
-        return (await bus.request(rpcs.vehicles.get, { connectionId, vehicleId, expand: { groups: false } })).vehicle;
+        return bodyOf(await bus.request(rpcs.vehicles.get, { connectionId, vehicleId, expand: { groups: false } }));
       } catch (error) {
         if (error?.code === 'not_found') return undefined;
         throw error;

@@ -31,6 +31,8 @@ export async function expansionById<Row, Item extends { id: string }>(ids: reado
 
 export interface FilledPage<Item, Position> {
   items: Item[];
+  /** The items as the JSON array text their byte count was taken from (sent as is in a framed reply). */
+  json: string;
   hasMore: boolean;
   /** Position of the last item served; set exactly when hasMore. */
   next?: Position;
@@ -47,9 +49,11 @@ export async function fillPage<Row, Item, Position>(options: {
 }): Promise<FilledPage<Item, Position>> {
   const { limit, maxBytes } = options;
   const items: Item[] = [];
+  const texts: string[] = [];
   let bytes = 2; // "[" and "]"
   let after = options.after;
   let next: Position | undefined;
+  const filled = (hasMore: boolean): FilledPage<Item, Position> => ({ items, json: `[${texts.join(',')}]`, hasMore, ...(hasMore ? { next } : {}) });
   for (;;) {
     const rows = await options.fetch(after, limit + 1);
     const chunk = await options.items(rows);
@@ -58,12 +62,14 @@ export async function fillPage<Row, Item, Position>(options: {
       after = position;
       const item = chunk[i];
       if (item === undefined) continue;
-      const size = Buffer.byteLength(JSON.stringify(item)) + (items.length > 0 ? 1 : 0);
-      if (items.length === limit || (items.length > 0 && bytes + size > maxBytes)) return { items, hasMore: true, next };
+      const text = JSON.stringify(item);
+      const size = Buffer.byteLength(text) + (items.length > 0 ? 1 : 0);
+      if (items.length === limit || (items.length > 0 && bytes + size > maxBytes)) return filled(true);
       items.push(item);
+      texts.push(text);
       bytes += size;
       next = position;
     }
-    if (rows.length <= limit) return { items, hasMore: false };
+    if (rows.length <= limit) return filled(false);
   }
 }

@@ -56,7 +56,7 @@ export class TripsReadService {
       this.rules(connectionId),
     ]);
     const coverage = { completedUnits, selection: 'completed_trips_started_in_window', completeness: 'not_established' } as const;
-    if (!rules) return { dataset: pageStatus(dataset), horizon, hasMore: false, trips: [], coverage };
+    if (!rules) return { meta: { dataset: pageStatus(dataset), horizon, hasMore: false, coverage }, body: '[]' };
     const base = { connectionId, expand, directoryFetchedAt: groups?.fetchedAt ?? null };
     const page = await fillPage<TripReadRow, TripV1, TripPositionV1>({
       limit,
@@ -70,19 +70,19 @@ export class TripsReadService {
           return ctx && tripOf(row, ctx);
         }),
     });
-    return { dataset: pageStatus(dataset), horizon, hasMore: page.hasMore, trips: page.items, coverage, ...(page.hasMore ? { next: page.next } : {}) };
+    // The trips travel as the JSON text their byte budget was counted on (a framed reply).
+    return { meta: { dataset: pageStatus(dataset), horizon, hasMore: page.hasMore, coverage, ...(page.hasMore ? { next: page.next } : {}) }, body: page.json };
   }
 
   async get(em: Em, request: GetTripRequestV1): Promise<GetTripReplyV1> {
     const { connectionId, tripId, expand } = request;
-    const [row, rules, dataset, groups] = await Promise.all([
+    const [row, rules, groups] = await Promise.all([
       this.repository.byId(em, connectionId, tripId, expand),
       this.rules(connectionId),
-      this.datasets.status(em, connectionId, 'trips'),
       expand.vehicle ? this.datasets.status(em, connectionId, 'groups') : undefined,
     ]);
     const ctx = row && rules ? this.context(row, rules, { connectionId, expand, directoryFetchedAt: groups?.fetchedAt ?? null }) : undefined;
     if (!row || !ctx) throw new RpcError('not_found', 'no such trip on this connection');
-    return { dataset: pageStatus(dataset), trip: tripOf(row, ctx) };
+    return { meta: {}, body: JSON.stringify(tripOf(row, ctx)) };
   }
 }

@@ -116,16 +116,12 @@ export class VehiclesReadService {
 
   async get(em: Em, request: GetVehicleRequestV1): Promise<GetVehicleReplyV1> {
     const { connectionId, vehicleId, expand } = request;
-    const [row, rules, dataset, groupsDataset] = await Promise.all([
-      this.repository.byId(em, connectionId, vehicleId),
-      this.configs.get(connectionId),
-      this.datasets.status(em, connectionId, 'vehicles'),
-      this.datasets.status(em, connectionId, 'groups'),
-    ]);
+    const [row, rules, groupsDataset] = await Promise.all([this.repository.byId(em, connectionId, vehicleId), this.configs.get(connectionId), this.datasets.status(em, connectionId, 'groups')]);
     const visibility = row && rules ? visibilityOf(row, rules) : undefined;
     const vehicle: VehicleEntityV1 | undefined = row && visibility === 'visible' ? expandedVehicle(row, { connectionId, visibility, directoryFetchedAt: groupsDataset.fetchedAt }) : undefined;
     if (!vehicle) throw new RpcError('not_found', 'no such vehicle on this connection');
-    return { dataset, vehicle: expand.groups ? withExpandedGroups(vehicle, await this.expandedGroups(em, connectionId, [vehicle])) : vehicle };
+    // The VehicleEntity travels as JSON text (a framed reply), forwarded by the gateway unparsed.
+    return { meta: {}, body: JSON.stringify(expand.groups ? withExpandedGroups(vehicle, await this.expandedGroups(em, connectionId, [vehicle])) : vehicle) };
   }
 
   async metadata(em: Em, request: GetVehicleMetadataRequestV1): Promise<VehicleMetadataResponseV1> {

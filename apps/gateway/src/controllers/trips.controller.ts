@@ -12,7 +12,7 @@ import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PAGE_RANGES, TRIP_FILTER_IDS } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
-import { RPCS, TRIP_PAGE_STATUSES, tripPageV1, tripPositionV1, tripV1, type TripPageV1, type TripPositionV1, type TripV1 } from '@switchyard/messaging';
+import { RPCS, TRIP_PAGE_STATUSES, tripPageV1, tripPositionV1, tripV1, type TripPositionV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
 import type { ConsumerPrincipal } from '../auth/principal.js';
@@ -20,6 +20,7 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { ListTripsQueryDto, TRIP_EXPANDABLE, TripExpandQueryDto } from '../dto/trip.dto.js';
 import { EntityId } from '../http/entity-ids.js';
+import { jsonObject, jsonText, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand, parseIdList, parseWindow } from '../services/read-query.js';
@@ -56,22 +57,22 @@ export class TripsController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.trips.min}-${PAGE_RANGES.trips.max}, more than ${TRIP_FILTER_IDS} vehicle or driver ids, a malformed id, from not before to, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, from other filters, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListTripsQueryDto): Promise<TripPageV1> {
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListTripsQueryDto): Promise<JsonBody> {
     const window = parseWindow(query.from, query.to);
     const vehicleIds = parseIdList(query.vehicleIds, 'vehicle', TRIP_FILTER_IDS);
     const driverIds = parseIdList(query.driverIds, 'driver', TRIP_FILTER_IDS);
     const filters = { ...window, vehicleIds, driverIds };
     const { reply, link } = await this.pager.page(principal, query, filters, (frame) => this.contexts.request(RPCS.directory.trips.list, { connectionId: principal.connectionId, ...frame, ...filters }));
-    const { dataset, coverage, trips } = reply;
-    return {
+    const { dataset, coverage } = reply.meta;
+    return jsonObject(tripPageV1, {
       status: narrowed(TRIP_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
-      results: trips,
+      results: raw(reply.body),
       ...link,
       coverage,
       publishedAt: dataset.publishedAt,
       errorCode: dataset.errorCode,
-    };
+    });
   }
 
   @Get(':tripId')
@@ -84,8 +85,8 @@ export class TripsController {
   @ApiParam({ name: 'tripId', description: 'Trip id (`trp_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.trip } })
   @ApiZodResponse(200, tripV1)
   @ApiResponse({ status: 400, description: 'The tripId is not a trp_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Principal() principal: ConsumerPrincipal, @EntityId('trip', 'tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<TripV1> {
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('trip', 'tripId') tripId: string, @Query() query: TripExpandQueryDto): Promise<JsonBody> {
     const expand = parseExpand(query.expand, TRIP_EXPANDABLE);
-    return (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId, expand })).trip;
+    return jsonText(tripV1, (await this.contexts.request(RPCS.directory.trips.get, { connectionId: principal.connectionId, tripId, expand })).body);
   }
 }

@@ -25,7 +25,6 @@ import {
   vehicleMetadataResponseV1,
   vehicleProfilePageV1,
   vehiclesPageV1,
-  type VehicleEntityV1,
   type VehicleMetadataResponseV1,
   type VehicleProfilePageV1,
   type VehiclesPageV1,
@@ -39,6 +38,7 @@ import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GetVehicleQueryDto, ListVehiclesQueryDto, VEHICLE_EXPANDABLE } from '../dto/vehicle.dto.js';
 import { invalid } from '../http/api-error.js';
 import { EntityId } from '../http/entity-ids.js';
+import { jsonText, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -117,10 +117,10 @@ export class VehiclesController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, vehicleEntityV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter, scope or expand value (\`invalid_query\`).`, type: ErrorBodyDto })
-  async get(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: GetVehicleQueryDto): Promise<VehicleEntityV1> {
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string, @Query() query: GetVehicleQueryDto): Promise<JsonBody> {
     if (query.scope !== undefined && query.scope !== 'directory') throw invalid('invalid_query', 'query', 'scope', 'not_allowed');
     const expand = parseExpand(query.expand, VEHICLE_EXPANDABLE);
-    return (await this.contexts.request(RPCS.directory.vehicles.get, { connectionId: principal.connectionId, vehicleId, expand })).vehicle;
+    return jsonText(vehicleEntityV1, (await this.contexts.request(RPCS.directory.vehicles.get, { connectionId: principal.connectionId, vehicleId, expand })).body);
   }
 
   @Get(':vehicleId/metadata')

@@ -73,8 +73,8 @@ export class StoredReadPager<P, E extends string> {
     return { limit: limit.value, expand: parseExpand(query.expand, this.spec.expandable) };
   }
 
-  /** One page of a walk: `request` sends the frame (plus the route's filters) to the directory. */
-  async page<R extends WalkReply<P>>(
+  /** One page of a walk: `request` sends the frame (plus the route's filters) to the context; a framed reply says where the walk is in its `meta`. */
+  async page<R extends WalkReply<P> | { meta: WalkReply<P> }>(
     principal: ConsumerPrincipal,
     query: PageQuery,
     filters: object,
@@ -84,7 +84,8 @@ export class StoredReadPager<P, E extends string> {
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, filters, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
     const reply = await request({ limit, maxBytes: this.maxBytes, expand, ...(position ? { horizon: position.h, after: position.p } : {}) });
-    const next = reply.hasMore && reply.next !== undefined ? this.cursors.encode(principal, filters, { h: reply.horizon, p: reply.next }) : undefined;
+    const walk: WalkReply<P> = 'meta' in reply ? reply.meta : reply;
+    const next = walk.hasMore && walk.next !== undefined ? this.cursors.encode(principal, filters, { h: walk.horizon, p: walk.next }) : undefined;
     return { reply, link: nextPageLink(next) };
   }
 }

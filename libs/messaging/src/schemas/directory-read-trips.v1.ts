@@ -12,10 +12,10 @@
 import { DRIVER_SOURCE_ID_PATTERN, driverIdSchema, tripIdSchema, vehicleIdSchema } from '@switchyard/contracts';
 import { PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import {
   addedModifiedFields,
   datasetErrorCodeV1,
-  datasetStatusV1,
   datasetTimeV1,
   expandedVehicleV1,
   isoDateTimeV1,
@@ -109,15 +109,17 @@ export const listTripsRequestV1 = z
   })
   .strict();
 
-export const listTripsReplyV1 = z
-  .object({
-    ...readPageReplyFields,
-    trips: z.array(tripV1).max(100),
-    coverage: tripCoverageV1,
-    /** Where the next page starts (the last trip served); present exactly when hasMore. */
-    next: tripPositionV1.optional(),
-  })
-  .strict();
+/** A framed reply (framed-reply.ts): the walk, dataset and coverage in `meta`, the Trip array as JSON text in `body`. */
+export const listTripsReplyV1 = framedReply(
+  z
+    .object({
+      ...readPageReplyFields,
+      coverage: tripCoverageV1,
+      /** Where the next page starts (the last trip served); present exactly when hasMore. */
+      next: tripPositionV1.optional(),
+    })
+    .strict(),
+);
 
 /** A TripPage has no `stale`: the directory reports its trips `available` and publishedAt says how old. */
 export const TRIP_PAGE_STATUSES = ['pending', 'available', 'degraded'] as const;
@@ -141,7 +143,8 @@ export const tripPageV1 = z
   .meta({ id: 'TripPage', description: 'A page of stored completed trips of the connection, ascending startedAt then id; at most 100 and at most 4,194,304 bytes per response.' });
 
 export const getTripRequestV1 = z.object({ connectionId: z.uuid(), tripId: tripIdSchema, expand: tripExpandV1 }).strict();
-export const getTripReplyV1 = z.object({ dataset: datasetStatusV1, trip: tripV1 }).strict();
+/** A framed reply: the Trip as JSON text. */
+export const getTripReplyV1 = framedReply(z.object({}).strict());
 
 
 export type TripV1 = z.output<typeof tripV1>;

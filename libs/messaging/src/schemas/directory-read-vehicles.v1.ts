@@ -18,11 +18,11 @@
 import { groupIdSchema, PAGE_RANGES, vehicleIdSchema } from '@switchyard/contracts';
 import { FUEL_TYPES, VEHICLE_METADATA_BOUNDS, type VehicleMetadataKey } from '@switchyard/domain';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
 import {
   cursorV1,
   datasetErrorCodeV1,
-  datasetStatusV1,
   datasetTimeV1,
   expandedVehicleV1,
   nextCursorText,
@@ -128,7 +128,8 @@ export const vehicleProfilePageV1 = z
   });
 
 export const getVehicleRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema, expand: vehicleExpandV1 }).strict();
-export const getVehicleReplyV1 = z.object({ dataset: datasetStatusV1, vehicle: vehicleEntityV1 }).strict();
+/** A framed reply (framed-reply.ts): the VehicleEntity as JSON text. */
+export const getVehicleReplyV1 = framedReply(z.object({}).strict());
 
 const cellSource = z
   .string()

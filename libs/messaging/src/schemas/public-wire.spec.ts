@@ -10,7 +10,9 @@ import { toWireDateTime, WIRE_DATE_TIME_PATTERN } from '@switchyard/domain';
 import { silentLogger } from '../logger.js';
 import { answerRequest, decodeReply } from '../rpc-codec.js';
 import { RPCS } from '../subjects.js';
-import { tripPositionV1 } from './directory-read-trips.v1.js';
+import { z } from 'zod';
+import { datasetStatusV1 } from './directory-read.v1.js';
+import { getTripRequestV1, tripPositionV1, tripV1 } from './directory-read-trips.v1.js';
 import { nextCursorLink, nextPageLink, wireDateTimeV1 } from './public-wire.v1.js';
 import { syncPageV1 } from './sync-api.v1.js';
 
@@ -51,13 +53,26 @@ describe('every timestamp of a reply leaves the responder in the wire format', (
   const dataset = { status: 'available', fetchedAt: '2026-11-24T10:30:00Z', capturedAt: null, publishedAt: '2026-11-24T10:30:01.1Z', errorCode: null } as const;
 
   it('through the RPC codec (responder validates and encodes, requester decodes)', async () => {
-    const rpc = RPCS.directory.trips.get;
+    // A reply the codec parses (the trip read itself is a framed reply now: its producers write the wire form, checked below).
+    const rpc = { subject: 'test.wire', request: getTripRequestV1, response: z.object({ dataset: datasetStatusV1, trip: tripV1 }).strict() };
     const request = { connectionId: '0b6c1d52-7a55-4c3a-9d0e-000000000001', tripId: trip.id, expand: { vehicle: false, driver: false } };
     const bytes = await answerRequest(rpc, () => Promise.resolve({ dataset, trip }), new TextEncoder().encode(JSON.stringify(request)), {}, silentLogger);
     const sent = JSON.parse(new TextDecoder().decode(bytes)) as { trip: Record<string, unknown>; dataset: Record<string, unknown> };
     expect(sent.trip).toMatchObject({ startedAt: '2026-11-24T10:15:23.000Z', endedAt: '2026-11-24T10:20:00.500Z', metadata: { modifiedAt: '2026-11-24T10:30:00.000Z' } });
     expect(sent.dataset).toMatchObject({ fetchedAt: '2026-11-24T10:30:00.000Z', publishedAt: '2026-11-24T10:30:01.100Z' });
     expect(decodeReply(rpc, bytes).trip.startedAt).toBe('2026-11-24T10:15:23.000Z');
+  });
+
+  it('a framed reply carries its body as the responder wrote it: meta checked, body bytes untouched', async () => {
+    const rpc = RPCS.directory.trips.get;
+    const request = { connectionId: '0b6c1d52-7a55-4c3a-9d0e-000000000001', tripId: trip.id, expand: { vehicle: false, driver: false } };
+    const body = '{"id":"x","startedAt":"2026-11-24T10:15:23Z"}';
+    const bytes = await answerRequest(rpc, () => Promise.resolve({ meta: {}, body }), new TextEncoder().encode(JSON.stringify(request)), {}, silentLogger);
+    const reply = decodeReply(rpc, bytes);
+    expect(new TextDecoder().decode(reply.body as Uint8Array)).toBe(body);
+    // A meta outside its schema is the responder's internal_error, never sent.
+    const refused = await answerRequest(rpc, () => Promise.resolve({ meta: { extra: 1 }, body } as never), new TextEncoder().encode(JSON.stringify(request)), {}, silentLogger);
+    expect(() => decodeReply(rpc, refused)).toThrow(/internal_error/);
   });
 
   it('keyset positions keep their microseconds (a truncated position would repeat or skip rows)', () => {
