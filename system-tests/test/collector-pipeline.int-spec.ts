@@ -13,6 +13,7 @@
  * keeps the observations per dataset the jobs fed (no drivers row after a public sync).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomInt } from 'node:crypto';
 import { connectionHealthMsgId, type ConnectionHealthV1, EVENTS, subjectFor } from '@switchyard/messaging';
 import { createSamsaraAdapter } from '@switchyard/providers';
 import { pollUntil } from '@switchyard/testing';
@@ -148,6 +149,54 @@ describe('collectors', () => {
       [connectionId, second.requestedAt],
     );
     expect(fresh!.n).toBe(String(approved.length));
+  }, 90_000);
+
+  it('a unit whose receipt arrives before its collector saves the cursor is no lost lease: no warning, nothing counted (issue 25)', async () => {
+    // The race made deterministic: a statement trigger holds every provider-cursor save of the
+    // orchestrator's units on an advisory lock this test holds, so a unit's receipt (directory's
+    // commit → receipt consumer, which never writes provider_cursor) lands while its final cursor
+    // save waits. mutation: CollectorService.afterWrite warning on `receipted` as on `superseded`
+    // (the old boolean: any refused write a lost lease) → the warning appears and this test fails.
+    const key = [25, randomInt(1, 2 ** 31 - 1)] as const;
+    const hold = `"${stack.schemas['sync-orchestrator']}".hold_cursor_saves`;
+    await stack.sql(`create function ${hold}() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock_shared(${key[0]}, ${key[1]}); return null; end $$`);
+    await stack.sql(`create trigger hold_cursor_saves before update of provider_cursor on $orchestrator.sync_unit for each statement execute function ${hold}()`);
+    let release: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let taken: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (taken = resolve));
+    const holding = stack.gateway.runtime.orm.em.fork().transactional(async (tx) => {
+      await tx.execute('select pg_advisory_xact_lock(?, ?)', [...key]);
+      taken?.();
+      await released;
+    });
+    try {
+      await held;
+      const sync = await connection.createSync({ lookbackDays: LOOKBACK_DAYS });
+      await pollUntil(
+        async () => {
+          const [row] = await stack.sql<{ receipted: number; waiting: number }>(
+            `select (select count(*)::int from $orchestrator.sync_unit where sync_id = ? and state = 'receipted') as receipted,
+                    (select count(*)::int from pg_locks where locktype = 'advisory' and not granted and classid = ? and objid = ?) as waiting`,
+            [sync.id, key[0], key[1]],
+          );
+          return row!.receipted > 0 && row!.waiting > 0;
+        },
+        { timeoutMs: 60_000, description: 'a unit receipted while its cursor save waits' },
+      );
+      release?.();
+      await holding;
+      expect(await settled(sync.id)).toMatchObject({ status: 'completed', progress: 100 });
+      const [fenced] = await stack.sql<{ n: number }>(`select coalesce(sum(fenced_writes), 0)::int as n from $orchestrator.sync_unit where sync_id = ?`, [sync.id]);
+      expect(fenced!.n).toBe(0);
+      const lost = stack.logLines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.includes('lease lost: late write refused'));
+      expect(lost).toEqual([]);
+    } finally {
+      release?.();
+      await holding.catch(() => undefined);
+      await stack.sql(`drop trigger hold_cursor_saves on $orchestrator.sync_unit`);
+      await stack.sql(`drop function ${hold}()`);
+    }
   }, 90_000);
 
   it('fails the sync with provider_auth_required when the provider credential is revoked', async () => {

@@ -3,6 +3,14 @@
  * `FOR UPDATE SKIP LOCKED`, heartbeats, fencing tokens, `markUnitReceipted` and completion, and the
  * cancel/retry rules for in-flight leases (spec 3 rules 2-3). Projections are fed over the bus
  * exactly as the gateway feeds them, and syncs are created through the `sync.*` RPCs.
+ *
+ * Refused writes say why (issue 25): a unit receipted before its holder's last cursor save or
+ * heartbeat is `receipted` — no lease lost, nothing counted — while a write under a superseded token
+ * is `superseded` and counted in `fenced_writes` only when the token alone refused it.
+ * Mutations tried: the token condition removed from saveProviderCursor and heartbeat
+ * (`(fencing_token = ?::bigint or true)`) → "re-leases a unit only after …" fails (the stalled
+ * collector's cursor lands, nothing is counted); `refusal` answering `superseded` for every refusal
+ * (the old boolean: any refusal a lost lease) → "a unit receipted before …" fails, and every count.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -54,6 +62,12 @@ async function getSync(caller: SyncCallerV1, syncId: string) {
   return (await h.client.request(RPCS.sync.get, { caller, syncId }, { timeoutMs: 5_000 })).sync;
 }
 
+/** The unit's resume point and its count of writes fencing refused. */
+async function fencing(unitId: string) {
+  const [row] = await sql<{ provider_cursor: string | null; fenced_writes: number }>('select provider_cursor, fenced_writes from $s.sync_unit where id = ?::bigint', [unitId]);
+  return row;
+}
+
 async function leaseColumns(syncId: string) {
   return sql<{ id: string; fencing_token: string; lease_owner: string | null; lease_expires_at: string | null }>(
     `select id::text as id, fencing_token::text as fencing_token, lease_owner, lease_expires_at::text as lease_expires_at from $s.sync_unit where sync_id = ? order by seq`,
@@ -88,20 +102,47 @@ describe('leases', () => {
     const { caller } = await connection(1);
     const syncId = await createSync(caller);
     const [first] = await units.leaseUnits('slow', 1, { connectionId: caller.connectionId, leaseMs: 300 });
-    expect(await units.heartbeat(first!.unitId, first!.fencingToken, 300)).toBe(true);
+    expect(await units.heartbeat(first!.unitId, first!.fencingToken, 300)).toBe('written');
     expect(await units.leaseUnits('fast', 1, { connectionId: caller.connectionId })).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     const [second] = await units.leaseUnits('fast', 1, { connectionId: caller.connectionId });
     expect(second).toMatchObject({ unitId: first!.unitId, fencingToken: '2' });
-    // The stalled collector comes back: nothing it does counts.
-    expect(await units.heartbeat(first!.unitId, first!.fencingToken)).toBe(false);
-    expect(await units.saveProviderCursor(first!.unitId, first!.fencingToken, 'page-9')).toBe(false);
+    expect(await units.saveProviderCursor(second!.unitId, second!.fencingToken, 'page-1')).toBe('written');
+    // The stalled collector comes back: nothing it does counts, and each refusal is counted.
+    expect(await units.heartbeat(first!.unitId, first!.fencingToken)).toBe('superseded');
+    expect(await units.saveProviderCursor(first!.unitId, first!.fencingToken, 'page-9')).toBe('superseded');
+    expect(await fencing(first!.unitId)).toEqual({ provider_cursor: 'page-1', fenced_writes: 2 });
     expect(await units.markUnitReceipted(first!.unitId, first!.fencingToken, evidence('old'))).toMatchObject({ outcome: 'stale_fencing_token', status: 'in_progress', progress: 0 });
-    expect(await units.saveProviderCursor(second!.unitId, second!.fencingToken, 'page-2')).toBe(true);
+    expect(await units.saveProviderCursor(second!.unitId, second!.fencingToken, 'page-2')).toBe('written');
     expect(await units.markUnitReceipted(second!.unitId, second!.fencingToken, evidence('new'))).toMatchObject({ outcome: 'receipted', status: 'completed', progress: 100 });
     expect(await getSync(caller, syncId)).toMatchObject({ status: 'completed', progress: 100, completedAt: expect.any(String) });
     // Completed units and syncs never move backwards.
     expect(await units.markUnitReceipted(second!.unitId, second!.fencingToken, evidence('again'))).toMatchObject({ outcome: 'already_receipted', status: 'completed' });
+  });
+
+  it('a unit receipted before its holder saves the cursor or heartbeats is `receipted`: no lease lost, nothing written, nothing counted (issue 25)', async () => {
+    const { caller } = await connection(1);
+    await createSync(caller);
+    const [held] = await units.leaseUnits('collector', 1, { connectionId: caller.connectionId });
+    expect(await units.saveProviderCursor(held!.unitId, held!.fencingToken, 'page-1')).toBe('written');
+    // The final batch is published; its receipt is handled before the collector's cursor save.
+    expect(await units.markUnitReceipted(held!.unitId, held!.fencingToken, evidence('final'))).toMatchObject({ outcome: 'receipted' });
+    expect(await units.saveProviderCursor(held!.unitId, held!.fencingToken, null)).toBe('receipted');
+    expect(await units.heartbeat(held!.unitId, held!.fencingToken)).toBe('receipted');
+    expect(await fencing(held!.unitId)).toEqual({ provider_cursor: 'page-1', fenced_writes: 0 });
+  });
+
+  it('a heartbeat after the lease ran out is `expired`; a late write the unit state refuses too is `superseded` but not counted', async () => {
+    const { caller } = await connection(1);
+    await createSync(caller);
+    const [slow] = await units.leaseUnits('slow', 1, { connectionId: caller.connectionId, leaseMs: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await units.heartbeat(slow!.unitId, slow!.fencingToken)).toBe('expired');
+    const [fast] = await units.leaseUnits('fast', 1, { connectionId: caller.connectionId });
+    expect(await units.markUnitReceipted(fast!.unitId, fast!.fencingToken, evidence('fast'))).toMatchObject({ outcome: 'receipted' });
+    // Receipted under the newer token: the state alone refuses the old holder's write, so fencing is not what refused it.
+    expect(await units.saveProviderCursor(slow!.unitId, slow!.fencingToken, 'late')).toBe('superseded');
+    expect(await fencing(slow!.unitId)).toEqual({ provider_cursor: null, fenced_writes: 0 });
   });
 
   it('stops leasing while the connection is paused or unified collection is off', async () => {

@@ -11,7 +11,8 @@
  *   (receipt.consumer.ts) once the final batch and every other recorded batch of the unit's lease
  *   have a committed receipt;
  * - every held unit is heartbeated every LEASE_MS / 3 while queued or worked; a refused heartbeat
- *   (lease lost, sync retried) stops all work for that unit; nothing ever ends a lease early —
+ *   (lease lost, sync retried) stops all work for that unit, while one that finds the unit
+ *   receipted under its own token only ends its heartbeats (done, not lost); nothing ever ends a lease early —
  *   a cancelled sync's job stops at the next page boundary and its leases run out on their own;
  * - a job that ends normally marks every unit whose final batch it published as awaiting its
  *   receipts (`awaitReceipts`, RECEIPT_WAIT_MS): the unit is not leased again while its receipts
@@ -57,7 +58,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from '../config.js';
 import { isOpen } from '../domain/sync-state.js';
-import type { LeasedUnit } from '../db/repositories/unit-lease.repository.js';
+import type { FencedWrite, LeasedUnit } from '../db/repositories/unit-lease.repository.js';
 import { ProviderAdapterFactory } from '../providers/adapter-factory.js';
 import { UnitReceiptService } from '../services/unit-receipts.service.js';
 import { ConnectionHealthPublisher } from './connection-health.publisher.js';
@@ -215,9 +216,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
           return recorded;
         },
         publish,
-        saveCursor: async (unit, cursor) => {
-          if (!(await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor))) this.fencedOff(unit, 'cursor');
-        },
+        saveCursor: async (unit, cursor) => this.afterWrite(unit, 'cursor', await this.units.saveProviderCursor(unit.unitId, unit.fencingToken, cursor)),
         firstFaultPass: async () => !(await this.units.faultsCollected(job.connectionId)),
         skipped: (records) => {
           skippedRecords += records.length;
@@ -292,13 +291,27 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * A write under this unit's fencing token was refused (the lease ran out and was taken, or the
-   * sync was retried or ended): stop all work on the unit and log each refused write, so an
-   * operator (and the crash test's zombie step) sees a resumed collector being fenced off.
+   * What a heartbeat's or cursor save's outcome means for the unit. `receipted`: the unit's receipt
+   * arrived before this write — after a unit's final batch the receipt consumer often beats the
+   * cursor save (250 false warnings on a fresh sandbox's first scheduled run, issue 25) — so its
+   * work is done and no lease was lost: no more heartbeats, no warning. `superseded` / `expired`:
+   * the lease is lost (fencedOff).
    */
-  private fencedOff(unit: LeasedUnit, write: 'heartbeat' | 'record' | 'cursor'): void {
+  private afterWrite(unit: LeasedUnit, write: 'heartbeat' | 'cursor', outcome: FencedWrite): void {
+    if (outcome === 'written') return;
+    if (outcome === 'receipted') this.held.delete(unit.unitId);
+    else this.fencedOff(unit, write, outcome);
+  }
+
+  /**
+   * A write under this unit's fencing token was refused (the lease ran out or was taken, or the
+   * sync was retried or ended): stop all work on the unit and log each refused write, so an
+   * operator sees a resumed collector being fenced off (the durable count of refusals by the token
+   * is the unit's `fenced_writes`, migration 0014).
+   */
+  private fencedOff(unit: LeasedUnit, write: 'heartbeat' | 'record' | 'cursor', reason: 'superseded' | 'expired' | 'refused' = 'refused'): void {
     this.lost.add(unit.unitId);
-    this.runtime.logger.warn({ unitId: unit.unitId, fencingToken: unit.fencingToken, write }, 'lease lost: late write refused');
+    this.runtime.logger.warn({ unitId: unit.unitId, fencingToken: unit.fencingToken, write, reason }, 'lease lost: late write refused');
   }
 
   /**
@@ -319,7 +332,7 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
     for (const unit of [...this.held.values()]) {
       if (this.lost.has(unit.unitId)) continue;
       try {
-        if (!(await this.units.heartbeat(unit.unitId, unit.fencingToken, this.settings.leaseMs))) this.fencedOff(unit, 'heartbeat');
+        this.afterWrite(unit, 'heartbeat', await this.units.heartbeat(unit.unitId, unit.fencingToken, this.settings.leaseMs));
       } catch (error) {
         this.runtime.logger.warn({ err: error, unitId: unit.unitId }, 'heartbeat failed; retrying on the next beat');
       }

@@ -18,7 +18,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { inTransaction, type Orm } from '@switchyard/persistence';
 import { ORM } from '@switchyard/service-kit';
 import { UnitBatchRepository, type UnitBatch } from '../db/repositories/unit-batch.repository.js';
-import { UnitLeaseRepository, type LeasedUnit, type ReceiptEvidence, type ReceiptOutcome } from '../db/repositories/unit-lease.repository.js';
+import { UnitLeaseRepository, type FencedWrite, type LeasedUnit, type ReceiptEvidence, type ReceiptOutcome } from '../db/repositories/unit-lease.repository.js';
 import { isOpen, nextStatus, progressOf, type SyncStatus } from '../domain/sync-state.js';
 
 export interface ReceiptResult {
@@ -57,11 +57,13 @@ export class UnitReceiptService {
     return inTransaction(this.orm, (em) => this.units.lease(em, owner, limit, options.leaseMs ?? DEFAULT_LEASE_MS, options.connectionId));
   }
 
-  heartbeat(unitId: string, fencingToken: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+  /** Extends the lease held under `fencingToken`, or says why not: only `superseded` and `expired` are a lost lease (FencedWrite). */
+  heartbeat(unitId: string, fencingToken: string, leaseMs = DEFAULT_LEASE_MS): Promise<FencedWrite> {
     return inTransaction(this.orm, (em) => this.units.heartbeat(em, unitId, fencingToken, leaseMs));
   }
 
-  saveProviderCursor(unitId: string, fencingToken: string, cursor: string | null): Promise<boolean> {
+  /** Saves the resume point under `fencingToken`, or says why not: `receipted` after the unit's final batch is no lease loss (FencedWrite). */
+  saveProviderCursor(unitId: string, fencingToken: string, cursor: string | null): Promise<FencedWrite> {
     return inTransaction(this.orm, (em) => this.units.saveProviderCursor(em, unitId, fencingToken, cursor));
   }
 

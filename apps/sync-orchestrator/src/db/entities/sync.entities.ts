@@ -76,6 +76,8 @@ export const SyncUnitEntity = defineEntity({
     /** Migration 0009: provider_throttled re-queues of attempt `throttleAttempt` (not error attempts). */
     throttleRequeues: p.integer().default(0),
     throttleAttempt: p.integer().default(0),
+    /** Migration 0014: late writes under a superseded token that fencing alone refused. */
+    fencedWrites: p.integer().default(0),
   },
   uniques: [{ name: 'sync_unit_sync_seq_unique', properties: ['syncId', 'seq'] }],
   indexes: [{ name: 'sync_unit_leasable_idx', properties: ['leaseExpiresAt', 'id'] }],

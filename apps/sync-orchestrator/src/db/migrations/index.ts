@@ -11,6 +11,7 @@ import { Migration0010ScheduleWindowParts } from './migration-0010-schedule-wind
 import { Migration0011ApplicationTokens } from './migration-0011-application-tokens.js';
 import { Migration0012SyncCorrelation } from './migration-0012-sync-correlation.js';
 import { Migration0013RefreshSlots } from './migration-0013-refresh-slots.js';
+import { Migration0014FencedWrites } from './migration-0014-fenced-writes.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -27,4 +28,5 @@ export const syncOrchestratorMigrations = [
   Migration0011ApplicationTokens,
   Migration0012SyncCorrelation,
   Migration0013RefreshSlots,
+  Migration0014FencedWrites,
 ];

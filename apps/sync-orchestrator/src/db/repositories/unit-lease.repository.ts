@@ -6,7 +6,10 @@
  * Fencing: every lease bumps `fencing_token` and hands it to the holder; a heartbeat, a saved
  * provider cursor or a receipt counts only when it carries the unit's current token. A collector
  * that stalled past its lease (SIGSTOP, GC pause) and came back, or a receipt redelivered from an
- * earlier lease or attempt, therefore changes nothing.
+ * earlier lease or attempt, therefore changes nothing. A refused heartbeat or cursor save says why
+ * (`FencedWrite`): only `superseded` and `expired` are a lost lease; `receipted` is the unit's own
+ * receipt arriving before its holder's last write (issue 25). Refusals by the token alone are
+ * counted in `fenced_writes` (migration 0014).
  *
  * Waits that are not failures (migration 0009): a unit whose final batch is published waits for
  * its receipts (`awaitReceipts`: not leased again while its token is current and the deadline has
@@ -44,6 +47,14 @@ export interface LeasedUnit {
   /** How many units of the sync have this unit's purpose: the units of its roster pass (ingest batch `pass`). */
   passUnits: number;
 }
+
+/**
+ * How a heartbeat or cursor save under a token ended: `written`; `receipted` — refused because the
+ * unit is receipted under this very token (its work is done: the receipt consumer was faster than
+ * the holder's last write, no lease was lost); `superseded` — another lease or a retry holds the
+ * unit under a newer token (fenced off); `expired` — the lease ran out under this token (heartbeat).
+ */
+export type FencedWrite = 'written' | 'receipted' | 'superseded' | 'expired';
 
 export type ReceiptOutcome = 'receipted' | 'already_receipted' | 'stale_fencing_token' | 'sync_not_open' | 'unknown_unit';
 
@@ -137,25 +148,50 @@ export class UnitLeaseRepository {
     }));
   }
 
-  /** Extends a live lease held under `fencingToken`; false when the lease was lost or fenced off. */
-  async heartbeat(em: Em, unitId: string, fencingToken: string, leaseMs: number): Promise<boolean> {
+  /** Extends a live lease held under `fencingToken`; otherwise says why not (FencedWrite). */
+  async heartbeat(em: Em, unitId: string, fencingToken: string, leaseMs: number): Promise<FencedWrite> {
     const rows = await query<{ id: string }>(
       em,
       `update ${tableNamer(em)('sync_unit')} set heartbeat_at = now(), lease_expires_at = now() + (? * interval '1 millisecond')
         where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' and lease_expires_at > now() returning id`,
       [leaseMs, unitId, fencingToken],
     );
-    return rows.length === 1;
+    return rows.length === 1 ? 'written' : this.refusal(em, unitId, fencingToken, true);
   }
 
-  /** Stores the provider cursor reached (resume point); ignored unless the token is current. */
-  async saveProviderCursor(em: Em, unitId: string, fencingToken: string, cursor: string | null): Promise<boolean> {
+  /** Stores the provider cursor reached (resume point) while the token is current; otherwise says why not (FencedWrite). */
+  async saveProviderCursor(em: Em, unitId: string, fencingToken: string, cursor: string | null): Promise<FencedWrite> {
     const rows = await query<{ id: string }>(
       em,
       `update ${tableNamer(em)('sync_unit')} set provider_cursor = ? where id = ?::bigint and fencing_token = ?::bigint and state = 'admitted' returning id`,
       [cursor, unitId, fencingToken],
     );
-    return rows.length === 1;
+    return rows.length === 1 ? 'written' : this.refusal(em, unitId, fencingToken, false);
+  }
+
+  /**
+   * Why a heartbeat (`liveLease`) or cursor save under `fencingToken` matched no row. Run right after
+   * it in its transaction: a new statement sees what committed meanwhile (a receipt, a re-lease). A
+   * write the token alone refused — the unit admitted under a newer token and, for a heartbeat, its
+   * lease live — is counted in `fenced_writes` (migration 0014); one the unit's state or lease would
+   * have refused anyway is not, so the count is evidence of fencing and nothing else.
+   */
+  private async refusal(em: Em, unitId: string, fencingToken: string, liveLease: boolean): Promise<Exclude<FencedWrite, 'written'>> {
+    const t = tableNamer(em);
+    const counted = await query<{ id: string }>(
+      em,
+      `update ${t('sync_unit')} set fenced_writes = fenced_writes + 1
+        where id = ?::bigint and fencing_token <> ?::bigint and state = 'admitted' and (not ?::boolean or lease_expires_at > now()) returning id`,
+      [unitId, fencingToken, liveLease],
+    );
+    if (counted.length === 1) return 'superseded';
+    const [unit] = await query<{ state: 'admitted' | 'receipted'; fencing_token: string }>(
+      em,
+      `select state, fencing_token::text as fencing_token from ${t('sync_unit')} where id = ?::bigint`,
+      [unitId],
+    );
+    if (!unit || unit.fencing_token !== fencingToken) return 'superseded';
+    return unit.state === 'receipted' ? 'receipted' : 'expired';
   }
 
   /** Locks the unit's sync row (first, per the lock order) and returns its state. */
