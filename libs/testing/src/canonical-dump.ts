@@ -76,6 +76,27 @@ function dropSetFor(table: string, extra: readonly string[]): ReadonlySet<string
   return new Set([...VOLATILE_KEYS, ...(VOLATILE_BY_TABLE[table] ?? []), ...extra]);
 }
 
+/**
+ * Times that are our reads, not the provider's: a complete-snapshot fault (Samsara, Motive) is
+ * observed, opened at bootstrap and cleared at the read that saw it (docs/faults.md "Times", issue
+ * 31 item 3), so two equivalent runs — or the same window read again — differ in them exactly as in
+ * `fetched_at`. Explicit-record faults (Geotab) keep every time: those are the provider's records'.
+ */
+const SNAPSHOT_READ_TIMES: Readonly<Record<string, readonly string[]>> = {
+  fault_occurrence: ['opened_at', 'last_observed_at', 'cleared_at'],
+  fault_transition: ['observed_at'],
+};
+
+function isSnapshotFault(row: Record<string, unknown>): boolean {
+  const payload = row.payload as { model?: unknown } | null | undefined;
+  return row.model === 'complete_snapshot' || payload?.model === 'complete_snapshot';
+}
+
+function dropSetForRow(table: string, row: Record<string, unknown>, base: ReadonlySet<string>): ReadonlySet<string> {
+  const readTimes = SNAPSHOT_READ_TIMES[table];
+  return readTimes && isSnapshotFault(row) ? new Set([...base, ...readTimes]) : base;
+}
+
 /** The canonical dump of the given contexts' data tables (see the header for what is dropped). */
 export async function canonicalDump(options: CanonicalDumpOptions): Promise<string> {
   const orm = await createOrm({ clientUrl: options.clientUrl, schema: 'public', entities: [], migrations: [], allServiceSchemas: [], poolMax: 2, logger: () => undefined });
@@ -90,7 +111,10 @@ export async function canonicalDump(options: CanonicalDumpOptions): Promise<stri
         const params = options.connectionIds ? [`{${options.connectionIds.join(',')}}`] : [];
         const rows = await em.execute<{ row: Record<string, unknown> }[]>(`select to_jsonb(t) as row from "${schema}"."${table}" t ${filter}`, params);
         const drop = dropSetFor(table, options.extraVolatileKeys ?? []);
-        const lines = rows.map((r) => stableStringify(typeof r.row === 'string' ? JSON.parse(r.row) : r.row, drop)).sort();
+        const lines = rows
+          .map((r) => (typeof r.row === 'string' ? JSON.parse(r.row) : r.row) as Record<string, unknown>)
+          .map((row) => stableStringify(row, dropSetForRow(table, row, drop)))
+          .sort();
         out.push(`# ${context}.${table} (${lines.length})`, ...lines);
       }
     }
