@@ -43,6 +43,8 @@ export const ENDPOINT_AREAS = [
   'faults',
   'history',
   'usageReports',
+  // Additions beyond the specification's 36 operations (each says so in its description).
+  'freshness',
 ] as const;
 export type EndpointArea = (typeof ENDPOINT_AREAS)[number];
 
@@ -106,6 +108,16 @@ const rows: readonly Row[] = [
   ['GET', `${C}/utilization`, 'usageReports', KEY, 'stored', SERVED],
 ];
 
-export const CATALOG_ENDPOINTS: Readonly<Record<string, CatalogEndpoint>> = Object.fromEntries(
-  rows.map(([method, path, area, auth, retrieval, releaseStatus]) => [`${method} ${path}`, { method, path, area, auth, retrieval, releaseStatus }]),
-);
+/**
+ * Operations beyond the specification's 36 (each says so in its OpenAPI description), listed in the
+ * catalog like the contract's: data freshness per signal (issue 27, decision 0041).
+ */
+const additions: readonly Row[] = [['GET', `${C}/freshness`, 'freshness', KEY, 'stored', SERVED]];
+
+const entry = ([method, path, area, auth, retrieval, releaseStatus]: Row): [string, CatalogEndpoint] => [`${method} ${path}`, { method, path, area, auth, retrieval, releaseStatus }];
+
+/** The contract's own operations (spec 4): exactly 36. */
+export const CONTRACT_ENDPOINT_KEYS: readonly string[] = rows.map((row) => entry(row)[0]);
+
+/** Every operation the catalog lists: the contract's and the additions beyond it. */
+export const CATALOG_ENDPOINTS: Readonly<Record<string, CatalogEndpoint>> = Object.fromEntries([...rows, ...additions].map(entry));

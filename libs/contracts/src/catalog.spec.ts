@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { TELEMETRY_METRICS } from '@switchyard/domain';
-import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint } from './catalog-endpoints.js';
+import { CATALOG_ENDPOINTS, CONTRACT_ENDPOINT_KEYS, ENDPOINT_AREAS, type CatalogEndpoint } from './catalog-endpoints.js';
 import { areaReleaseStatus, buildCatalog, unreleasedAreas } from './catalog.js';
 import { LIMITS } from './limits.js';
 import { VEHICLE_METADATA_KEYS } from './vehicle-metadata.js';
@@ -99,9 +99,11 @@ describe('catalog (spec 2.12)', () => {
     });
   });
 
-  it('describes every route of spec 4, stored reads marked stored', () => {
+  it('describes every route of spec 4, stored reads marked stored, and the additions beyond it', () => {
     const keys = Object.keys(catalog.endpoints);
-    expect(keys).toHaveLength(36);
+    expect(CONTRACT_ENDPOINT_KEYS).toHaveLength(36);
+    // Beyond the 36 (each says so in its OpenAPI description): data freshness (issue 27).
+    expect(keys.filter((k) => !CONTRACT_ENDPOINT_KEYS.includes(k))).toEqual(['GET /v1/connections/{id}/freshness']);
     // Spec 5: sync routes need the application secret and the Connection-Token header.
     for (const e of Object.values(catalog.endpoints)) expect({ path: e.path, auth: e.auth }).toEqual({ path: e.path, auth: e.path.startsWith('/v1/syncs') ? 'application_secret_and_connection_token' : 'consumer_key' });
     expect(catalog.endpoints['GET /v1/connections/{id}/drivers']).toMatchObject({ auth: 'consumer_key', retrieval: 'stored' });

@@ -10,6 +10,7 @@
 import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type DerivationCode, type TelemetryMetric } from '@switchyard/domain';
 import { CATALOG_ENDPOINTS, ENDPOINT_AREAS, type CatalogEndpoint, type EndpointArea } from './catalog-endpoints.js';
 import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE } from './fault-reads.js';
+import { HISTORY_RETENTION_DAYS } from './history-retention.js';
 import {
   GROUP_DIRECTORY,
   GROUP_INVENTORY_MAX_IDS,
@@ -236,7 +237,12 @@ export function buildCatalog(opts: CatalogOptions = {}): Catalog {
       maxPageSize: TRIP_PAGE_MAX,
       maxFilterIds: TRIP_FILTER_IDS,
       responseByteLimit: RESPONSE_BYTE_LIMIT,
-      gaps: ['completeness is not established', 'trip distance is omitted when missing or invalid', 'GPS distance and odometer difference are distinct source bases'],
+      gaps: [
+        'completeness is not established',
+        'trip distance is omitted when missing or invalid',
+        'GPS distance and odometer difference are distinct source bases',
+        `trips that started more than ${HISTORY_RETENTION_DAYS} days ago are no longer stored (retention): a window reaching further back holds only the trips kept`,
+      ],
     },
     vehicleProfiles: {
       releaseStatus: areaReleaseStatus('vehicles'),

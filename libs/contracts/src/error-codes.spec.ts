@@ -57,7 +57,7 @@ describe('error code table', () => {
   it('has no 409 for a closed gate: spec 7 makes a disabled gate on the sync routes a 503 (gate_disabled)', () => {
     expect(statusOf('gate_disabled')).toBe(503);
     expect(codesWithStatus(409).sort()).toEqual(
-      ['empty_selection', 'geotab_account_setup_required', 'pause_connection_before_connect', 'provider_requests_not_supported', 'too_many_open_syncs', 'unsupported_purpose'].sort(),
+      ['empty_selection', 'geotab_account_setup_required', 'pause_connection_before_connect', 'provider_requests_not_supported', 'too_many_open_syncs', 'too_many_webhook_endpoints', 'unsupported_purpose'].sort(),
     );
   });
 });

@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   too_many_open_syncs: { status: 409, description: 'The application already has the most open (requested or in progress) syncs it may have (catalog `limits.openSyncsPerApplication`); nothing was created, and a sync asked to retry stays failed. Create or retry again once one has completed or failed.' },
   empty_selection: { status: 409, description: 'The connection has no explicitly approved vehicles, so a sync would collect nothing; nothing was created (spec 4.1 rule 5).' },
   pause_connection_before_connect: { status: 409, description: 'A connect session needs the connection paused first (spec 4.3 rule 2).' },
+  too_many_webhook_endpoints: { status: 409, description: 'Webhook endpoints (an addition beyond the contract): the application already has the most endpoints it may have (20); delete one first.' },
   geotab_account_setup_required: { status: 409, description: 'The Geotab service account and database binding are not prepared (spec 4.3 rule 3).' },
   // 413 / 415 / 422.
   payload_too_large: { status: 413, description: 'The request body exceeds the accepted size.' },

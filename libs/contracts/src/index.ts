@@ -11,3 +11,4 @@ export * from './catalog.js';
 export * from './telemetry-reads.js';
 export * from './usage-reports.js';
 export * from './fault-reads.js';
+export * from './history-retention.js';

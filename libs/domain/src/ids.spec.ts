@@ -14,6 +14,7 @@ import {
   isVehicleId,
   newSyncId,
   newUuid,
+  nameUuid,
   sourceIdOfVehicle,
   syncIdTime,
   vehicleId,
@@ -145,6 +146,17 @@ describe('uuids', () => {
     expect(a[14]).toBe('4');
     expect(newUuid()).not.toBe(a);
     expect(isUuid('not-a-uuid')).toBe(false);
+  });
+
+  it('name-based: the same parts give the same v8 uuid, other parts or another split another one', () => {
+    const a = nameUuid('sync-outcome', 'sync_01', '1', 'completed');
+    expect(isUuid(a)).toBe(true);
+    expect(a[14]).toBe('8');
+    expect('89ab').toContain(a[19]);
+    expect(nameUuid('sync-outcome', 'sync_01', '1', 'completed')).toBe(a);
+    expect(nameUuid('sync-outcome', 'sync_01', '2', 'completed')).not.toBe(a);
+    // Length-prefixed: moving a character between parts is another name.
+    expect(nameUuid('sync-outcome', 'sync_011', '', 'completed')).not.toBe(a);
   });
 });
 

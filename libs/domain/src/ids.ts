@@ -194,3 +194,21 @@ export function syncIdTime(id: string): number | undefined {
 export function newUuid(): string {
   return randomUUID();
 }
+
+/**
+ * A name-based UUID (RFC 9562 version 8: SHA-256 of the length-prefixed parts, first 128 bits with
+ * the version and variant bits set), for facts that need the same id every time they are told:
+ * the event id of a sync outcome (`sync-outcome`, sync id, attempt, status) or of a connection's
+ * status change (`connection-status`, connection id, revision). A publisher that retries, or a
+ * relay that republishes after a crash, mints the same id, so consumers (and webhook receivers,
+ * docs/webhooks.md) de-duplicate by it.
+ */
+export function nameUuid(namespace: string, ...parts: readonly string[]): string {
+  const hash = createHash('sha256').update(lengthPrefixed(namespace));
+  for (const part of parts) hash.update(lengthPrefixed(part));
+  const bytes = hash.digest().subarray(0, 16);
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x80, 6);
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -11,7 +11,9 @@
  *   `speed`, `heading`, `fuelPercent`, `batteryVoltage`, `engineState`) have no signal of their own
  *   and come with the opt-in alone (decision 0019);
  * - a metric the provider marks `unsupported` (capability `telemetry.<metric>`, or no entry) is
- *   never covered: it is never asked of the provider and never shown.
+ *   never covered: it is never asked of the provider and never shown;
+ * - `faults` is collected only when selected and the provider can list open faults (`faults.open`):
+ *   `faultsSelected`, the collectors' rule and the freshness read's.
  */
 import { SELECTED_SIGNALS } from './connection-config.js';
 import { CORE_TELEMETRY_METRICS, TELEMETRY_METRICS, type TelemetryMetric } from './telemetry-metrics.js';
@@ -40,4 +42,9 @@ export function coversMetric(coverage: TelemetryCoverage, metric: TelemetryMetri
 /** The metrics the connection covers, in TELEMETRY_METRICS order. */
 export function coveredMetrics(coverage: TelemetryCoverage): TelemetryMetric[] {
   return TELEMETRY_METRICS.filter((metric) => coversMetric(coverage, metric));
+}
+
+/** Whether the connection's faults are collected: the `faults` signal selected and `faults.open` supported (see the header). */
+export function faultsSelected(coverage: TelemetryCoverage): boolean {
+  return coverage.signals.includes('faults') && (coverage.support['faults.open'] ?? 'unsupported') !== 'unsupported';
 }

@@ -1,30 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { hasVisibilityRules, vehicleVisibility, type VisibilityRules } from './vehicle-visibility.js';
+import { hasVisibilityRules, type VisibilityRules } from './vehicle-visibility.js';
 
+// The rule's own cases run on its SQL (apps/directory test/vehicle-visibility.repository.int-spec.ts).
 const none: VisibilityRules = { includeVehicleIds: [], excludeVehicleIds: [], includeStatuses: [] };
 
-describe('vehicleVisibility', () => {
-  it('shows everything when no rule is set', () => {
-    expect(vehicleVisibility({ sourceId: 'a', status: null }, none)).toBe('visible');
+describe('hasVisibilityRules', () => {
+  it('is false when no rule is set, true when any list is non-empty', () => {
     expect(hasVisibilityRules(none)).toBe(false);
-  });
-
-  it('hides vehicles outside a non-empty include list, before any other rule', () => {
-    const rules = { ...none, includeVehicleIds: ['a'], includeStatuses: ['active' as const] };
-    expect(vehicleVisibility({ sourceId: 'b', status: 'inactive' }, rules)).toBe('hidden_by_include_list');
-    expect(vehicleVisibility({ sourceId: 'a', status: 'active' }, rules)).toBe('visible');
-    expect(hasVisibilityRules(rules)).toBe(true);
-  });
-
-  it('hides excluded vehicles', () => {
-    expect(vehicleVisibility({ sourceId: 'x', status: 'active' }, { ...none, excludeVehicleIds: ['x'] })).toBe('hidden_by_exclude_list');
-    expect(vehicleVisibility({ sourceId: 'y', status: 'active' }, { ...none, excludeVehicleIds: ['x'] })).toBe('visible');
-  });
-
-  it('hides other and unknown statuses when a status filter is set', () => {
-    const rules = { ...none, includeStatuses: ['active' as const] };
-    expect(vehicleVisibility({ sourceId: 'a', status: 'inactive' }, rules)).toBe('hidden_by_status');
-    expect(vehicleVisibility({ sourceId: 'a', status: null }, rules)).toBe('hidden_by_status');
-    expect(vehicleVisibility({ sourceId: 'a', status: 'active' }, rules)).toBe('visible');
+    expect(hasVisibilityRules({ ...none, includeVehicleIds: ['a'], includeStatuses: ['active'] })).toBe(true);
+    expect(hasVisibilityRules({ ...none, excludeVehicleIds: ['x'] })).toBe(true);
+    expect(hasVisibilityRules({ ...none, includeStatuses: ['active'] })).toBe(true);
   });
 });

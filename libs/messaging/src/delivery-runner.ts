@@ -5,10 +5,12 @@
  * Invariants: a message is terminated only after its dead letter is stored (a failed DLQ write
  * naks instead, so nothing is dropped); an abandoned delivery (drain deadline passed) is never
  * settled, so the server redelivers it after ackWait; nothing here logs a payload.
+ * An observer (ConsumeOptions.observer: service-kit's consumer metrics) is told of each arrival and
+ * of the settlement applied — after it is applied, so what it counts has happened.
  */
 import type { z } from 'zod';
 import { describeError, type BusLogger } from './logger.js';
-import type { ConsumerDefinition, DeliveryHandler, MessageHeaders } from './port.js';
+import type { ConsumerDefinition, DeliveryHandler, DeliveryObserver, MessageHeaders } from './port.js';
 import { decodeJson, describeIssues } from './rpc-codec.js';
 import type { DeadLetterV1 } from './schemas/dead-letter.v1.js';
 import { DEFAULT_BACKOFF, settle, settleAfterDeadLetterFailure, settleBeforeHandling, type HandlerOutcome, type Settlement } from './jetstream/settlement.js';
@@ -40,6 +42,8 @@ export interface RunDeliveryArgs<P extends z.ZodType> {
   port: SettlementPort;
   logger: BusLogger;
   isAbandoned: () => boolean;
+  /** Told of the delivery and its settlement (ConsumeOptions.observer). */
+  observer?: DeliveryObserver;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -52,7 +56,7 @@ function encodePayload(data: Uint8Array): Pick<DeadLetterV1, 'payload' | 'payloa
   }
 }
 
-async function runHandler<P extends z.ZodType>(args: RunDeliveryArgs<P>): Promise<HandlerOutcome> {
+async function runHandler<P extends z.ZodType>(args: RunDeliveryArgs<P>, progressed: () => void): Promise<HandlerOutcome> {
   const { consumer, handler, message, port } = args;
   const decoded = decodeJson(message.data);
   if (!decoded.ok) return { kind: 'schema_invalid', detail: decoded.detail };
@@ -65,7 +69,10 @@ async function runHandler<P extends z.ZodType>(args: RunDeliveryArgs<P>): Promis
       msgId: message.msgId,
       headers: message.headers,
       deliveryCount: message.deliveryCount,
-      inProgress: () => port.working(),
+      inProgress: () => {
+        progressed();
+        port.working();
+      },
     });
     return { kind: 'ok' };
   } catch (error) {
@@ -78,11 +85,19 @@ export async function runDelivery<P extends z.ZodType>(args: RunDeliveryArgs<P>)
   const { consumer, message, port, logger } = args;
   const backoff = consumer.backoff ?? DEFAULT_BACKOFF;
   const log = { subject: message.subject, durable: consumer.durable, msgId: message.msgId, deliveryCount: message.deliveryCount };
+  const { observer } = args;
+  const arrivedAt = performance.now();
+  // The server's ack deadline runs from the delivery or from the last inProgress() (JetStream `working()`).
+  let deadlineFrom = arrivedAt;
+  observer?.delivered?.(message.deliveryCount);
 
   let decision = settleBeforeHandling(message.deliveryCount, consumer.maxDeliver);
   if (!decision) {
-    const outcome = await runHandler(args);
-    if (args.isAbandoned()) return undefined;
+    const outcome = await runHandler(args, () => (deadlineFrom = performance.now()));
+    if (args.isAbandoned()) {
+      observer?.abandoned?.();
+      return undefined;
+    }
     if (outcome.kind === 'failed') logger.warn({ ...log, ...describeError(outcome.error) }, 'message handler failed');
     decision = settle(outcome, message.deliveryCount, consumer.maxDeliver, backoff);
   }
@@ -119,6 +134,12 @@ export async function runDelivery<P extends z.ZodType>(args: RunDeliveryArgs<P>)
       // redelivering it (maxDeliver + spare) while the DLQ still refuses it (full: decision 0026).
       logger.error({ ...log, stream: consumer.event.stream, streamSequence: message.streamSequence, ...describeError(error) }, 'dead-letter write failed; message will be redelivered');
     }
+  }
+  if (observer?.settled) {
+    const now = performance.now();
+    const detail = { elapsedMs: now - arrivedAt, ackWaitExpired: now - deadlineFrom > consumer.ackWaitMs };
+    if (decision.action === 'dead_letter') observer.settled('dead_letter', { ...detail, reason: decision.reason });
+    else observer.settled(decision.action, detail);
   }
   return decision;
 }

@@ -113,3 +113,22 @@ export class RetryLater extends Error {
     super(message);
   }
 }
+
+/**
+ * A stream a service needs is missing or differs from its definition (decision 0033). Streams are
+ * provisioned by the provisioning step, never by a service: the service refuses to start instead
+ * of rewriting the stream, and says which stream and field differ.
+ */
+export class StreamConfigMismatchError extends Error {
+  constructor(
+    readonly stream: string,
+    /** e.g. `max_msgs is 1, expected -1`; empty when the stream does not exist. */
+    readonly differences: readonly string[],
+  ) {
+    super(
+      `${differences.length === 0 ? `stream ${stream} does not exist` : `stream ${stream} differs from its definition (deploy/nats/streams): ${differences.join('; ')}`}` +
+        ' — streams are provisioned, never changed by a service: run the provisioning step (npm run nats:provision, the Kubernetes Job nats-provision; docs/deploy.md) before starting services',
+    );
+    this.name = 'StreamConfigMismatchError';
+  }
+}

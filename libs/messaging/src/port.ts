@@ -14,6 +14,7 @@
  * - delivery order is preserved per subject for a consumer with `maxAckPending: 1`.
  */
 import type { z } from 'zod';
+import type { DeadLetters } from './dead-letters.js';
 
 /** Headers carried on every message; see the header table in libs/messaging/README.md (src/headers.ts). */
 export interface MessageHeaders {
@@ -43,6 +44,8 @@ export interface EventDefinition<Payload extends z.ZodType = z.ZodType> {
 /** A stream and the subjects it captures. */
 export interface StreamDefinition {
   readonly name: string;
+  /** What the stream captures (JetStream `description`, shown by `nats stream info`). */
+  readonly description?: string;
   readonly subjects: readonly string[];
   /** Duplicate window for msgId de-duplication, ms. */
   readonly duplicateWindowMs: number;
@@ -55,6 +58,12 @@ export interface StreamDefinition {
    * messages to make room. Absent: `old`, JetStream's default.
    */
   readonly discard?: 'new' | 'old';
+  /**
+   * Copies of the stream on a JetStream cluster (JetStream `num_replicas`, 1 to 5; absent: 1).
+   * A deployment sets it (NATS_STREAM_REPLICAS[_<NAME>]); the provisioning step applies it and a
+   * service refuses to start on a stream with fewer (decision 0034).
+   */
+  readonly replicas?: number;
 }
 
 /** A durable consumer (a consumer group: every process with the same durable shares the work). */
@@ -127,6 +136,41 @@ export type RpcHandler<Req extends z.ZodType, Res extends z.ZodType> = (
 
 export type DeliveryHandler<T> = (delivery: Delivery<T>) => Promise<void>;
 
+/** How a durable delivery ended (delivery-runner.ts): what an observer is told. */
+export type DeliveryOutcome = 'ack' | 'nak' | 'dead_letter';
+
+/**
+ * Told of each durable delivery of one consumer (service-kit's metrics; its traces may listen too).
+ * Called synchronously by the delivery runner of either bus; it must not throw or block.
+ */
+export interface DeliveryObserver {
+  /** A message arrived for the handler (before its payload is parsed); `deliveryCount` 1 on first delivery. */
+  delivered?(deliveryCount: number): void;
+  /**
+   * The delivery was settled: `elapsedMs` since it arrived; `reason` of a dead letter; `ackWaitExpired`
+   * when the consumer's ack wait passed since its arrival or last `inProgress()` before the settlement
+   * (the server has redelivered it meanwhile, or will: an ack after the deadline does not stop that).
+   */
+  settled?(outcome: DeliveryOutcome, detail: { elapsedMs: number; reason?: string; ackWaitExpired: boolean }): void;
+  /** The delivery was abandoned at a drain deadline: never settled, so the server redelivers it after its ack wait. */
+  abandoned?(): void;
+}
+
+/** Options of `consume` beyond the consumer's definition. */
+export interface ConsumeOptions {
+  readonly observer?: DeliveryObserver;
+}
+
+/** A durable consumer's backlog as the server holds it (JetStream consumer info), for metrics. */
+export interface ConsumerState {
+  /** Messages matching the filter not yet delivered (`num_pending`). */
+  readonly pending: number;
+  /** Delivered and not yet acknowledged (`num_ack_pending`). */
+  readonly ackPending: number;
+  /** Of those, delivered more than once (`num_redelivered`). */
+  readonly redelivered: number;
+}
+
 export interface MessageBus {
   /** Which implementation: for the start-up log line. */
   readonly kind: 'jetstream' | 'in-process';
@@ -140,14 +184,35 @@ export interface MessageBus {
   /** Serve an RPC; several processes serving the same subject form a queue group. */
   serve<Req extends z.ZodType, Res extends z.ZodType>(rpc: RpcDefinition<Req, Res>, handler: RpcHandler<Req, Res>): Subscription;
 
-  /** Creates or updates streams idempotently (safe to call from every process at start). */
+  /**
+   * Provisioning: creates or updates the streams to exactly these definitions, idempotently and
+   * safe to race. Only the provisioning step calls it (`npm run nats:provision`, the launcher, test
+   * harnesses; decision 0033): a service's NATS user may not create or update a stream.
+   */
   ensureStreams(streams: readonly StreamDefinition[]): Promise<void>;
+
+  /**
+   * What a service calls at start: every stream exists as defined, or StreamConfigMismatchError
+   * names the stream and the differing field. Changes nothing.
+   */
+  verifyStreams(streams: readonly StreamDefinition[]): Promise<void>;
 
   /** Durable publish to a concrete subject (tokens of the event pattern filled in). */
   publish<P extends z.ZodType>(event: EventDefinition<P>, subject: string, payload: z.input<P>, options: PublishOptions): Promise<PublishAck>;
 
   /** Creates or updates the durable consumer and starts handling its messages. */
-  consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>): Promise<Subscription>;
+  consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>, options?: ConsumeOptions): Promise<Subscription>;
+
+  /** The durable's backlog on the server; undefined when the consumer does not exist (yet). Changes nothing. */
+  consumerState(consumer: ConsumerDefinition): Promise<ConsumerState | undefined>;
+
+  /**
+   * The dead letters of this bus's DLQ stream, on this bus's connection (dead-letters.ts): list,
+   * inspect, replay, discard. The gateway's dead-letter role serves it to the operator console
+   * (decision 0046); the `npm run dlq` CLI opens its own connection (`DeadLetterStore`). On
+   * JetStream it needs the NATS user's rights on the DLQ stream (the shipped `dead-letters` user).
+   */
+  deadLetters(): DeadLetters;
 
   /** True while the underlying connection is usable (readiness). */
   isHealthy(): boolean;

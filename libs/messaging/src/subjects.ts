@@ -16,11 +16,12 @@ import { applicationGrantV1 } from './schemas/application-grant.v1.js';
 import { connectionConfigV1 } from './schemas/connection-config.v1.js';
 import { connectionHealthV1 } from './schemas/connection-health.v1.js';
 import { deadLetterV1 } from './schemas/dead-letter.v1.js';
+import { deadLetterActionRequestV1, discardOutcomeV1, listDeadLettersReplyV1, listDeadLettersRequestV1, replayOutcomeV1 } from './schemas/dead-letter-ops.v1.js';
 import { getVehicleProfileReplyV1, getVehicleProfileRequestV1, vehicleVinChangedV1 } from './schemas/enrichment-read.v1.js';
 import { getDriverReplyV1, getDriverRequestV1, listDriversReplyV1, listDriversRequestV1 } from './schemas/directory-read-drivers.v1.js';
 import { getGroupReplyV1, getGroupRequestV1, groupInventoryReplyV1, groupInventoryRequestV1, listGroupDirectoryReplyV1, listGroupDirectoryRequestV1 } from './schemas/directory-read-groups.v1.js';
 import { getTripReplyV1, getTripRequestV1, listTripsReplyV1, listTripsRequestV1 } from './schemas/directory-read-trips.v1.js';
-import { getVehicleMetadataRequestV1, getVehicleReplyV1, getVehicleRequestV1, listVehiclesReplyV1, listVehiclesRequestV1, vehicleMetadataResponseV1 } from './schemas/directory-read-vehicles.v1.js';
+import { getVehicleMetadataReplyV1, getVehicleMetadataRequestV1, getVehicleReplyV1, getVehicleRequestV1, listVehiclesReplyV1, listVehiclesRequestV1 } from './schemas/directory-read-vehicles.v1.js';
 import { directoryBatchV1, faultBatchV1, telemetryBatchV1 } from './schemas/ingest-batch.v1.js';
 import { faultsObservedV1 } from './schemas/fault-observation.v1.js';
 import { listFaultEventsReplyV1, listFaultEventsRequestV1, listOpenFaultsReplyV1, listOpenFaultsRequestV1 } from './schemas/fault-read.v1.js';
@@ -29,10 +30,15 @@ import { pingRequestV1, pingResponseV1 } from './schemas/ping.v1.js';
 import { providerAccessReplyV1, providerAccessRequestV1 } from './schemas/provider-credentials.v1.js';
 import { receiptV1 } from './schemas/receipt.v1.js';
 import { createSyncRequestV1, listSyncsReplyV1, listSyncsRequestV1, syncByIdRequestV1, syncReplyV1 } from './schemas/sync-api.v1.js';
+import { operatorRunsReplyV1, operatorRunsRequestV1 } from './schemas/operator-runs.v1.js';
 import { historyReplyV1, historyRequestV1, latestTelemetryReplyV1, latestTelemetryRequestV1, listLocationsReplyV1, listLocationsRequestV1 } from './schemas/telemetry-read.v1.js';
+import { connectionFreshnessReplyV1, connectionFreshnessRequestV1 } from './schemas/telemetry-freshness.v1.js';
 import { usageCounterReplyV1, usageCounterRequestV1, usageFleetReplyV1, usageFleetRequestV1, usageUtilizationReplyV1, usageUtilizationRequestV1 } from './schemas/usage-report.v1.js';
 import { refreshVehicleReplyV1, refreshVehicleRequestV1 } from './schemas/vehicle-refresh.v1.js';
 import { vehicleVisibilityChangedV1 } from './schemas/vehicle-visibility.v1.js';
+import { connectionStatusChangedV1 } from './schemas/connection-status.v1.js';
+import { syncOutcomeV1 } from './schemas/sync-outcome.v1.js';
+import { webhookEndpointDisabledV1 } from './schemas/webhook.v1.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -42,8 +48,9 @@ export const DUPLICATE_WINDOW_MS = 2 * MINUTE_MS;
 
 const MIB = 1024 * 1024;
 
-const stream = (name: string, subject: string, maxAgeDays: number, maxBytes: number): StreamDefinition => ({
+const stream = (name: string, description: string, subject: string, maxAgeDays: number, maxBytes: number): StreamDefinition => ({
   name,
+  description,
   subjects: [subject],
   duplicateWindowMs: DUPLICATE_WINDOW_MS,
   maxAgeMs: maxAgeDays * DAY_MS,
@@ -60,27 +67,29 @@ const stream = (name: string, subject: string, maxAgeDays: number, maxBytes: num
  */
 export const STREAMS = {
   /** Normalized batches, collectors → owning contexts. */
-  INGEST: stream('INGEST', 'ingest.>', 7, 1024 * MIB),
+  INGEST: stream('INGEST', 'Normalized collection batches, collector (sync-orchestrator) -> owning context: ingest.<context>.<connectionId>', 'ingest.>', 7, 1024 * MIB),
   /** Per-batch receipts, contexts → orchestrator. */
-  RECEIPTS: stream('RECEIPTS', 'receipt.>', 7, 128 * MIB),
-  /** Domain events: connection configuration, grants, health, vehicle visibility. */
-  EVENTS: stream('EVENTS', 'events.>', 30, 256 * MIB),
+  RECEIPTS: stream('RECEIPTS', 'Per-unit data receipts, context -> sync-orchestrator, sent after commit: receipt.<syncId>.<unitId>', 'receipt.>', 7, 128 * MIB),
+  /** Domain events: connection configuration and status, grants, health, vehicle visibility, sync outcomes, webhook endpoints. */
+  EVENTS: stream('EVENTS', 'Domain events: connection configuration (events.connection.config.<connectionId>), vehicle roster, VIN and visibility', 'events.>', 30, 256 * MIB),
   /** Fault transitions for internal consumers. */
-  FAULTS: stream('FAULTS', 'fleet.faults.>', 30, 256 * MIB),
+  FAULTS: stream('FAULTS', 'Fault transitions for internal consumers: fleet.faults.<connectionId>.opened|cleared', 'fleet.faults.>', 30, 256 * MIB),
   /** Dead letters: kept 90 days so an operator can inspect and replay after a fix. */
-  DLQ: stream('DLQ', 'dlq.>', 90, 512 * MIB),
+  DLQ: stream('DLQ', 'Dead letters with a reason header: dlq.<stream lower-case>.<durable>; kept for inspection and replay', 'dlq.>', 90, 512 * MIB),
 } as const satisfies Record<string, StreamDefinition>;
 
 export type StreamName = keyof typeof STREAMS;
 
 /**
- * The streams with a deployment's byte limits (NATS_STREAM_MAX_BYTES_<NAME>) in place of the
- * defaults above; a stream not named keeps its default.
+ * The streams with a deployment's byte limits (NATS_STREAM_MAX_BYTES_<NAME>) and replicas
+ * (NATS_STREAM_REPLICAS[_<NAME>]) in place of the defaults above; a stream not named keeps its
+ * default (no replicas given: one copy).
  */
-export function withStreamLimits(limits: Partial<Record<StreamName, number>>): StreamDefinition[] {
+export function withStreamLimits(limits: Partial<Record<StreamName, number>>, replicas: Partial<Record<StreamName, number>> = {}): StreamDefinition[] {
   return (Object.keys(STREAMS) as StreamName[]).map((name) => {
     const maxBytes = limits[name];
-    return maxBytes === undefined ? STREAMS[name] : { ...STREAMS[name], maxBytes };
+    const copies = replicas[name];
+    return { ...STREAMS[name], ...(maxBytes === undefined ? {} : { maxBytes }), ...(copies === undefined ? {} : { replicas: copies }) };
   });
 }
 
@@ -92,6 +101,12 @@ export const EVENTS = {
   connectionConfigChanged: { subject: 'events.connection.config.*', stream: 'EVENTS', schema: connectionConfigV1, version: 1 },
   /** gateway → sync-orchestrator: grants and credential version; `<applicationId>`. */
   applicationGrantChanged: { subject: 'events.credentials.application.*', stream: 'EVENTS', schema: applicationGrantV1, version: 1 },
+  /** gateway → webhook delivery: a connection's status changed (schemas/connection-status.v1.ts); `<connectionId>`. */
+  connectionStatus: { subject: 'events.connection.status.*', stream: 'EVENTS', schema: connectionStatusChangedV1, version: 1 },
+  /** sync-orchestrator → webhook delivery: a public sync completed or failed (schemas/sync-outcome.v1.ts); `<connectionId>`. */
+  syncOutcome: { subject: 'events.sync.outcome.*', stream: 'EVENTS', schema: syncOutcomeV1, version: 1 },
+  /** webhook delivery → record: an endpoint was disabled (410, or failing for the disable window; schemas/webhook.v1.ts); `<applicationId>`. */
+  webhookEndpointDisabled: { subject: 'events.webhook.disabled.*', stream: 'EVENTS', schema: webhookEndpointDisabledV1, version: 1 },
   /** collectors → gateway (connection row), directory (dataset status); `<connectionId>`. */
   connectionHealth: { subject: 'events.connection.health.*', stream: 'EVENTS', schema: connectionHealthV1, version: 1 },
   /** directory → telemetry-ingest, fault-feed: the hidden-vehicle set; `<connectionId>`. */
@@ -146,6 +161,19 @@ export const RPCS = {
     retry: rpc('sync.retry', syncByIdRequestV1, syncReplyV1),
     cancel: rpc('sync.cancel', syncByIdRequestV1, syncReplyV1),
   },
+  /** The operator console's view of a connection's runs, gateway → sync-orchestrator (schemas/operator-runs.v1.ts; not a public route). */
+  operator: { runs: rpc('sync.operator.runs', operatorRunsRequestV1, operatorRunsReplyV1) },
+  /**
+   * The dead-letter operations, gateway (the operator console) → the gateway's dead-letter role
+   * (schemas/dead-letter-ops.v1.ts, decision 0046): its NATS user alone reads the DLQ stream and
+   * publishes replays; the gateway's may send these three requests and nothing else of the DLQ.
+   * Not under `dlq.>` (the DLQ stream would capture them) nor `gateway.>` (the gateway user subscribes there).
+   */
+  deadLetters: {
+    list: rpc('dead-letters.list', listDeadLettersRequestV1, listDeadLettersReplyV1),
+    replay: rpc('dead-letters.replay', deadLetterActionRequestV1, replayOutcomeV1),
+    discard: rpc('dead-letters.discard', deadLetterActionRequestV1, discardOutcomeV1),
+  },
   /** On-demand collection, gateway → sync-orchestrator (spec 4.4 refresh; schemas/vehicle-refresh.v1.ts). */
   collection: { refresh: rpc('sync.collection.refresh', refreshVehicleRequestV1, refreshVehicleReplyV1) },
   /** Collectors → gateway: a connection's provider credentials (restricted subject, docs/deploy.md). */
@@ -156,7 +184,7 @@ export const RPCS = {
     vehicles: {
       list: rpc('directory.read.vehicles.list', listVehiclesRequestV1, listVehiclesReplyV1),
       get: rpc('directory.read.vehicles.get', getVehicleRequestV1, getVehicleReplyV1),
-      metadata: rpc('directory.read.vehicles.metadata', getVehicleMetadataRequestV1, vehicleMetadataResponseV1),
+      metadata: rpc('directory.read.vehicles.metadata', getVehicleMetadataRequestV1, getVehicleMetadataReplyV1),
     },
     drivers: { list: rpc('directory.read.drivers.list', listDriversRequestV1, listDriversReplyV1), get: rpc('directory.read.drivers.get', getDriverRequestV1, getDriverReplyV1) },
     groups: {
@@ -175,6 +203,8 @@ export const RPCS = {
     latest: rpc('telemetry.read.latest', latestTelemetryRequestV1, latestTelemetryReplyV1),
     locations: rpc('telemetry.read.locations', listLocationsRequestV1, listLocationsReplyV1),
     history: rpc('telemetry.read.history', historyRequestV1, historyReplyV1),
+    /** Data freshness per signal of one connection (issue 27, beyond the 36 operations; schemas/telemetry-freshness.v1.ts). */
+    freshness: rpc('telemetry.read.freshness', connectionFreshnessRequestV1, connectionFreshnessReplyV1),
     /** Usage reports (spec 2.10 Counter/Utilization, 4.4; schemas/usage-report.v1.ts; docs/metrics.md). */
     usage: {
       counter: rpc('telemetry.read.usage.counter', usageCounterRequestV1, usageCounterReplyV1),
@@ -210,10 +240,38 @@ export const CONSUMERS = {
   vehicleVisibility: durable('{service}-vehicle-visibility', EVENTS.vehicleVisibility, 30_000, 10, 16),
   enrichmentVehicleVin: durable('enrichment-vehicle-vin', EVENTS.vehicleVin, 30_000, 10, 16),
   directoryIngest: durable('directory-ingest', EVENTS.directoryBatch, 60_000, 10, 16),
-  telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 16),
+  // 32 in flight: telemetry-ingest commits the batches that wait together (group commit, decision 0038), so more waiting means larger groups.
+  telemetryIngest: durable('telemetry-ingest-ingest', EVENTS.telemetryBatch, 60_000, 10, 32),
   faultFeedIngest: durable('fault-feed-ingest', EVENTS.faultBatch, 60_000, 10, 16),
   receipts: durable('sync-orchestrator-receipts', EVENTS.receipt, 30_000, 20, 64),
+  // The webhook delivery role's fan-out (decision 0042): one in flight each, so events enter the
+  // webhook log in stream order — the order per vehicle and per connection every endpoint keeps.
+  webhookFaults: durable('gateway-webhook-faults', EVENTS.faultTransition, 30_000, 10, 1),
+  webhookSyncOutcomes: durable('gateway-webhook-sync-outcomes', EVENTS.syncOutcome, 30_000, 10, 1),
+  webhookConnectionStatus: durable('gateway-webhook-connection-status', EVENTS.connectionStatus, 30_000, 10, 1),
 } as const;
+
+/**
+ * Which service consumes which durable: the provisioning step (deploy/nats/streams, decision 0033)
+ * creates exactly these, `{service}` filled in, and the NATS users of deploy/nats/nats-server.conf
+ * may bind to these only. An app's `@EventPattern` outside its list finds no durable provisioned.
+ */
+export const CONSUMED_BY = {
+  // The HTTP role binds the health durable; the webhook delivery role (decision 0042) the rest.
+  gateway: ['gatewayConnectionHealth', 'vehicleVisibility', 'webhookFaults', 'webhookSyncOutcomes', 'webhookConnectionStatus'],
+  'sync-orchestrator': ['connectionConfig', 'applicationGrants', 'receipts'],
+  directory: ['connectionConfig', 'directoryConnectionHealth', 'directoryVehicleVisibility', 'directoryIngest'],
+  'telemetry-ingest': ['connectionConfig', 'vehicleVisibility', 'telemetryFaultsObserved', 'telemetryIngest'],
+  'fault-feed': ['connectionConfig', 'vehicleVisibility', 'faultFeedIngest'],
+  enrichment: ['connectionConfig', 'vehicleVisibility', 'enrichmentVehicleVin'],
+} as const satisfies Record<keyof typeof SUBJECT_PREFIXES, readonly (keyof typeof CONSUMERS)[]>;
+
+/** Every provisioned durable: its consuming service and its definition with the name filled in. */
+export function provisionedConsumers(): { service: keyof typeof CONSUMED_BY; consumer: ConsumerDefinition }[] {
+  return (Object.keys(CONSUMED_BY) as (keyof typeof CONSUMED_BY)[]).flatMap((service) =>
+    CONSUMED_BY[service].map((key) => ({ service, consumer: { ...CONSUMERS[key], durable: CONSUMERS[key].durable.replaceAll('{service}', service) } as ConsumerDefinition })),
+  );
+}
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 

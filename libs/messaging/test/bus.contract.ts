@@ -21,6 +21,7 @@ import {
   type ConsumerDefinition,
   type DeadLetterV1,
   type Delivery,
+  type DeliveryObserver,
   type EventDefinition,
   type MessageBus,
   type RpcDefinition,
@@ -379,6 +380,90 @@ export function runBusContract(label: string, makeBus: MakeBus): void {
       expect(letters[0]?.payload.detail).toContain('always fails');
       await sleep(ACK_WAIT_MS + 200);
       expect(counts).toEqual([1, 2, 3]);
+    });
+
+    // Mutation tried: replay without removing the dead letter → the second replay answers `replayed`
+    // and the consumer sees the item twice; discard that publishes → the consumer sees item 2.
+    it('lists its dead letters, replays one once to the fixed consumer and discards another (deadLetters())', async () => {
+      const dead = bus.deadLetters();
+      let fixed = false;
+      const handled: number[] = [];
+      track(
+        await bus.consume(consumerFor('replay'), async (d) => {
+          if (!fixed) throw new PoisonMessage('not_yet_fixed', 'refused until the fix');
+          handled.push(d.payload.n);
+        }),
+      );
+      await publishItem('replay', { n: 1, label: 'r' }, 'replay-1');
+      await publishItem('replay', { n: 2, label: 'r' }, 'replay-2');
+      let letters: Awaited<ReturnType<typeof dead.list>> = [];
+      await eventually(async () => {
+        letters = await dead.list({ consumer: 'contract_replay' });
+        expect(letters).toHaveLength(2);
+      }, 5_000);
+      expect(letters.map((l) => [l.envelope.reason, l.envelope.originalSubject, JSON.parse(l.envelope.payload).n])).toEqual([
+        ['not_yet_fixed', 'events.contract.replay', 1],
+        ['not_yet_fixed', 'events.contract.replay', 2],
+      ]);
+      expect(await dead.list({ consumer: 'contract_replay', subject: 'events.contract.other' })).toEqual([]);
+      expect((await dead.get(letters[0]!.seq))?.envelope.msgId).toBe('replay-1');
+      fixed = true;
+      const [first, second] = letters as [(typeof letters)[0], (typeof letters)[0]];
+      expect(await dead.replay(first.seq)).toEqual({ seq: first.seq, outcome: 'replayed', subject: 'events.contract.replay' });
+      expect(await dead.replay(first.seq)).toEqual({ seq: first.seq, outcome: 'not_found' });
+      expect(await dead.discard(second.seq)).toEqual({ seq: second.seq, outcome: 'discarded', subject: 'events.contract.replay' });
+      expect(await dead.discard(second.seq)).toEqual({ seq: second.seq, outcome: 'not_found' });
+      await eventually(() => expect(handled).toEqual([1]), 5_000);
+      expect(await dead.list({ consumer: 'contract_replay' })).toEqual([]);
+      await sleep(ACK_WAIT_MS + 200);
+      expect(handled).toEqual([1]);
+    });
+
+    it('tells an observer every arrival and settlement: ack, nak, dead letter with its reason, a late ack as an ack-wait expiry', async () => {
+      const events: string[] = [];
+      const observer: DeliveryObserver = {
+        delivered: (count) => events.push(`delivered ${count}`),
+        settled: (outcome, { reason, ackWaitExpired, elapsedMs }) => {
+          expect(elapsedMs).toBeGreaterThanOrEqual(0);
+          events.push(`${outcome}${reason ? ` ${reason}` : ''}${ackWaitExpired ? ' expired' : ''}`);
+        },
+      };
+      const letters = await watchDeadLetters('observed');
+      track(
+        await bus.consume(
+          consumerFor('observed', { maxAckPending: 1 }),
+          async (d) => {
+            if (d.payload.label === 'fail' && d.deliveryCount === 1) throw new Error('once');
+            if (d.payload.label === 'poison') throw new PoisonMessage('observed_poison');
+            // Past the ack wait without inProgress(): the server redelivers; the late ack is told as expired.
+            if (d.payload.label === 'slow' && d.deliveryCount === 1) await sleep(ACK_WAIT_MS + 150);
+          },
+          { observer },
+        ),
+      );
+      await publishItem('observed', { n: 1, label: 'fail' }, 'observed-1');
+      await eventually(() => expect(events).toEqual(['delivered 1', 'nak', 'delivered 2', 'ack']));
+      await publishItem('observed', { n: 2, label: 'poison' }, 'observed-2');
+      await eventually(() => expect(events.slice(4)).toEqual(['delivered 1', 'dead_letter observed_poison']));
+      await eventually(() => expect(letters).toHaveLength(1));
+      await publishItem('observed', { n: 3, label: 'slow' }, 'observed-3');
+      await eventually(() => expect(events.slice(6)).toContain('ack expired'), 5_000);
+      expect(events.slice(6)[0]).toBe('delivered 1');
+    });
+
+    it('reports a durable\'s backlog: pending before delivery, ack pending while handled, nothing for an unknown durable', async () => {
+      expect(await bus.consumerState(consumerFor('never_created'))).toBeUndefined();
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const def = consumerFor('backlog', { maxAckPending: 1 });
+      const first = await bus.consume(def, async () => held);
+      await first.drain({ deadlineMs: 10 }); // the durable exists; nobody takes work now
+      for (let n = 0; n < 3; n++) await publishItem('backlog', { n, label: 'b' }, `backlog-${n}`);
+      await eventually(async () => expect(await bus.consumerState(def)).toMatchObject({ pending: 3, ackPending: 0 }));
+      track(await bus.consume(def, async () => held));
+      await eventually(async () => expect(await bus.consumerState(def)).toMatchObject({ pending: 2, ackPending: 1 }));
+      release();
+      await eventually(async () => expect(await bus.consumerState(def)).toMatchObject({ pending: 0, ackPending: 0 }), 5_000);
     });
 
     it('shares one durable between two consumers without double processing', async () => {

@@ -8,6 +8,7 @@ import {
   PoisonMessage,
   SERVER_MAX_DELIVER_SPARE,
   STREAMS,
+  streamConfigOf,
   withStreamLimits,
   type BusLogger,
   type ConsumerDefinition,
@@ -141,4 +142,82 @@ describe('a full dead-letter stream', () => {
     expect((await jsm.streams.info(ns.stream('DLQ'))).state.messages).toBe(0);
     expect((await jsm.streams.getMessage(ns.stream('EVENTS'), { seq }))?.seq).toBe(seq);
   }, 30_000);
+});
+
+/**
+ * Provisioned streams (decision 0033, issue 25 item 1): `ensureStreams` (the provisioning step)
+ * sets a stream to exactly its declaration — whatever someone added (a message limit, a subject, a
+ * republish) is gone — and `verifyStreams` (a service at start) changes nothing and names the
+ * stream and each differing field. Mutations tried: the update setting only the fields the code
+ * owned before (subjects, windows, byte limit, discard) on top of the live config → "restores a
+ * tampered stream" fails (max_msgs 1 survives); dropping `republish` from the forbidden fields →
+ * "names every differing field" fails.
+ */
+describe('provisioned streams: the provisioning step restores, a service only verifies', () => {
+  const ns = new Namespace(namespace);
+  let bus: MessageBus;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  const def = (name: string): StreamDefinition => ({ ...STREAMS.EVENTS, name, subjects: [`${name.toLowerCase()}.>`] });
+
+  beforeAll(async () => {
+    bus = await createBus({ kind: 'jetstream', servers, name: `messaging-provision-${namespace}`, namespace, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    nc = await connect({ servers });
+    jsm = await jetstreamManager(nc);
+  });
+
+  afterAll(async () => {
+    await bus.close();
+    await nc.close();
+  });
+
+  /** The attacks of issue 25: a message limit and another service's subject by update, a republish at create (an update cannot add one). */
+  async function tamper(name: string, how: 'update' | 'create'): Promise<void> {
+    const changes = { max_msgs: 1, subjects: [ns.subject(`${name.toLowerCase()}.>`), ns.subject(`gateway.connection.provider-access.${name.toLowerCase()}`)] };
+    if (how === 'update') return void (await jsm.streams.update(ns.stream(name), changes));
+    await jsm.streams.add({ ...streamConfigOf(def(name)), name: ns.stream(name), ...changes, republish: { src: ns.subject(`${name.toLowerCase()}.>`), dest: ns.subject('leak.>') } } as never);
+  }
+
+  it('names every differing field, refuses a missing stream, and changes nothing', async () => {
+    await expect(bus.verifyStreams([def('VMISSING')])).rejects.toThrow(/stream .*VMISSING does not exist .*provisioning step/);
+    await tamper('VDRIFT', 'create');
+    const refused = bus.verifyStreams([def('VDRIFT')]);
+    await expect(refused).rejects.toThrow(/stream .*VDRIFT differs from its definition/);
+    await expect(refused).rejects.toThrow(/max_msgs is 1, expected -1/);
+    await expect(refused).rejects.toThrow(/subjects are .*gateway\.connection\.provider-access/);
+    await expect(refused).rejects.toThrow(/republish is .*leak/);
+    expect((await jsm.streams.info(ns.stream('VDRIFT'))).config.max_msgs).toBe(1); // verifying changed nothing
+    // The server cannot remove a republish by update: provisioning stops and says what to do.
+    await expect(bus.ensureStreams([def('VDRIFT')])).rejects.toThrow(/stream .*VDRIFT.*delete the stream/);
+  });
+
+  it('takes a smaller byte limit than declared as a difference, a larger one (kept by appliedMaxBytes) not', async () => {
+    await bus.ensureStreams([def('VBYTES')]);
+    await bus.verifyStreams([def('VBYTES')]);
+    await jsm.streams.update(ns.stream('VBYTES'), { max_bytes: 1_048_576 });
+    await expect(bus.verifyStreams([def('VBYTES')])).rejects.toThrow(/max_bytes is 1048576, expected at least/);
+    await jsm.streams.update(ns.stream('VBYTES'), { max_bytes: (STREAMS.EVENTS.maxBytes ?? 0) * 2 });
+    await bus.verifyStreams([def('VBYTES')]);
+  });
+
+  // mutation: the num_replicas comparison left out of streamDifferences (or 'at-least' read as "any") → this test fails.
+  it('refuses a stream with fewer replicas than configured (an error, not a warning), accepts as many', async () => {
+    await bus.ensureStreams([def('VREPL')]); // one server: one copy
+    expect((await jsm.streams.info(ns.stream('VREPL'))).config.num_replicas).toBe(1);
+    await bus.verifyStreams([def('VREPL')]);
+    await bus.verifyStreams([{ ...def('VREPL'), replicas: 1 }]);
+    await expect(bus.verifyStreams([{ ...def('VREPL'), replicas: 3 }])).rejects.toThrow(/stream .*VREPL differs from its definition .*num_replicas is 1, expected at least 3/);
+    // One server cannot hold three copies: provisioning says so instead of creating a single-copy stream.
+    await expect(bus.ensureStreams([{ ...def('VREPL3'), replicas: 3 }])).rejects.toThrow(/replicas/i);
+  });
+
+  it('restores a tampered stream to exactly its declaration', async () => {
+    await bus.ensureStreams([def('VRESTORE')]);
+    await tamper('VRESTORE', 'update');
+    await bus.ensureStreams([def('VRESTORE')]);
+    const config = (await jsm.streams.info(ns.stream('VRESTORE'))).config;
+    expect(config.max_msgs).toBe(-1);
+    expect(config.subjects).toEqual([ns.subject('vrestore.>')]);
+    await bus.verifyStreams([def('VRESTORE')]);
+  });
 });

@@ -11,6 +11,7 @@ import type { AnyEntity, Constructor, EntityClass, EntitySchema } from '@mikro-o
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './availability.js';
+import type { PgPool } from './query-spans.js';
 
 /** App → its production schema. The one place these names are written down. */
 export const SERVICE_SCHEMAS = {
@@ -57,6 +58,11 @@ export interface CreateOrmOptions {
   poolMax?: number;
   /** Connect, statement, lock and idle-in-transaction deadlines; DEFAULT_DATABASE_TIMEOUTS for what is left out. */
   timeouts?: Partial<DatabaseTimeouts>;
+  /**
+   * Called once with the `pg` pool MikroORM creates, before any connection is opened: where query
+   * spans (traceQueries) and pool metrics attach, on every statement the app runs (COPY included).
+   */
+  onPool?: (pool: PgPool) => void;
 }
 
 // Postgres folds unquoted names to lower case and caps identifiers at 63 bytes; accepting only
@@ -93,7 +99,7 @@ export function buildOrmOptions(options: CreateOrmOptions) {
     pool: { min: 0, max: poolMax },
     // Every pooled connection carries its deadlines (docs/reliability.md): a database that stops
     // answering fails a statement (→ 503) instead of holding a request or a message forever.
-    driverOptions: pgDeadlines({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }),
+    driverOptions: { ...pgDeadlines({ ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts }), ...(options.onPool ? { onPoolCreated: options.onPool } : {}) },
     // Every datetime column is timestamptz (MikroORM's default for `p.datetime()` and our
     // migrations' convention): values go in and come out as JS Dates (instants), and Dates
     // written to any `timestamp` column are stored as UTC, whatever TZ the process runs in.

@@ -11,6 +11,7 @@
 import type { DriverRecord, FaultRecord, FaultSnapshot, GroupRecord, Observation, Provider, TelemetryMetric, TripRecord, VehicleRecord } from '@switchyard/domain';
 import type { ProviderCapabilities } from './capabilities/index.js';
 import type { EgressPolicy } from './http/egress.js';
+import type { ProviderCallObserver } from './http/provider-call-observer.js';
 import type { RetryPolicy } from './http/provider-http-client.js';
 import type { Clock, RequestBudget } from './http/request-budget.js';
 
@@ -38,6 +39,8 @@ export interface AdapterOptions<P extends Provider = Provider> {
    * http(s) URL, which is for simulators and tests only.
    */
   egress?: EgressPolicy;
+  /** Sees every HTTP attempt to the provider (spans, metrics); never given a credential. */
+  observer?: ProviderCallObserver;
 }
 
 /** A record the adapter read but left out of `items` (a malformed record, a trailer, …), or a value it left out of a record it kept (a Geotab trip's implausible distance), with the reason. */

@@ -10,6 +10,8 @@ export * from './http/egress.js';
 export { refusedAddress } from './http/egress-address.js';
 export * from './http/parse.js';
 export * from './http/provider-http-client.js';
+export * from './http/provider-call-observer.js';
+export * from './http/provider-call-spans.js';
 export * from './http/request-budget.js';
 export * from './http/retry-after.js';
 export * from './samsara/index.js';

@@ -12,13 +12,21 @@ import { NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ALL_STREAMS, type MessageBus, type StreamDefinition } from '@switchyard/messaging';
-import { createOrm, migrateUp, SERVICE_SCHEMAS, type DatabaseTimeouts, type EntityDefinition, type MigrationClass, type Orm, type ServiceName } from '@switchyard/persistence';
+import { createOrm, migrateUp, SERVICE_SCHEMAS, traceQueries, type DatabaseTimeouts, type EntityDefinition, type MigrationClass, type Orm, type PgPool, type ServiceName } from '@switchyard/persistence';
 import type { Registry } from 'prom-client';
-import { createMetricsRegistry, HealthModule, refreshMigrated } from './health.js';
+import { loadConfig } from './config.js';
+import { HealthModule, refreshMigrated } from './health.js';
+import { MeasuredBus } from './metrics/bus-metrics.js';
+import { poolSource } from './metrics/pool-metrics.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 import { createLogger, NestPinoLogger, type Logger } from './logger.js';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceRuntime } from './runtime.js';
 import { BusErrorPassThrough, BusTransport, type BusTransportOptions } from './transport/bus-transport.js';
+import { traceHttp } from './tracing/http-spans.js';
+import { startServiceTracing } from './tracing/service-tracing.js';
+import { tracedBus } from './tracing/traced-bus.js';
+import { tracingConfigFrom, tracingEnvSchema, type TracingConfig } from './tracing/tracing-config.js';
 
 export interface ServiceDefinition {
   /** e.g. `directory`; its default schema comes from SERVICE_SCHEMAS in libs/persistence. */
@@ -27,14 +35,26 @@ export interface ServiceDefinition {
   migrations: readonly MigrationClass[];
   /** The app's root module (imports only). */
   module: Type | DynamicModule;
+  /**
+   * A process role of the service beside its main one, on the same schema (the gateway's
+   * `webhook-delivery`, decision 0042): named on every log line and in "<service>/<role> started".
+   */
+  role?: string;
 }
+
+/** How a service's process names itself in its log: `gateway`, or `gateway/webhook-delivery` for a role. */
+export const processLabel = (def: Pick<ServiceDefinition, 'service' | 'role'>): string => (def.role ? `${def.service}/${def.role}` : def.service);
 
 export interface StartOptions {
   databaseUrl: string;
   /** Connect, statement and lock deadlines of the pool (main.ts: DB_*_TIMEOUT_MS); defaults otherwise. */
   databaseTimeouts?: Partial<DatabaseTimeouts>;
   bus: MessageBus;
-  /** The streams ensured at start: ALL_STREAMS, or with the deployment's byte limits (main-runner.ts: NATS_STREAM_MAX_BYTES_*). */
+  /**
+   * The streams verified at start (decision 0033: provisioned beforehand, never created or changed
+   * here; a missing or different one stops the start with StreamConfigMismatchError): ALL_STREAMS,
+   * or with the deployment's byte limits (main-runner.ts: NATS_STREAM_MAX_BYTES_*).
+   */
   streams?: readonly StreamDefinition[];
   environment: 'sandbox' | 'production';
   /** Overrides the default schema (tests use isolated names). */
@@ -61,6 +81,11 @@ export interface StartOptions {
   providers?: Provider[];
   /** How this process binds its handlers to the bus (patterns left unbound, consumer tuning). */
   transport?: BusTransportOptions;
+  /**
+   * Traces (decision 0040): absent, from the OTEL_* variables of the process environment; null,
+   * none; else this configuration (tests point it at their own OTLP receiver).
+   */
+  tracing?: TracingConfig | null;
   /** Gateway hook: filters, OpenAPI, parsers — runs before init. */
   configure?: (app: NestFastifyApplication, runtime: ServiceRuntime) => void | Promise<void>;
 }
@@ -76,8 +101,16 @@ export interface RunningService {
 }
 
 export async function startService(def: ServiceDefinition, options: StartOptions): Promise<RunningService> {
-  const logger = options.logger ?? createLogger({ service: def.service, level: options.logLevel });
+  const logger = options.logger ?? createLogger({ service: def.service, ...(def.role ? { role: def.role } : {}), level: options.logLevel });
   const schema = options.schema ?? SERVICE_SCHEMAS[def.service];
+  const instanceId = randomUUID();
+  const tracingConfig = options.tracing === undefined ? tracingConfigFrom(loadConfig(tracingEnvSchema, process.env)) : (options.tracing ?? undefined);
+  // Off (the usual test and sandbox run): nothing of tracing is built, wrapped or hooked.
+  const tracing = tracingConfig && startServiceTracing(def.service, tracingConfig, { instanceId, logger });
+  // One registry per service, also when one process hosts several (the launcher): each serves its own /metrics.
+  const serviceMetrics = new ServiceMetrics(def.service);
+  // Every service talks request/reply and may consume; the app declares its own families (catalog.ts).
+  serviceMetrics.declare('rpcServerRequests', 'rpcServerDuration', 'rpcClientRequests', 'rpcClientDuration', 'collectFailures');
   const orm: Orm = await createOrm({
     clientUrl: options.databaseUrl,
     schema,
@@ -86,22 +119,30 @@ export async function startService(def: ServiceDefinition, options: StartOptions
     allServiceSchemas: options.allServiceSchemas,
     ...(options.databaseTimeouts ? { timeouts: options.databaseTimeouts } : {}),
     logger: (message) => logger.debug({ orm: true }, message),
+    // The pool's counters become the pool gauges (metrics/pool-metrics.ts); with tracing, its queries spans.
+    onPool: (pool: PgPool) => {
+      serviceMetrics.addSource(poolSource(pool));
+      if (tracing) traceQueries(pool, tracing.tracer);
+    },
   });
   const runtime: ServiceRuntime = {
     service: def.service,
-    instanceId: randomUUID(),
+    instanceId,
     environment: options.environment,
-    bus: options.bus,
+    // Measured (metrics, decision 0041) inside traced (decision 0040): the traced bus passes the rest of the port through.
+    bus: tracing ? tracedBus(new MeasuredBus(options.bus, serviceMetrics), tracing) : new MeasuredBus(options.bus, serviceMetrics),
     orm,
     logger,
+    metrics: serviceMetrics,
     state: { migrated: false, shuttingDown: false },
+    ...(tracing ? { tracing } : {}),
   };
-  const registry = createMetricsRegistry(def.service);
+  const registry = serviceMetrics.registry;
   const metrics = options.metrics ?? 'main';
   let app: NestFastifyApplication | undefined;
   let internal: NestFastifyApplication | undefined;
   try {
-    await options.bus.ensureStreams(options.streams ?? ALL_STREAMS);
+    await options.bus.verifyStreams(options.streams ?? ALL_STREAMS);
     if (options.migrateOnStart ?? true) {
       await migrateUp(orm, { log: (line) => logger.info(line) });
       runtime.state.migrated = true;
@@ -125,6 +166,7 @@ export async function startService(def: ServiceDefinition, options: StartOptions
       new FastifyAdapter({ bodyLimit: options.http?.bodyLimit ?? 1_048_576, trustProxy: false, ...options.fastify }),
       { logger: new NestPinoLogger(logger), bufferLogs: false, abortOnError: false, bodyParser: options.bodyParser ?? true },
     );
+    if (tracing) traceHttp(app.getHttpAdapter().getInstance(), tracing);
     await options.configure?.(app, runtime);
     // The app's @MessagePattern / @EventPattern handlers, bound by the bus transport. Deferred, so
     // the pass-through filter is in place before Nest builds the handlers' exception zones; the
@@ -142,7 +184,7 @@ export async function startService(def: ServiceDefinition, options: StartOptions
       internal = await startInternalApp(runtime, registry, logger);
       internalUrl = await listen(internal, metrics);
     }
-    logger.info({ schema, url, internalUrl, bus: options.bus.kind }, `${def.service} started`);
+    logger.info({ schema, url, internalUrl, bus: options.bus.kind }, `${processLabel(def)} started`);
     const started = { app, internal };
     return {
       runtime,
@@ -160,13 +202,15 @@ export async function startService(def: ServiceDefinition, options: StartOptions
           await started.internal?.close();
         }
         await orm.close(true);
-        logger.info(`${def.service} stopped`);
+        await tracing?.shutdown();
+        logger.info(`${processLabel(def)} stopped`);
       },
     };
   } catch (error) {
     await internal?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await orm.close(true).catch(() => undefined);
+    await tracing?.shutdown();
     throw error;
   }
 }

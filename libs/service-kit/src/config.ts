@@ -7,6 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { STREAMS, withStreamLimits, type JetStreamBusConfig, type StreamDefinition, type StreamName } from '@switchyard/messaging';
 import { DEFAULT_DATABASE_TIMEOUTS } from '@switchyard/persistence';
 import { z } from 'zod';
+import { tracingEnvFields } from './tracing/tracing-config.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -85,22 +86,49 @@ const streamMaxBytes = z.coerce.number().int().min(1_048_576).max(1_099_511_627_
 
 /**
  * NATS_STREAM_MAX_BYTES_<STREAM>: a deployment's byte limit of each stream (decision 0026; the
- * defaults are STREAMS in libs/messaging). Every process ensures every stream at start, so all
- * processes of a deployment must share the values — with two values the last process started wins.
+ * defaults are STREAMS in libs/messaging). The provisioning step applies them (decision 0033);
+ * every process verifies at start that no stream's limit is smaller than its value, so the step
+ * and the processes of a deployment share the values.
  */
 const streamLimitFields = Object.fromEntries((Object.keys(STREAMS) as StreamName[]).map((name) => [`NATS_STREAM_MAX_BYTES_${name}`, streamMaxBytes])) as Record<
   `NATS_STREAM_MAX_BYTES_${StreamName}`,
   typeof streamMaxBytes
 >;
 
-/** The streams a process ensures at start, with the byte limits its environment sets. */
-export function streamsFromEnv(env: Partial<Record<`NATS_STREAM_MAX_BYTES_${StreamName}`, number | undefined>>): StreamDefinition[] {
+/** Copies of a stream on a JetStream cluster: 1 (one server) to 5 (JetStream's most). */
+const streamReplicas = z.coerce.number().int().min(1).max(5).optional();
+
+/**
+ * NATS_STREAM_REPLICAS (every stream) and NATS_STREAM_REPLICAS_<STREAM> (one stream, before the
+ * former): copies of each stream on a JetStream cluster (decision 0034; 3 on a 3-node cluster).
+ * The provisioning step applies them; every process refuses to start on a stream with fewer
+ * replicas than its value, so a cluster never runs on single-copy streams unnoticed.
+ */
+const streamReplicaFields = {
+  NATS_STREAM_REPLICAS: streamReplicas,
+  ...(Object.fromEntries((Object.keys(STREAMS) as StreamName[]).map((name) => [`NATS_STREAM_REPLICAS_${name}`, streamReplicas])) as Record<`NATS_STREAM_REPLICAS_${StreamName}`, typeof streamReplicas>),
+};
+
+export type StreamEnv = Partial<Record<`NATS_STREAM_MAX_BYTES_${StreamName}` | 'NATS_STREAM_REPLICAS' | `NATS_STREAM_REPLICAS_${StreamName}`, number | undefined>>;
+
+/** Each stream's replicas the environment sets (its own variable, else NATS_STREAM_REPLICAS); a stream not set is left out. */
+export function streamReplicasFromEnv(env: StreamEnv): Partial<Record<StreamName, number>> {
+  const replicas: Partial<Record<StreamName, number>> = {};
+  for (const name of Object.keys(STREAMS) as StreamName[]) {
+    const value = env[`NATS_STREAM_REPLICAS_${name}`] ?? env.NATS_STREAM_REPLICAS;
+    if (value !== undefined) replicas[name] = value;
+  }
+  return replicas;
+}
+
+/** The streams a process verifies at start, with the byte limits and replicas its environment sets. */
+export function streamsFromEnv(env: StreamEnv): StreamDefinition[] {
   const limits: Partial<Record<StreamName, number>> = {};
   for (const name of Object.keys(STREAMS) as StreamName[]) {
     const value = env[`NATS_STREAM_MAX_BYTES_${name}`];
     if (value !== undefined) limits[name] = value;
   }
-  return withStreamLimits(limits);
+  return withStreamLimits(limits, streamReplicasFromEnv(env));
 }
 
 /** Variables every service reads. */
@@ -117,6 +145,7 @@ export const baseEnvSchema = z.object({
     .regex(/^([a-z0-9][a-z0-9-]*)?$/, 'lower-case letters, digits and -, starting with a letter or digit')
     .default(''),
   ...streamLimitFields,
+  ...streamReplicaFields,
   MIGRATE_ON_START: z
     .enum(['true', 'false'])
     .default('true')
@@ -129,6 +158,8 @@ export const baseEnvSchema = z.object({
   DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_DATABASE_TIMEOUTS.lockMs),
   /** Longest orderly shutdown after SIGTERM/SIGINT before the process exits 1 anyway (main-runner.ts). */
   SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  // Traces: the standard OpenTelemetry variables (tracing/tracing-config.ts; off without an endpoint).
+  ...tracingEnvFields,
 });
 
 export type BaseEnv = z.output<typeof baseEnvSchema>;

@@ -10,7 +10,7 @@
  */
 import { Controller, Get, Header, HttpCode, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { pendingMigrations, pingDatabase } from '@switchyard/persistence';
 import { RUNTIME, type ServiceRuntime } from './runtime.js';
 
@@ -65,14 +65,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+/** The service's prom-client Registry (runtime.metrics.registry), injectable where only the text is needed. */
 export const METRICS = Symbol('switchyard.metrics');
-
-export function createMetricsRegistry(service: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
-  return registry;
-}
 
 interface ReplyLike {
   status(code: number): ReplyLike;

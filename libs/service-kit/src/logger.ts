@@ -2,17 +2,22 @@
  * Structured logging (pino) shared by every service.
  * Invariants: every line carries `service` and, inside a request or message handler, the
  * `correlationId`; credentials are never written — known secret-bearing keys are redacted by path,
- * and any string that looks like one of our tokens (sk_…, pt_…, ct_…) is masked wherever it appears.
+ * and any string that looks like one of our tokens (sk_…, pt_…, ct_…, a webhook signing secret
+ * whsec_…) is masked wherever it appears.
  */
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
 import { currentCorrelation } from '@switchyard/messaging';
 
-/** Our credential formats; see apps/gateway/src/services/credential-format.ts. */
-const TOKEN_PATTERN = /\b(sk_(?:prod|sandbox)_|pt_|ct_)[A-Za-z0-9]{6,}/g;
+/**
+ * Our credential formats (apps/gateway/src/services/credential-format.ts), and webhook signing
+ * secrets: `whsec_` + base64, whose `+`, `/` and `=` a word-character pattern would stop at, leaving
+ * the rest of the key in the line (apps/gateway/src/services/webhook-signature.ts).
+ */
+const TOKEN_PATTERN = /\b(sk_(?:prod|sandbox)_|pt_|ct_)[A-Za-z0-9]{6,}|\b(whsec_)[A-Za-z0-9+/]{6,}={0,2}/g;
 
 export function maskSecrets(text: string): string {
-  return text.replace(TOKEN_PATTERN, (_m, prefix: string) => `${prefix}[redacted]`);
+  return text.replace(TOKEN_PATTERN, (_m, prefix: string | undefined, webhookPrefix: string | undefined) => `${prefix ?? webhookPrefix}[redacted]`);
 }
 
 function maskDeep(value: unknown, depth = 0): unknown {
@@ -54,16 +59,18 @@ const REDACT_PATHS = [
 
 export interface CreateLoggerOptions {
   service: string;
+  /** A process role of the service other than its main one (the gateway's `webhook-delivery`): on every line. */
+  role?: string;
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to assert on output. */
   destination?: NodeJS.WritableStream;
 }
 
-export function createLogger({ service, level = 'info', destination }: CreateLoggerOptions): Logger {
+export function createLogger({ service, role, level = 'info', destination }: CreateLoggerOptions): Logger {
   return pino(
     {
       level,
-      base: { service },
+      base: role ? { service, role } : { service },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin() {

@@ -47,6 +47,15 @@ describe('parseMainEnv', () => {
     expect(() => parseMainEnv(context, bad)).toThrow(/NATS_STREAM_MAX_BYTES_EVENTS: .*\n.*NATS_STREAM_MAX_BYTES_DLQ: /);
   });
 
+  it('NATS_STREAM_REPLICAS[_<STREAM>]: the copies every process expects of each stream (decision 0034), one stream before all; 0 or 6 is named', () => {
+    const { env } = parseMainEnv(context, { NATS_STREAM_REPLICAS: '3', NATS_STREAM_REPLICAS_DLQ: '5' });
+    const streams = streamsFromEnv(env);
+    expect(streams.find((s) => s.name === 'INGEST')).toEqual({ ...STREAMS.INGEST, replicas: 3 });
+    expect(streams.find((s) => s.name === 'DLQ')).toEqual({ ...STREAMS.DLQ, replicas: 5 });
+    expect(streamsFromEnv(parseMainEnv(context, {}).env).every((s) => s.replicas === undefined)).toBe(true);
+    expect(() => parseMainEnv(context, { NATS_STREAM_REPLICAS: '0', NATS_STREAM_REPLICAS_EVENTS: '6' })).toThrow(/NATS_STREAM_REPLICAS: .*\n.*NATS_STREAM_REPLICAS_EVENTS: |NATS_STREAM_REPLICAS_EVENTS: .*\n.*NATS_STREAM_REPLICAS: /);
+  });
+
   it('context: its one port serves /metrics (no METRICS_PORT read), 0 disables it', () => {
     expect(parseMainEnv(context, { METRICS_PORT: 'ignored' })).toMatchObject({ http: { port: 3102, host: '0.0.0.0' }, metrics: undefined });
     expect(parseMainEnv(context, { HEALTH_PORT: '0' })).toMatchObject({ http: undefined, metrics: undefined });

@@ -10,10 +10,11 @@ import { createBus } from '@switchyard/messaging';
 import { resolveDatabaseUrl } from '@switchyard/persistence';
 import { z } from 'zod';
 import type { RunningService, ServiceDefinition, StartOptions } from './bootstrap.js';
-import { startService } from './bootstrap.js';
+import { processLabel, startService } from './bootstrap.js';
 import { baseEnvSchema, checkNatsEnv, ConfigError, loadConfig, natsAuth, streamsFromEnv } from './config.js';
 import { createLogger } from './logger.js';
 import type { Logger } from './logger.js';
+import { tracingConfigFrom } from './tracing/tracing-config.js';
 
 export interface MainOptions {
   /** Which variable holds the HTTP port: PORT (gateway) or HEALTH_PORT (contexts). */
@@ -42,8 +43,8 @@ export async function runMain(def: ServiceDefinition, options: MainOptions): Pro
   try {
     await runService(def, options);
   } catch (error) {
-    if (error instanceof ConfigError) process.stderr.write(`${def.service}: ${error.message}\n`);
-    else createLogger({ service: def.service }).error({ err: error }, 'start failed');
+    if (error instanceof ConfigError) process.stderr.write(`${processLabel(def)}: ${error.message}\n`);
+    else createLogger({ service: def.service, ...(def.role ? { role: def.role } : {}) }).error({ err: error }, 'start failed');
     // Exit explicitly: an open bus connection would keep the process alive. pino flushes on exit.
     process.exit(1);
   }
@@ -88,9 +89,9 @@ export function parseMainEnv(options: EnvOptions, source: NodeJS.ProcessEnv = pr
 
 async function runService(def: ServiceDefinition, options: MainOptions): Promise<void> {
   const { env, http, metrics } = parseMainEnv(options);
-  const logger = createLogger({ service: def.service, level: env.LOG_LEVEL });
+  const logger = createLogger({ service: def.service, ...(def.role ? { role: def.role } : {}), level: env.LOG_LEVEL });
   // Waits for NATS, logging "waiting for NATS at <servers>" with backoff; refused credentials exit.
-  const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: def.service, namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true, auth: natsAuth(env) });
+  const bus = await createBus({ kind: 'jetstream', servers: env.NATS_URL, name: processLabel(def), namespace: env.NATS_NAMESPACE, logger, waitOnFirstConnect: true, auth: natsAuth(env) });
   const start = options.start ?? ((o: StartOptions) => startService(def, o));
   const running = await start({
     databaseUrl: env.DATABASE_URL ?? resolveDatabaseUrl(process.env),
@@ -103,6 +104,7 @@ async function runService(def: ServiceDefinition, options: MainOptions): Promise
     logger,
     http,
     metrics,
+    tracing: tracingConfigFrom(env) ?? null,
   });
 
   let stopping = false;

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Module } from '@nestjs/common';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  ALL_STREAMS,
   CONSUMERS,
   createBus,
   currentCorrelation,
@@ -37,11 +38,13 @@ import {
   type MessageBus,
 } from '@switchyard/messaging';
 import { randomUUID } from 'node:crypto';
+import { types } from 'node:util';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
 import { ContextKitModule } from '../src/context/context-kit.module.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
 import { Migration0001ConnectionConfigProjection } from './connection-config.migration.js';
 import { createLogger } from '../src/logger.js';
+import { MeasuredBus } from '../src/metrics/bus-metrics.js';
 import { BusContext } from '../src/transport/bus-context.js';
 import { cleanup, databaseUrl, eventually, natsUrl, uniqueSuffix } from './support.js';
 
@@ -136,6 +139,7 @@ describe.each(KINDS)('bus transport over the %s bus', (kind) => {
     probe.seen = [];
     probe.rpcCalls = 0;
     serviceBus = await busFor('transport-service');
+    await serviceBus.ensureStreams(ALL_STREAMS); // the provisioning step (decision 0033)
     client = await busFor('transport-client');
   });
 
@@ -165,6 +169,9 @@ describe.each(KINDS)('bus transport over the %s bus', (kind) => {
 
   it('once migrated: consumes what waited, under the publisher correlation id', async () => {
     service = await start(true);
+    // Tracing off (no OTEL_* endpoint in the test environment): no traced wrapper (a Proxy, decision 0040); the service's bus is
+    // only the metrics' MeasuredBus over the bus itself (decision 0041).
+    expect([types.isProxy(service.runtime.bus), service.runtime.bus instanceof MeasuredBus, service.runtime.tracing]).toEqual([false, true, undefined]);
     await eventually(() => expect(probe.seen).toEqual([{ revision: 1, deliveryCount: 1, correlationId: 'corr-1', finished: true }]));
   });
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, Namespace, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, Namespace, type MessageBus } from '@switchyard/messaging';
 import { createOrm, resolveDatabaseUrl } from '@switchyard/persistence';
 import { startService, type RunningService, type ServiceDefinition } from '../src/bootstrap.js';
 import { ConnectionConfigEntity } from '../src/context/db/connection-config.entity.js';
@@ -61,6 +61,7 @@ export async function startInstance(schema: string, namespace: string, options: 
   sink.on('data', (chunk: Buffer) => lines.push(chunk.toString('utf8')));
   const logger = createLogger({ service: 'directory', level: 'debug', destination: sink });
   const bus: MessageBus = await createBus({ kind: 'jetstream', servers: natsUrl, name: `projection-${schema}`, namespace, logger });
+  await bus.ensureStreams(ALL_STREAMS); // the provisioning step (decision 0033)
   const service = await startService(projectionContext, {
     databaseUrl,
     bus,

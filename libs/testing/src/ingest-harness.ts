@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hasVisibilityRules } from '@switchyard/domain';
-import { type ConnectionConfigV1, createBus, EVENTS, type MessageBus, type ReceiptV1, subjectFor, type Subscription, type VehicleVisibilityChangedV1, vehicleVisibilityMsgId } from '@switchyard/messaging';
+import { type ConnectionConfigV1, createBus, EVENTS, ingestBatchId, type MessageBus, type ObservationV1, type ReceiptV1, subjectFor, type Subscription, type TelemetryBatchV1, type VehicleVisibilityChangedV1, vehicleVisibilityMsgId } from '@switchyard/messaging';
 import { VehicleVisibilityEntity, type IngestContextStartOptions, type RunningService, type ServiceDefinition } from '@switchyard/service-kit';
 import { pollUntil } from './poll.js';
 import { startServiceForTest, type ServiceUnderTest } from './service-harness.js';
@@ -137,4 +137,27 @@ export function ledgerHas(harness: IngestHarness, batchId: string): Promise<true
     },
     { timeoutMs: 15_000 },
   );
+}
+
+let telemetryBatchSeq = 0;
+
+/**
+ * One observations batch of a unit of its own (a fresh unit id and page each call), as a collector
+ * publishes it: what the telemetry-ingest tests send through the pipeline.
+ */
+export function telemetryBatchOf(connectionId: string, records: ObservationV1[], fetchedAt = records[0]?.fetchedAt ?? new Date().toISOString()): TelemetryBatchV1 {
+  const unitId = String(++telemetryBatchSeq);
+  return {
+    batchId: ingestBatchId({ connectionId, kind: 'observations', unitId, fencingToken: '1', pageKey: `t${telemetryBatchSeq}:${randomUUID()}`, part: 0 }),
+    connectionId,
+    provider: 'samsara',
+    syncId: 'sync_01JD0000000000000000000000',
+    unitId,
+    fencingToken: '1',
+    kind: 'observations',
+    records,
+    fetchedAt,
+    providerCursor: null,
+    final: false,
+  };
 }

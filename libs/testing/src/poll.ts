@@ -73,3 +73,21 @@ export async function expectEventually<T>(assertFn: () => T | Promise<T>, option
     await sleep(intervalMs);
   }
 }
+
+/**
+ * 'settled' once `work` has resolved or rejected, 'pending' if it has not within `ms` (a liveness
+ * deadline: a teardown that may hang must not keep a test's own servers running).
+ */
+export async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<'settled' | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
+  try {
+    const done = Promise.resolve(work).then(
+      () => 'settled' as const,
+      () => 'settled' as const,
+    );
+    return await Promise.race([done, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -7,7 +7,7 @@
  * namespace's streams deleted even when the service failed to start or was already stopped.
  */
 import { PassThrough } from 'node:stream';
-import { createBus, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, type MessageBus } from '@switchyard/messaging';
 import { SERVICE_SCHEMAS, type ServiceName } from '@switchyard/persistence';
 import { createLogger, startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
 import { dropSchemas, isolatedSchemas, uniqueNamespace } from './isolation.js';
@@ -74,6 +74,8 @@ export async function startServiceForTest(definition: ServiceDefinition, options
   try {
     bus = await createBus({ kind: 'jetstream', servers: natsUrl, name: `${definition.service}-under-test`, namespace, logger });
     opened.push(bus);
+    // The provisioning step (decision 0033): the service only verifies the streams.
+    await bus.ensureStreams(ALL_STREAMS);
     client = await createBus({ kind: 'jetstream', servers: natsUrl, name: `${definition.service}-test-client`, namespace, requestTimeoutMs: 2_000 });
     opened.push(client);
     const start = options.start ?? ((o: StartOptions) => startService(definition, o));

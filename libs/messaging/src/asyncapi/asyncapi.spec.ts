@@ -15,6 +15,9 @@ import path from 'node:path';
 import { faultTransitionCloudEventHeaders, faultTransitionConsumerV1 } from '../fault-transition-events.js';
 import { HEADERS } from '../headers.js';
 import { faultTransitionV1, type FaultTransitionV1 } from '../schemas/ingest-fault-transition.v1.js';
+import { connectionStatusChangedV1 } from '../schemas/connection-status.v1.js';
+import { syncOutcomeV1 } from '../schemas/sync-outcome.v1.js';
+import { webhookEndpointDisabledV1 } from '../schemas/webhook.v1.js';
 import { buildAsyncApiDocument, renderAsyncApi } from './document.js';
 
 const committedPath = path.resolve(import.meta.dirname, '../../../../asyncapi/asyncapi.json');
@@ -51,7 +54,30 @@ describe('AsyncAPI document', () => {
     const channel = document!.channels().get('faultTransitions');
     expect(channel?.address()).toBe('fleet.faults.{connectionId}.{kind}');
     expect(channel?.messages().all().map((m) => m.id())).toEqual(['faultTransition']);
-    expect(document!.operations().all().map((o) => o.action())).toEqual(['receive']);
+    expect(document!.operations().all().map((o) => o.action())).toEqual(['receive', 'receive', 'receive', 'receive']);
+    expect(document!.channels().all().map((c) => c.address())).toEqual(['fleet.faults.{connectionId}.{kind}', 'events.connection.status.{connectionId}', 'events.sync.outcome.{connectionId}', 'events.webhook.disabled.{applicationId}']);
+  });
+
+  it('documents each domain event with the payload its producer publishes (the subjects.ts schema)', () => {
+    const messages = (buildAsyncApiDocument() as { components: { messages: Record<string, { payload: object }> } }).components.messages;
+    const ajvDomain = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(ajvDomain);
+    const connection = '5d2c7a10-3b9e-4f6a-8c21-7e4d9b0a1f32';
+    const samples: Record<string, unknown> = {
+      ConnectionStatusV1: connectionStatusChangedV1.parse({ eventId: '0b7e3c43-8f2a-8c1e-9d55-3f1e2a7b9c01', connectionId: connection, provider: 'motive', environment: 'sandbox', previousStatus: 'active', status: 'paused', revision: 4, changedAt: '2026-11-20T08:00:00.000Z' }),
+      SyncOutcomeV1: syncOutcomeV1.parse({
+        eventId: '0b7e3c43-8f2a-8c1e-9d55-3f1e2a7b9c02',
+        connectionId: connection,
+        applicationId: '9a1f0c3e-2d4b-4e8f-a6c7-1b2d3e4f5a60',
+        sync: { id: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y4', status: 'completed', requestedAt: '2026-11-20T08:00:00.000Z', startFrom: '2026-11-19T08:00:00.000Z', completedAt: '2026-11-20T08:01:00.000Z', attempts: 1, progress: 100, issues: [], providerRequests: [] },
+        occurredAt: '2026-11-20T08:01:00.000Z',
+      }),
+      WebhookEndpointDisabledV1: webhookEndpointDisabledV1.parse({ eventId: '0b7e3c43-8f2a-4c1e-9d55-3f1e2a7b9c03', endpointId: '0b7e3c43-8f2a-4c1e-9d55-3f1e2a7b9c04', applicationId: connection, origin: 'https://hooks.example.com', reason: 'gone', failingSince: null, disabledAt: '2026-11-20T08:00:00.000Z' }),
+    };
+    for (const [name, sample] of Object.entries(samples)) {
+      const valid = ajvDomain.compile(messages[name]!.payload);
+      expect({ name, ok: valid(sample), errors: valid.errors ?? null }).toEqual({ name, ok: true, errors: null });
+    }
   });
 
   const doc = buildAsyncApiDocument() as { components: { messages: { FaultTransitionV1: { headers: object; payload: object } } } };

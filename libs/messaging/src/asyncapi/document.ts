@@ -6,13 +6,16 @@
  * (`faultTransitionConsumerV1`, tolerant of additive changes), the headers are the CloudEvents
  * binary-mode attributes (fault-transition-events.ts) plus the bus's own. Stream, retention,
  * duplicate window and subject hierarchy come from STREAMS / EVENTS, so they cannot drift.
- * Only `fleet.faults.*` is published for outside consumers today; every other subject is internal.
+ * `fleet.faults.*` is published for outside consumers; the domain events the webhook delivery role
+ * consumes (connection status, sync outcomes) and the webhook endpoint record (DOMAIN_EVENTS below)
+ * are documented too, from the same entries, with the bus's own headers.
  */
 import { ID_PATTERNS } from '@switchyard/domain';
 import { z } from 'zod';
 import { CLOUDEVENTS_SPEC_VERSION, faultTransitionConsumerV1, faultTransitionCloudEventType } from '../fault-transition-events.js';
 import { HEADERS } from '../headers.js';
 import { EVENTS, STREAMS } from '../subjects.js';
+import type { EventDefinition, StreamDefinition } from '../port.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const isoDuration = (ms: number) => (ms % DAY_MS === 0 ? `P${ms / DAY_MS}D` : `PT${ms / 1000}S`);
@@ -43,7 +46,102 @@ function faultTransitionHeaders() {
   };
 }
 
+/**
+ * Domain events documented beside the fault subjects: channel key → the EVENTS entry, its producer
+ * and consumers, and what the `*` token of its subject names. Added here when a producer adds one.
+ */
+const DOMAIN_EVENTS: readonly { key: string; event: EventDefinition; title: string; description: string; parameter: string }[] = [
+  {
+    key: 'connectionStatus',
+    event: EVENTS.connectionStatus,
+    title: 'Connection status changes',
+    description: 'The gateway, from its outbox in the transaction of the change: a connection became active, paused or disconnected (the webhook events `connection.paused`, `connection.resumed`, `connection.disconnected`). `eventId` is stable per configuration revision.',
+    parameter: 'connectionId',
+  },
+  {
+    key: 'syncOutcome',
+    event: EVENTS.syncOutcome,
+    title: 'Sync outcomes',
+    description: 'The sync-orchestrator, from its outbox in the transaction that completed or failed a public sync (the webhook events `sync.completed`, `sync.failed`); the payload carries the public Sync as GET /v1/syncs/{id} answers it. `eventId` is stable per sync, attempt and status.',
+    parameter: 'connectionId',
+  },
+  {
+    key: 'webhookEndpointDisabled',
+    event: EVENTS.webhookEndpointDisabled,
+    title: 'Webhook endpoints disabled',
+    description: 'The gateway\'s webhook delivery role, from the gateway outbox: an endpoint answered 410 (`gone`) or had no successful delivery for the disable window (`failing`, 5 days by default) and was disabled (docs/webhooks.md).',
+    parameter: 'applicationId',
+  },
+];
+
+/** The `x-jetstream` facts of a channel's stream. */
+const jetstreamOf = (stream: StreamDefinition) => ({
+  stream: stream.name,
+  subjects: stream.subjects,
+  maxAge: maxAge(stream.maxAgeMs),
+  duplicateWindow: isoDuration(stream.duplicateWindowMs),
+  maxBytes: stream.maxBytes,
+  discard: stream.discard,
+  retention: 'limits',
+  storage: 'file',
+});
+
+/** The bus's own headers of a domain event (every publish sets the msgId and version). */
+function busHeaders(event: EventDefinition) {
+  return {
+    type: 'object',
+    required: [HEADERS.msgId, HEADERS.msgVersion],
+    properties: {
+      [HEADERS.msgId]: { type: 'string', description: 'JetStream de-duplication id; equals the payload\'s `eventId`.' },
+      [HEADERS.msgVersion]: { type: 'string', const: String(event.version), description: 'Payload schema version.' },
+      [HEADERS.correlationId]: { type: 'string', description: 'Correlation id of the work that produced the event, when known.' },
+      [HEADERS.traceparent]: { type: 'string', description: 'W3C trace context, when known.' },
+    },
+  };
+}
+
+/**
+ * A payload schema with its named parts (zod `.meta({ id })`, e.g. the public Sync) inlined: the
+ * generator refers to them as `#/definitions/<id>` of the payload, which inside an AsyncAPI
+ * document would resolve against the document's root.
+ */
+function inlineDefinitions(schema: Record<string, unknown>): Record<string, unknown> {
+  const { definitions = {}, $schema: _draft, ...rest } = schema as { definitions?: Record<string, unknown>; $schema?: string };
+  const resolve = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/definitions/')) return resolve(definitions[ref.slice('#/definitions/'.length)]);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
+  };
+  return resolve(rest) as Record<string, unknown>;
+}
+
+function domainEventParts() {
+  const channels: Record<string, unknown> = {};
+  const operations: Record<string, unknown> = {};
+  const messages: Record<string, unknown> = {};
+  for (const { key, event, title, description, parameter } of DOMAIN_EVENTS) {
+    const stream = STREAMS[event.stream as keyof typeof STREAMS];
+    const capitalized = `${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+    const name = `${capitalized}V${event.version}`;
+    const payload = inlineDefinitions(z.toJSONSchema(event.schema, { target: 'draft-7', io: 'output' }) as Record<string, unknown>);
+    channels[key] = {
+      address: event.subject.replace('*', `{${parameter}}`),
+      title,
+      description: `${description} Stream \`${stream.name}\` (${stream.subjects.join(', ')}), retention ${maxAge(stream.maxAgeMs)}, duplicate window ${isoDuration(stream.duplicateWindowMs)}.`,
+      parameters: { [parameter]: { description: `The ${parameter === 'connectionId' ? 'connection' : 'application'} (uuid) the event is about.` } },
+      messages: { [key]: { $ref: `#/components/messages/${name}` } },
+      'x-jetstream': jetstreamOf(stream),
+    };
+    operations[`receive${capitalized}`] = { action: 'receive', channel: { $ref: `#/channels/${key}` }, summary: `Consume ${title.toLowerCase()} (durable consumer, explicit ack).`, messages: [{ $ref: `#/channels/${key}/messages/${key}` }] };
+    messages[name] = { name, title: `${title} v${event.version}`, contentType: 'application/json', headers: busHeaders(event), payload, correlationId: { location: `$message.header#/${HEADERS.msgId}`, description: 'The event id.' } };
+  }
+  return { channels, operations, messages };
+}
+
 export function buildAsyncApiDocument(): Record<string, unknown> {
+  const domain = domainEventParts();
   const stream = STREAMS[EVENTS.faultTransition.stream];
   const payload = z.toJSONSchema(faultTransitionConsumerV1, { target: 'draft-7', io: 'output' });
   delete (payload as { $schema?: string }).$schema;
@@ -85,17 +183,9 @@ export function buildAsyncApiDocument(): Record<string, unknown> {
           kind: { enum: [...faultTransitionConsumerV1.shape.kind.options], description: 'The transition kind.' },
         },
         messages: { faultTransition: { $ref: '#/components/messages/FaultTransitionV1' } },
-        'x-jetstream': {
-          stream: stream.name,
-          subjects: stream.subjects,
-          maxAge: maxAge(stream.maxAgeMs),
-          duplicateWindow: isoDuration(stream.duplicateWindowMs),
-          maxBytes: stream.maxBytes,
-          discard: stream.discard,
-          retention: 'limits',
-          storage: 'file',
-        },
+        'x-jetstream': jetstreamOf(stream),
       },
+      ...domain.channels,
     },
     operations: {
       receiveFaultTransitions: {
@@ -104,6 +194,7 @@ export function buildAsyncApiDocument(): Record<string, unknown> {
         summary: 'Consume fault transitions (durable consumer, explicit ack).',
         messages: [{ $ref: '#/channels/faultTransitions/messages/faultTransition' }],
       },
+      ...domain.operations,
     },
     components: {
       messages: {
@@ -115,6 +206,7 @@ export function buildAsyncApiDocument(): Record<string, unknown> {
           payload,
           correlationId: { location: '$message.header#/ce-id', description: 'The transition id.' },
         },
+        ...domain.messages,
       },
     },
   };

@@ -116,11 +116,23 @@ export class Broker {
     return created;
   }
 
-  private message(streamName: string, seq: number): StoredMessage | undefined {
-    const messages = this.streams.get(streamName)?.messages;
-    if (!messages || messages.length === 0) return undefined;
-    return messages[seq - (messages[0] as StoredMessage).seq];
+  /** A stored message by sequence (binary search: sequences ascend, with gaps where one was removed). */
+  findMessage(streamName: string, seq: number): StoredMessage | undefined {
+    const messages = this.streams.get(streamName)?.messages ?? [];
+    const at = indexOfSeq(messages, seq);
+    return at < 0 ? undefined : messages[at];
   }
+
+  /** Deletes one message (JetStream's STREAM.MSG.DELETE); a durable that had it pending drops it at its next delivery. */
+  remove(streamName: string, seq: number): boolean {
+    const stream = this.streams.get(streamName);
+    const at = stream ? indexOfSeq(stream.messages, seq) : -1;
+    if (!stream || at < 0) return false;
+    const [removed] = stream.messages.splice(at, 1) as [StoredMessage];
+    stream.bytes -= storedSize(removed.subject, removed.data, removed.headers);
+    return true;
+  }
+
 
   private startAckTimer(durable: DurableState, seq: number, entry: PendingEntry, ms: number): void {
     clearTimeout(entry.timer);
@@ -149,7 +161,7 @@ export class Broker {
         durable.pending.set(seq, { deliveryCount: 0, ready: true, timer: undefined });
       }
       const entry = durable.pending.get(seq) as PendingEntry;
-      const message = this.message(durable.stream, seq);
+      const message = this.findMessage(durable.stream, seq);
       if (!message) {
         durable.pending.delete(seq); // aged out of the stream
         continue;
@@ -160,6 +172,16 @@ export class Broker {
       const member = durable.members[durable.next++ % durable.members.length] as DurableMember;
       member.deliver(message, entry.deliveryCount);
     }
+  }
+
+  /** The durable's backlog as JetStream's consumer info counts it; undefined when no such durable exists. */
+  state(def: ConsumerDefinition): { pending: number; ackPending: number; redelivered: number } | undefined {
+    const durable = this.durables.get(`${def.event.stream}/${def.durable}`);
+    if (!durable) return undefined;
+    const messages = this.streams.get(durable.stream)?.messages ?? [];
+    const pending = messages.filter((m) => m.seq > durable.cursor && subjectMatches(durable.filter, m.subject)).length;
+    const redelivered = [...durable.pending.values()].filter((entry) => entry.deliveryCount > 1).length;
+    return { pending, ackPending: durable.pending.size, redelivered };
   }
 
   /** Ack or term: the message leaves the pending set for good. */
@@ -185,6 +207,18 @@ export class Broker {
   shutdown(): void {
     for (const durable of this.durables.values()) for (const entry of durable.pending.values()) clearTimeout(entry.timer);
   }
+}
+
+function indexOfSeq(messages: readonly StoredMessage[], seq: number): number {
+  let [lo, hi] = [0, messages.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = (messages[mid] as StoredMessage).seq;
+    if (at === seq) return mid;
+    if (at < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /** A message's size against maxBytes: subject, headers and payload, as JetStream counts it (less its fixed per-message overhead). */

@@ -9,12 +9,15 @@
 import type { z } from 'zod';
 import { AsyncResource } from 'node:async_hooks';
 import { runDelivery } from '../delivery-runner.js';
-import { BusTimeoutError, BusUnavailableError, MessageValidationError } from '../errors.js';
+import { BusTimeoutError, BusUnavailableError, MessageValidationError, StreamConfigMismatchError } from '../errors.js';
+import { streamConfigOf, streamDifferences } from '../jetstream/stream-files.js';
 import { outgoingHeaders } from '../correlation.js';
 import { fromWireHeaders, HEADERS, toWireHeaders } from '../headers.js';
 import { describeError, type BusLogger } from '../logger.js';
 import type {
+  ConsumeOptions,
   ConsumerDefinition,
+  ConsumerState,
   DeliveryHandler,
   DrainOptions,
   EventDefinition,
@@ -29,8 +32,9 @@ import type {
   Subscription,
 } from '../port.js';
 import { answerRequest, decodeReply, describeIssues, encodeJson, encodeRequest } from '../rpc-codec.js';
-import { EVENTS, Namespace, subjectMatches } from '../subjects.js';
-import { acquireBroker, releaseBroker, type Broker, type RpcEndpoint } from './broker.js';
+import { EVENTS, Namespace, STREAMS, subjectMatches } from '../subjects.js';
+import { DeadLetters } from '../dead-letters.js';
+import { acquireBroker, releaseBroker, type Broker, type RpcEndpoint, type StoredMessage } from './broker.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, settleWithin } from '../request-defaults.js';
 
 export interface InProcessBusOptions {
@@ -109,9 +113,46 @@ export class InProcessBus implements MessageBus {
     return subscription;
   }
 
+  /** The broker's DLQ stream as a dead-letter log: what the JetStream bus offers, in memory. */
+  deadLetters(): DeadLetters {
+    const broker = this.broker;
+    const dlq = () => broker.streams.get(STREAMS.DLQ.name);
+    const record = (m: StoredMessage) => ({ seq: m.seq, storedAt: new Date(m.at), data: m.data });
+    return new DeadLetters({
+      streamName: STREAMS.DLQ.name,
+      async *scan(from) {
+        // A copy: a replay or discard during the walk must not skip the next message.
+        for (const m of [...(dlq()?.messages ?? [])]) if (!from || m.at >= from.getTime()) yield record(m);
+      },
+      get: async (seq) => {
+        const m = broker.findMessage(STREAMS.DLQ.name, seq);
+        return m && record(m);
+      },
+      remove: async (seq) => broker.remove(STREAMS.DLQ.name, seq),
+      publishRaw: async (subject, data, headers, msgId) => {
+        this.assertOpen(subject);
+        await nextTick();
+        const stream = broker.findStream(subject);
+        if (!stream) throw new BusUnavailableError(subject, 'no_stream');
+        broker.store(stream, subject, data, headers, msgId);
+      },
+    });
+  }
+
   async ensureStreams(streams: readonly StreamDefinition[]): Promise<void> {
     this.assertOpen('$streams');
     for (const def of streams) this.broker.ensureStream(def);
+  }
+
+  async verifyStreams(streams: readonly StreamDefinition[]): Promise<void> {
+    this.assertOpen('$streams');
+    for (const def of streams) {
+      const existing = this.broker.streams.get(def.name);
+      if (!existing) throw new StreamConfigMismatchError(def.name, []);
+      // The same comparison as a JetStream stream's (provisioning.ts), on the declared definitions.
+      const differences = streamDifferences(streamConfigOf(existing.def), streamConfigOf(def), 'at-least');
+      if (differences.length > 0) throw new StreamConfigMismatchError(def.name, differences);
+    }
   }
 
   async publish<P extends z.ZodType>(event: EventDefinition<P>, subject: string, payload: z.input<P>, options: PublishOptions): Promise<PublishAck> {
@@ -137,7 +178,7 @@ export class InProcessBus implements MessageBus {
     return this.broker.store(stream, subject, encodeJson(parsed.data), wire, msgId);
   }
 
-  async consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>): Promise<Subscription> {
+  async consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>, options?: ConsumeOptions): Promise<Subscription> {
     this.assertOpen(consumer.event.subject);
     new Namespace('').durable(consumer.durable); // same name rules as JetStream
     if (!this.broker.streams.has(consumer.event.stream)) throw new BusUnavailableError(consumer.event.subject, 'no_stream');
@@ -158,6 +199,7 @@ export class InProcessBus implements MessageBus {
                 handler,
                 logger,
                 isAbandoned: () => abandoned,
+                observer: options?.observer,
                 message: {
                   subject: message.subject,
                   data: message.data,
@@ -195,6 +237,10 @@ export class InProcessBus implements MessageBus {
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  consumerState(consumer: ConsumerDefinition): Promise<ConsumerState | undefined> {
+    return Promise.resolve(this.broker.state(consumer));
   }
 
   isHealthy(): boolean {

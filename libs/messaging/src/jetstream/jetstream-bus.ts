@@ -15,7 +15,9 @@ import { outgoingHeaders } from '../correlation.js';
 import { fromWireHeaders, HEADERS, toWireHeaders } from '../headers.js';
 import { describeError, type BusLogger } from '../logger.js';
 import type {
+  ConsumeOptions,
   ConsumerDefinition,
+  ConsumerState,
   DeliveryHandler,
   DrainOptions,
   EventDefinition,
@@ -33,7 +35,10 @@ import { answerRequest, decodeReply, describeIssues, encodeJson, encodeRequest }
 import { EVENTS, Namespace, subjectMatches } from '../subjects.js';
 import { openConnection, type TrackedConnection } from './connection.js';
 import type { NatsAuth } from './nats-auth.js';
-import { ensureConsumer, ensureStream } from './provisioning.js';
+import { ensureConsumer, provisionStream, verifyStream } from './provisioning.js';
+import { jetStreamDeadLetterLog } from './dead-letters.js';
+import { DeadLetters } from '../dead-letters.js';
+import { namespacedStream, streamConfigOf } from './stream-files.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, settleWithin } from '../request-defaults.js';
 
 export interface JetStreamBusOptions {
@@ -63,6 +68,7 @@ function* headerEntries(h: MsgHdrs | undefined): Iterable<[string, string]> {
 
 /** JetStream API error codes of a refused store (nats-server errors.json). */
 const STREAM_STORE_FAILED = 10077;
+const CONSUMER_NOT_FOUND = 10014;
 const INSUFFICIENT_RESOURCES = 10023;
 
 /**
@@ -165,8 +171,16 @@ export class JetStreamBus implements MessageBus {
     return subscription;
   }
 
+  deadLetters(): DeadLetters {
+    return new DeadLetters(jetStreamDeadLetterLog(this.js, this.jsm, this.ns));
+  }
+
   async ensureStreams(streams: readonly StreamDefinition[]): Promise<void> {
-    for (const def of streams) await ensureStream(this.jsm, this.ns, def, this.logger);
+    for (const def of streams) await provisionStream(this.jsm, namespacedStream(streamConfigOf(def), this.ns), this.logger);
+  }
+
+  async verifyStreams(streams: readonly StreamDefinition[]): Promise<void> {
+    for (const def of streams) await verifyStream(this.jsm, namespacedStream(streamConfigOf(def), this.ns));
   }
 
   async publish<P extends z.ZodType>(event: EventDefinition<P>, subject: string, payload: z.input<P>, options: PublishOptions): Promise<PublishAck> {
@@ -199,8 +213,8 @@ export class JetStreamBus implements MessageBus {
     }
   }
 
-  async consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>): Promise<Subscription> {
-    const { stream, durable } = await ensureConsumer(this.jsm, this.ns, consumer);
+  async consume<P extends z.ZodType>(consumer: ConsumerDefinition<P>, handler: DeliveryHandler<z.output<P>>, options?: ConsumeOptions): Promise<Subscription> {
+    const { stream, durable } = await ensureConsumer(this.jsm, this.ns, consumer, this.logger);
     const pull = await this.js.consumers.get(stream, durable);
     // The client buffer holds at most maxAckPending messages, so buffered messages never sit
     // unprocessed past their ack wait while the handler works through a long queue.
@@ -224,6 +238,7 @@ export class JetStreamBus implements MessageBus {
         message: raw,
         logger: this.logger,
         isAbandoned: () => abandoned,
+        observer: options?.observer,
         port: {
           ack: () => m.ack(),
           nak: (delayMs) => m.nak(delayMs),
@@ -256,6 +271,15 @@ export class JetStreamBus implements MessageBus {
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  async consumerState(consumer: ConsumerDefinition): Promise<ConsumerState | undefined> {
+    // `info()` asks the server (`info(true)` would answer the client's cached copy; notes/stack.md).
+    const info = await this.jsm.consumers.info(this.ns.stream(consumer.event.stream), this.ns.durable(consumer.durable)).catch((error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === CONSUMER_NOT_FOUND) return undefined;
+      throw error;
+    });
+    return info && { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
   }
 
   isHealthy(): boolean {

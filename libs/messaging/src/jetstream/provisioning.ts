@@ -1,65 +1,47 @@
 /**
- * Stream and durable-consumer provisioning: create when missing, else compare with the live config
- * and update what differs. Called by every process at start, so it must be idempotent and safe to
- * race: a concurrent create surfaces as "already in use"/"already exists", which we treat as
- * "someone else created it" and fall through to compare-and-update.
+ * Stream and durable-consumer provisioning (decision 0033). The provisioning step — `npm run
+ * nats:provision` / the Kubernetes Job nats-provision under its own NATS user, the launcher and the
+ * test harnesses in embedded and test modes — creates a missing stream or sets an existing one to
+ * exactly its declared config (deploy/nats/streams, stream-files.ts): fields the declaration does
+ * not set go back to the server default, so a limit, a subject or a republish someone added does
+ * not survive. Services never create or update a stream: at start they `verifyStream` and refuse
+ * to start when it differs. Idempotent and safe to race: a concurrent create surfaces as "already
+ * in use", treated as "someone else created it" and followed by compare-and-update.
  */
-import {
-  AckPolicy,
-  DeliverPolicy,
-  DiscardPolicy,
-  JetStreamApiError,
-  ReplayPolicy,
-  RetentionPolicy,
-  StorageType,
-  type ConsumerConfig,
-  type JetStreamManager,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import { JetStreamApiError, jetstreamManager, type ConsumerConfig, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { StreamConfigMismatchError } from '../errors.js';
 import type { BusLogger } from '../logger.js';
-import type { ConsumerDefinition, StreamDefinition } from '../port.js';
-import type { Namespace } from '../subjects.js';
-import { serverMaxDeliver } from './settlement.js';
+import type { ConsumerDefinition } from '../port.js';
+import { Namespace } from '../subjects.js';
+import { openConnection } from './connection.js';
+import type { NatsAuth } from './nats-auth.js';
+import { consumerConfigOf, namespacedConsumer, namespacedStream, streamDifferences, type ConsumerConfigJson, type StreamConfigJson, type StreamFile } from './stream-files.js';
 
 /** JetStream API error codes we tolerate (nats-server errors.json). */
 const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
+const CONSUMER_NOT_FOUND = 10014;
 
 function isApiError(error: unknown, code?: number): error is JetStreamApiError {
   return error instanceof JetStreamApiError && (code === undefined || error.code === code);
 }
 
-/** The parts of a stream config we own; everything else keeps the server default. */
-export function desiredStreamConfig(ns: Namespace, def: StreamDefinition): StreamConfig {
-  return {
-    name: ns.stream(def.name),
-    subjects: def.subjects.map((s) => ns.subject(s)),
-    duplicate_window: nanos(def.duplicateWindowMs),
-    max_age: nanos(def.maxAgeMs ?? 0),
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    // No limit is -1 on the wire (a stream that had one loses it when the definition drops it).
-    max_bytes: def.maxBytes ?? -1,
-    discard: def.discard === 'new' ? DiscardPolicy.New : DiscardPolicy.Old,
-    num_replicas: 1,
-  } as StreamConfig;
-}
 
-function sameSubjects(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && [...a].sort().every((s, i) => s === [...b].sort()[i]);
-}
-
-export async function ensureStream(jsm: JetStreamManager, ns: Namespace, def: StreamDefinition, logger: BusLogger): Promise<void> {
-  const want = desiredStreamConfig(ns, def);
+/**
+ * The provisioning step for one stream (wire names already namespaced): create it, or set it to
+ * exactly `want` (every field `want` leaves out is removed, so the server default applies). The
+ * byte limit follows appliedMaxBytes.
+ */
+export async function provisionStream(jsm: JetStreamManager, want: StreamConfigJson, logger: BusLogger): Promise<void> {
   let info;
   try {
     info = await jsm.streams.info(want.name);
   } catch (error) {
     if (!isApiError(error, STREAM_NOT_FOUND)) throw error;
     try {
-      await jsm.streams.add(want);
-      logger.info({ stream: want.name }, 'stream created');
+      await jsm.streams.add(want as unknown as StreamConfig);
+      await expectReplicas(jsm, want);
+      logger.info({ stream: want.name, replicas: want.num_replicas }, 'stream created');
       return;
     } catch (addError) {
       if (!isApiError(addError, STREAM_NAME_IN_USE)) throw addError;
@@ -71,27 +53,139 @@ export async function ensureStream(jsm: JetStreamManager, ns: Namespace, def: St
   if (maxBytes !== want.max_bytes) {
     logger.warn(
       { stream: want.name, storedBytes: info.state.bytes, declaredMaxBytes: want.max_bytes, keptMaxBytes: maxBytes },
-      'stream stores too much for its declared byte limit: limit not lowered (the server would delete the oldest messages); applied at a later start',
+      'stream stores too much for its declared byte limit: limit not lowered (the server would delete the oldest messages); applied at a later provisioning',
     );
   }
-  if (
-    sameSubjects(have.subjects ?? [], want.subjects) &&
-    have.duplicate_window === want.duplicate_window &&
-    have.max_age === want.max_age &&
-    have.max_bytes === maxBytes &&
-    have.discard === want.discard
-  ) {
-    return;
+  const target: StreamConfigJson = { ...want, max_bytes: maxBytes };
+  const differences = streamDifferences(have, target, 'exact');
+  const found = have as unknown as Record<string, unknown>;
+  if (differences.length === 0 && have.description === target.description) return;
+  // The client merges the update into the live config (jsmstream_api update): every live field the
+  // declaration does not set is sent as undefined, so JSON drops it and the server default applies.
+  const update: Record<string, unknown> = Object.fromEntries(Object.keys(found).map((key) => [key, undefined]));
+  Object.assign(update, target);
+  try {
+    await jsm.streams.update(want.name, update as Partial<StreamConfig>);
+  } catch (error) {
+    // e.g. a republish, the storage or a mirror: the server changes them only at create.
+    if (!isApiError(error)) throw error;
+    throw new Error(
+      `stream ${want.name}: the server refuses to set it to its declaration (${error.message}; differences: ${differences.join('; ')}): check its messages, delete the stream (nats stream rm ${want.name}) and provision again`,
+      { cause: error },
+    );
   }
-  await jsm.streams.update(want.name, {
-    ...have,
-    subjects: want.subjects,
-    duplicate_window: want.duplicate_window,
-    max_age: want.max_age,
-    max_bytes: maxBytes,
-    discard: want.discard,
-  });
-  logger.info({ stream: want.name, maxBytes, discard: want.discard }, 'stream config updated');
+  await expectReplicas(jsm, want);
+  logger.info({ stream: want.name, maxBytes, differences }, 'stream config updated to its declaration');
+}
+
+/** How long the read-back waits for a cluster to place a created or rescaled stream. */
+const PLACEMENT_WAIT_MS = 15_000;
+
+/**
+ * Reads the stream back: the server holds the declared number of copies (config and placement).
+ * A replica count that did not reach the server (a field the client does not send, a cluster that
+ * placed fewer peers) stops the provisioning step instead of leaving a single-copy stream behind.
+ * A cluster moving a rescaled stream answers "not found" or fewer peers for a moment: polled.
+ */
+async function expectReplicas(jsm: JetStreamManager, want: StreamConfigJson): Promise<void> {
+  const deadline = Date.now() + PLACEMENT_WAIT_MS;
+  for (;;) {
+    let held = 'no stream';
+    try {
+      const info = await jsm.streams.info(want.name);
+      const configured = info.config.num_replicas ?? 1;
+      // On a cluster the leader plus its peers; a single server may report no placement for R1.
+      const placed = info.cluster?.leader ? 1 + (info.cluster.replicas?.length ?? 0) : 1;
+      if (configured === want.num_replicas && (want.num_replicas === 1 || placed === want.num_replicas)) return;
+      held = `num_replicas ${configured} on ${placed} servers`;
+      // The server kept another count than it was sent: no wait changes that.
+      if (configured !== want.num_replicas) throw new Error(`stream ${want.name}: declared with ${want.num_replicas} replicas, the server holds ${held}`);
+    } catch (error) {
+      if (!isApiError(error, STREAM_NOT_FOUND)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`stream ${want.name}: declared with ${want.num_replicas} replicas, the server holds ${held} after ${PLACEMENT_WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A service's check at start (wire names already namespaced): throws StreamConfigMismatchError. */
+export async function verifyStream(jsm: JetStreamManager, want: StreamConfigJson): Promise<void> {
+  let info;
+  try {
+    info = await jsm.streams.info(want.name);
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) throw new StreamConfigMismatchError(want.name, []);
+    throw error;
+  }
+  const differences = streamDifferences(info.config, want, 'at-least');
+  if (differences.length > 0) throw new StreamConfigMismatchError(want.name, differences);
+}
+
+/** The durable fields a provisioning step owns, compared and set. */
+const CONSUMER_FIELDS = ['filter_subject', 'ack_wait', 'max_deliver', 'max_ack_pending'] as const;
+
+/** The provisioning step for one durable (wire names already namespaced): create it, or update what differs. */
+export async function provisionConsumer(jsm: JetStreamManager, stream: string, want: ConsumerConfigJson, logger: BusLogger): Promise<void> {
+  let have: ConsumerConfig | undefined;
+  try {
+    have = (await jsm.consumers.info(stream, want.durable_name)).config;
+  } catch (error) {
+    if (!isApiError(error, CONSUMER_NOT_FOUND)) throw error;
+  }
+  if (!have) {
+    try {
+      await jsm.consumers.add(stream, want as unknown as Partial<ConsumerConfig>);
+      logger.info({ stream, durable: want.durable_name }, 'durable consumer created');
+      return;
+    } catch (error) {
+      // A concurrent create (another process of the same service, or the provisioning step) won:
+      // compare with what it created and update the fields we own.
+      if (!isApiError(error)) throw error;
+      have = (await jsm.consumers.info(stream, want.durable_name)).config;
+    }
+  }
+  const found = have as unknown as Record<string, unknown>;
+  const declared = want as unknown as Record<string, unknown>;
+  const differing = CONSUMER_FIELDS.filter((field) => found[field] !== declared[field]);
+  if (differing.length === 0) return;
+  await jsm.consumers.update(stream, want.durable_name, Object.fromEntries(differing.map((field) => [field, declared[field]])));
+  logger.info({ stream, durable: want.durable_name, fields: differing }, 'durable consumer updated to its declaration');
+}
+
+/** The whole provisioning step: every stream of `files`, then its durables, in namespace `ns`. */
+export async function provisionStreamFiles(jsm: JetStreamManager, ns: Namespace, files: Iterable<StreamFile>, logger: BusLogger): Promise<{ streams: number; consumers: number }> {
+  let streams = 0;
+  let consumers = 0;
+  for (const file of files) {
+    const stream = namespacedStream(file.stream, ns);
+    await provisionStream(jsm, stream, logger);
+    streams++;
+    for (const consumer of file.consumers) {
+      await provisionConsumer(jsm, stream.name, namespacedConsumer(consumer, ns), logger);
+      consumers++;
+    }
+  }
+  return { streams, consumers };
+}
+
+export interface ProvisionOptions {
+  servers: string | readonly string[];
+  /** The provisioning step's own NATS user (deploy/nats/nats-server.conf `provisioner`). */
+  auth?: NatsAuth;
+  namespace: string;
+  logger: BusLogger;
+  /** Retry the first connect (the Job may start before NATS answers). */
+  waitOnFirstConnect?: boolean;
+}
+
+/** `npm run nats:provision` and the Job nats-provision: one connection, every file, closed again. */
+export async function provisionJetStream(options: ProvisionOptions, files: Iterable<StreamFile>): Promise<{ streams: number; consumers: number }> {
+  const conn = await openConnection({ servers: options.servers, name: 'switchyard-nats-provision', auth: options.auth, logger: options.logger, waitOnFirstConnect: options.waitOnFirstConnect });
+  try {
+    return await provisionStreamFiles(await jetstreamManager(conn.nc), new Namespace(options.namespace), files, options.logger);
+  } finally {
+    await conn.close();
+  }
 }
 
 /** Stored bytes must stay under this share of a new limit for it to be applied (room for publishes racing the update). */
@@ -111,35 +205,15 @@ export function appliedMaxBytes(declared: number, current: number | undefined, s
   return current ?? -1;
 }
 
-export function desiredConsumerConfig(ns: Namespace, def: ConsumerDefinition): Partial<ConsumerConfig> {
-  return {
-    durable_name: ns.durable(def.durable),
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    replay_policy: ReplayPolicy.Instant,
-    filter_subject: ns.subject(def.filterSubject ?? def.event.subject),
-    ack_wait: nanos(def.ackWaitMs),
-    max_deliver: serverMaxDeliver(def.maxDeliver),
-    max_ack_pending: def.maxAckPending,
-  };
-}
-
-export async function ensureConsumer(jsm: JetStreamManager, ns: Namespace, def: ConsumerDefinition): Promise<{ stream: string; durable: string }> {
+/**
+ * A service's own durable at consume: the provisioning step's `provisionConsumer` — created if
+ * missing (the provisioning step normally has), else updated where its process's settings differ
+ * (INGEST_ACK_WAIT_MS, tests' tuning). Its NATS user may do this for its own durables only, each
+ * with its own filter subject (deploy/nats/nats-server.conf).
+ */
+export async function ensureConsumer(jsm: JetStreamManager, ns: Namespace, def: ConsumerDefinition, logger: BusLogger): Promise<{ stream: string; durable: string }> {
   const stream = ns.stream(def.event.stream);
-  const want = desiredConsumerConfig(ns, def);
-  const durable = want.durable_name as string;
-  try {
-    await jsm.consumers.add(stream, want);
-  } catch (error) {
-    if (!isApiError(error)) throw error;
-    // Exists with another config (or a concurrent create): update the fields we own.
-    await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, {
-      ack_wait: want.ack_wait,
-      max_deliver: want.max_deliver,
-      max_ack_pending: want.max_ack_pending,
-      filter_subject: want.filter_subject,
-    });
-  }
-  return { stream, durable };
+  const want = namespacedConsumer(consumerConfigOf(def), ns);
+  await provisionConsumer(jsm, stream, want, logger);
+  return { stream, durable: want.durable_name };
 }

@@ -25,6 +25,7 @@ import {
 } from '@switchyard/contracts';
 import { AVAILABILITY_STATUSES, DRIVER_DIRECTORY_REASON_CODES, GROUP_MEMBERSHIP_REASON_CODES } from '@switchyard/domain';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import { addedModifiedFields, datasetStatusV1, DATASET_TIMES, nextCursorV1, readPageReplyFields, readPageRequestFields, storedRetrievalV1, wireDateTimeV1 } from './directory-read.v1.js';
 import { flatGroupV1 } from './directory-read-groups.v1.js';
 import { tripDriverV1 } from './directory-read-trips.v1.js';
@@ -94,14 +95,16 @@ export const listDriversRequestV1 = z
   })
   .strict();
 
-export const listDriversReplyV1 = z
-  .object({
-    ...readPageReplyFields,
-    drivers: z.array(driverV1).max(100),
-    /** The last driver served; present exactly when hasMore. */
-    next: driverIdSchema.optional(),
-  })
-  .strict();
+/** A framed reply (framed-reply.ts): the walk and dataset in `meta`, the Driver array as JSON text in `body`. */
+export const listDriversReplyV1 = framedReply(
+  z
+    .object({
+      ...readPageReplyFields,
+      /** The last driver served; present exactly when hasMore. */
+      next: driverIdSchema.optional(),
+    })
+    .strict(),
+);
 
 /** The driver directory is the last complete collection pass (decision 0014): its times and statuses say so. */
 const PASS_TIMES = {
@@ -159,7 +162,8 @@ export const driverResultV1 = z
   });
 
 export const getDriverRequestV1 = z.object({ connectionId: z.uuid(), driverId: driverIdSchema, expand: driverExpandV1 }).strict();
-export const getDriverReplyV1 = z.object({ dataset: datasetStatusV1, driver: driverV1 }).strict();
+/** A framed reply: the dataset in `meta`, the Driver as JSON text in `body`. */
+export const getDriverReplyV1 = framedReply(z.object({ dataset: datasetStatusV1 }).strict());
 
 
 export type DriverV1 = z.output<typeof driverV1>;

@@ -20,6 +20,7 @@
 import { GROUP_DIRECTORY, GROUP_INVENTORY_MAX_IDS, groupIdSchema } from '@switchyard/contracts';
 import { PROVIDERS } from '@switchyard/domain';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import {
   addedModifiedFields,
   DATASET_STATUSES,
@@ -94,30 +95,34 @@ export const listGroupDirectoryRequestV1 = z
   })
   .strict();
 
-export const listGroupDirectoryReplyV1 = z
-  .object({
-    ...readPageReplyFields,
-    groups: z.array(groupV1).max(100),
-    /** Set (and `groups` empty) when the stored directory exceeds a limit: it is not served. */
-    limitExceeded: z.enum(GROUP_DIRECTORY_LIMITS).optional(),
-    /** The last group served; present exactly when hasMore. */
-    next: groupIdSchema.optional(),
-  })
-  .strict();
+/** A framed reply (framed-reply.ts): the walk and dataset in `meta`, the Group array as JSON text in `body` (`[]` when a limit is exceeded). */
+export const listGroupDirectoryReplyV1 = framedReply(
+  z
+    .object({
+      ...readPageReplyFields,
+      /** Set (and the body `[]`) when the stored directory exceeds a limit: it is not served. */
+      limitExceeded: z.enum(GROUP_DIRECTORY_LIMITS).optional(),
+      /** The last group served; present exactly when hasMore. */
+      next: groupIdSchema.optional(),
+    })
+    .strict(),
+);
 
 export const groupInventoryRequestV1 = z.object({ connectionId: z.uuid(), expand: groupExpandV1 }).strict();
-export const groupInventoryReplyV1 = z
-  .object({
-    /** The connection's `groupInventory` opt-in (false also while its configuration has not reached the directory). */
-    enabled: z.boolean(),
-    dataset: datasetStatusV1,
-    groups: z.array(groupV1).max(100),
-  })
-  .strict();
+/** A framed reply: the opt-in and dataset in `meta`, the Group array as JSON text in `body`. */
+export const groupInventoryReplyV1 = framedReply(
+  z
+    .object({
+      /** The connection's `groupInventory` opt-in (false also while its configuration has not reached the directory). */
+      enabled: z.boolean(),
+      dataset: datasetStatusV1,
+    })
+    .strict(),
+);
 
 export const getGroupRequestV1 = z.object({ connectionId: z.uuid(), groupId: groupIdSchema, expand: groupExpandV1 }).strict();
-export const getGroupReplyV1 = z.object({ dataset: datasetStatusV1, group: groupV1 }).strict();
-
+/** A framed reply: the dataset in `meta`, the Group as JSON text in `body`. */
+export const getGroupReplyV1 = framedReply(z.object({ dataset: datasetStatusV1 }).strict());
 
 /** Group page size: at most 100 groups per directory page (our choice within the 4 MiB response limit). */
 export const GROUP_PAGE = { min: 1, max: 100, default: 100 } as const;

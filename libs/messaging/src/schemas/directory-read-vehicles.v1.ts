@@ -10,8 +10,10 @@
  * - `vehicleEntityV1` is ExpandedVehicle with `groups` holding a group id or an expanded Group
  *   (`expand.groups`): the same `flatGroupV1` a driver embeds (parent an id, parentResolution
  *   within the credential-visible directory); a group the directory has not stored stays an id;
- * - the metadata reply is the public VehicleMetadataResponse minus nothing: every one of the 15
- *   cells is present, available cells carry a bounded value, unavailable ones `value: null`.
+ * - the metadata reply is the public VehicleMetadataResponse minus nothing, as JSON text: every one
+ *   of the 15 cells is present, available cells carry a bounded value, unavailable ones `value: null`;
+ * - every reply is framed (framed-reply.ts): the bodies are the JSON text the directory's PostgreSQL
+ *   rendered, forwarded by the gateway as bytes.
  * Errors: `not_found` (no such vehicle on this connection, or hidden by its visibility rules),
  * `service_unavailable` (migrations pending), plus the bus's own codes.
  */
@@ -78,17 +80,16 @@ export const listVehiclesRequestV1 = z
   })
   .strict();
 
-export const listVehiclesReplyV1 = z
-  .object({
-    ...readPageReplyFields,
-    /** `view: assets` only. */
-    assets: z.array(coreVehicleV1).max(100).optional(),
-    /** `view: profiles` only. */
-    profiles: z.array(vehicleEntityV1).max(100).optional(),
-    /** The id of the last vehicle served; present exactly when hasMore. */
-    next: vehicleIdSchema.optional(),
-  })
-  .strict();
+/** A framed reply (framed-reply.ts): the walk and dataset in `meta`, the CoreVehicle (`view: assets`) or VehicleEntity (`view: profiles`) array as JSON text in `body`. */
+export const listVehiclesReplyV1 = framedReply(
+  z
+    .object({
+      ...readPageReplyFields,
+      /** The id of the last vehicle served; present exactly when hasMore. */
+      next: vehicleIdSchema.optional(),
+    })
+    .strict(),
+);
 
 /** Vehicles (`view=assets`): the gateway's page of core assets. */
 export const vehiclesPageV1 = z
@@ -214,6 +215,8 @@ export const vehicleMetadataResponseV1 = z
   .meta({ id: 'VehicleMetadataResponse', description: 'Stored metadata of one vehicle (spec 2.3); opt-in `vehicleMetadata`.' });
 
 export const getVehicleMetadataRequestV1 = z.object({ connectionId: z.uuid(), vehicleId: vehicleIdSchema }).strict();
+/** A framed reply: the VehicleMetadataResponse as JSON text (its cells rendered by the directory's PostgreSQL). */
+export const getVehicleMetadataReplyV1 = framedReply(z.object({}).strict());
 
 
 export type VehicleEntityV1 = z.output<typeof vehicleEntityV1>;
@@ -226,4 +229,5 @@ export type ListVehiclesReplyV1 = z.output<typeof listVehiclesReplyV1>;
 export type GetVehicleRequestV1 = z.output<typeof getVehicleRequestV1>;
 export type GetVehicleReplyV1 = z.output<typeof getVehicleReplyV1>;
 export type GetVehicleMetadataRequestV1 = z.output<typeof getVehicleMetadataRequestV1>;
+export type GetVehicleMetadataReplyV1 = z.output<typeof getVehicleMetadataReplyV1>;
 export type VehicleMetadataResponseV1 = z.output<typeof vehicleMetadataResponseV1>;

@@ -7,11 +7,14 @@
  * - a Counter is `partial`/`complete` WITH a number, or `missing`/`insufficient_data` with
  *   `value: null` — a union, so unknown usage can never travel as a zero (global rule 1);
  * - an interval's `amount` is null when nothing inside it was observed;
- * - the fleet page is keyset by vehicle id (`after`), the gateway wraps it in the spec's `nextCursor`.
+ * - the fleet page is keyset by vehicle id (`after`), the gateway wraps it in the spec's `nextCursor`;
+ *   its reply is framed (framed-reply.ts): the walk in `meta`, the Utilization array as the JSON text
+ *   the byte budget was counted on in `body`, forwarded by the gateway as bytes.
  */
 import { vehicleIdSchema } from '@switchyard/contracts';
 import { BUCKET_SIZES, MAX_OBSERVATION_GAP_SECONDS, USAGE_LIMITATIONS, UTILIZATION_DEFINITION } from '@switchyard/domain';
 import { z } from 'zod';
+import { framedReply } from '../framed-reply.js';
 import { isoDateTimeV1 } from './directory-read.v1.js';
 import { pageCursorV1, wireDateTimeV1 } from './public-wire.v1.js';
 import { windowV1 } from './telemetry-read.v1.js';
@@ -130,6 +133,7 @@ export type UsageUtilizationReplyV1 = z.output<typeof usageUtilizationReplyV1>;
 export const usageFleetRequestV1 = z
   .object({ connectionId: z.uuid(), limit: z.number().int().min(1).max(100), maxBytes: z.number().int().min(1024), after: vehicleIdSchema.optional(), ...usageWindowFields })
   .strict();
-export const usageFleetReplyV1 = z.object({ vehicles: z.array(utilizationV1), next: vehicleIdSchema.optional() }).strict();
+/** A framed reply: `next` (the page's last vehicle) present exactly when more follow; `body` the Utilization array. */
+export const usageFleetReplyV1 = framedReply(z.object({ hasMore: z.boolean(), next: vehicleIdSchema.optional() }).strict());
 export type UsageFleetRequestV1 = z.output<typeof usageFleetRequestV1>;
 export type UsageFleetReplyV1 = z.output<typeof usageFleetReplyV1>;

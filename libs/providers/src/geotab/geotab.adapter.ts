@@ -83,8 +83,8 @@ class GeotabAdapter implements ProviderAdapter {
   constructor(options: GeotabAdapterOptions) {
     this.clock = options.clock ?? systemClock;
     this.sizes = { ...DEFAULT_GEOTAB_PAGE_SIZES, ...options.pageSizes };
-    const { baseUrl, credentials, budget, clock, timeoutMs, retry, random, egress } = options;
-    this.client = new GeotabClient({ baseUrl, credentials, budget, clock, timeoutMs, retry, random, egress });
+    const { baseUrl, credentials, budget, clock, timeoutMs, retry, random, egress, observer } = options;
+    this.client = new GeotabClient({ baseUrl, credentials, budget, clock, timeoutMs, retry, random, egress, observer });
   }
 
   private context(): MapContext {

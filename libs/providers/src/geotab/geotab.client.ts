@@ -26,6 +26,7 @@ import { ProviderError } from '../errors.js';
 import { PageRecords, parseProviderResponse, parseRecords, type ParsedRecords } from '../http/parse.js';
 import { assertEgressUrl, EgressRefusedError, SANDBOX_EGRESS, type EgressPolicy } from '../http/egress.js';
 import { DEFAULT_RETRY, ProviderHttpClient, type RetryPolicy } from '../http/provider-http-client.js';
+import type { ProviderCallObserver } from '../http/provider-call-observer.js';
 import { systemClock, unlimitedBudget, type Clock, type RequestBudget } from '../http/request-budget.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { authenticateResultSchema, feedResultSchema, geotabEnvelopeSchema, type GeotabErrorBody } from './geotab.schemas.js';
@@ -48,6 +49,8 @@ export interface GeotabClientOptions {
   fetch?: typeof fetch;
   /** Where requests may go, the named server included (egress.ts); without one, anywhere (simulators, tests). */
   egress?: EgressPolicy;
+  /** Sees every HTTP attempt (provider-call-observer.ts). */
+  observer?: ProviderCallObserver;
 }
 
 /** Geotab's published cap: GetFeed returns at most 50,000 records per call (geotab.md §1.4). */
@@ -236,7 +239,7 @@ export class GeotabClient {
   private async rpc(baseUrl: string, method: string, params: Record<string, unknown>): Promise<unknown> {
     const http = this.httpFor(baseUrl);
     for (let attempt = 1; ; attempt++) {
-      const response = await http.request({ method: 'POST', path: 'apiv1', body: { method, params } });
+      const response = await http.request({ method: 'POST', path: 'apiv1', body: { method, params }, endpoint: method, judge: (json) => inBodyError(json, method) });
       const envelope = parseProviderResponse(geotabEnvelopeSchema, response.json, `geotab:${method}`);
       if (envelope.kind === 'result') return envelope.result;
       const error = new GeotabRpcError(envelope.error, method, parseRetryAfter(response.headers.get('retry-after'), this.clock.now()) ?? retryAfterFromData(envelope.error, this.clock.now()));
@@ -251,8 +254,8 @@ export class GeotabClient {
   private httpFor(baseUrl: string): ProviderHttpClient {
     let client = this.http.get(baseUrl);
     if (!client) {
-      const { budget, clock, timeoutMs, retry, random, fetch, egress } = this.options;
-      client = new ProviderHttpClient({ baseUrl, budget: budget ?? unlimitedBudget, clock, timeoutMs, retry, random, fetch, egress });
+      const { budget, clock, timeoutMs, retry, random, fetch, egress, observer } = this.options;
+      client = new ProviderHttpClient({ baseUrl, budget: budget ?? unlimitedBudget, clock, timeoutMs, retry, random, fetch, egress, provider: 'geotab', observer });
       this.http.set(baseUrl, client);
     }
     return client;
@@ -262,6 +265,12 @@ export class GeotabClient {
     const cutoff = this.clock.now() - AUTHENTICATE_LIMIT.windowMs;
     while (this.authCalls.length > 0 && this.authCalls[0] <= cutoff) this.authCalls.shift();
   }
+}
+
+/** An in-body JSON-RPC error as the call observer's error (OverLimitException → provider_throttled); undefined for a result. */
+function inBodyError(json: unknown, method: string): ProviderError | undefined {
+  const envelope = geotabEnvelopeSchema.safeParse(json);
+  return envelope.success && envelope.data.kind === 'error' ? new GeotabRpcError(envelope.data.error, method, undefined).toProviderError() : undefined;
 }
 
 /** An in-body JSON-RPC error, before it becomes a ProviderError. */

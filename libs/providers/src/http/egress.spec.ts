@@ -120,8 +120,8 @@ describe('production egress through ProviderHttpClient', () => {
     ['http://api.samsara.com', 'production requests use https only'],
     ['https://api.samsara.com.evil.example', 'host api.samsara.com.evil.example is not an allow-listed provider host'],
     ['https://my.geotab.com', 'host my.geotab.com is not an allow-listed provider host'],
-    ['https://127.0.0.1', 'an IP literal is not a provider host'],
-    ['https://[::1]', 'an IP literal is not a provider host'],
+    ['https://127.0.0.1', 'an IP literal is not allowed'],
+    ['https://[::1]', 'an IP literal is not allowed'],
     ['https://user:pw@api.samsara.com', 'a URL with user information'],
   ])('refuses the base URL %s without resolving it', async (baseUrl, why) => {
     const net = network('52.94.236.248');

@@ -65,6 +65,18 @@ export const PROVIDER_HOSTS: Readonly<Record<Provider, readonly string[]>> = {
   geotab: ['my.geotab.com', '*.geotab.com'],
 };
 
+/**
+ * Webhook endpoints (the gateway's delivery role, decision 0042) may be any public host: `*`
+ * allows every host name, and the rest of production's rules stay — https only, no IP literal, no
+ * user information, every resolved address public (checked where the socket connects).
+ */
+export const ANY_PUBLIC_HOST = '*';
+
+/** The policy of a deployment environment for webhook deliveries: provider egress with any public host allowed. */
+export function webhookEgressPolicy(environment: EgressMode, network: EgressNetwork = {}): EgressPolicy {
+  return { mode: environment, allowedHosts: [ANY_PUBLIC_HOST], ...network };
+}
+
 /** The policy of a deployment environment for one provider's requests. */
 export function egressPolicyFor(provider: Provider, environment: EgressMode, network: EgressNetwork = {}): EgressPolicy {
   return { mode: environment, allowedHosts: PROVIDER_HOSTS[provider], ...network };
@@ -80,10 +92,10 @@ export class EgressRefusedError extends Error {
   }
 }
 
-/** Whether `host` (lower-case, no port) is on the allow-list. */
+/** Whether `host` (lower-case, no port) is on the allow-list (`*`: any host name). */
 export function hostAllowed(host: string, allowedHosts: readonly string[]): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
-  return allowedHosts.some((pattern) => (pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1 : name === pattern));
+  return allowedHosts.some((pattern) => pattern === ANY_PUBLIC_HOST || (pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1 : name === pattern));
 }
 
 /** Throws EgressRefusedError unless `url` may be requested under `policy` (scheme and host; addresses are checked on connect). */
@@ -93,7 +105,7 @@ export function assertEgressUrl(url: URL, policy: EgressPolicy): void {
   if (url.protocol !== 'https:') throw new EgressRefusedError('production requests use https only');
   if (url.username || url.password) throw new EgressRefusedError('a URL with user information');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) throw new EgressRefusedError('an IP literal is not a provider host');
+  if (isIP(host)) throw new EgressRefusedError('an IP literal is not allowed');
   if (!hostAllowed(host, policy.allowedHosts)) throw new EgressRefusedError(`host ${host} is not an allow-listed provider host`);
 }
 

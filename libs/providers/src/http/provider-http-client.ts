@@ -18,7 +18,9 @@
  * a GET without body); a redirect to another origin is a final `provider_config_invalid` and is
  * never requested, so no credential header reaches another host.
  */
+import type { Provider } from '@switchyard/domain';
 import { ProviderError, reasonForStatus } from '../errors.js';
+import type { ProviderCallObserver } from './provider-call-observer.js';
 import { assertEgressUrl, EgressRefusedError, egressFetch, SANDBOX_EGRESS, type EgressPolicy, type ProviderFetch } from './egress.js';
 import { systemClock, unlimitedBudget, type Clock, type RequestBudget } from './request-budget.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -47,6 +49,10 @@ export interface HttpClientOptions {
   fetch?: ProviderFetch;
   /** Largest response body read (bytes); a larger one is a final `provider_response_changed`. Default MAX_RESPONSE_BYTES. */
   maxResponseBytes?: number;
+  /** The provider this client speaks to (named to `observer`). */
+  provider?: Provider;
+  /** Sees every attempt (provider-call-observer.ts): spans, metrics. */
+  observer?: ProviderCallObserver;
 }
 
 /**
@@ -92,6 +98,13 @@ export interface ProviderRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /** Low-cardinality endpoint name for the observer (a path template, a JSON-RPC method); default the path. */
+  endpoint?: string;
+  /**
+   * For the observer only: the failure a 2xx body states (Geotab's in-body JSON-RPC errors —
+   * OverLimitException is its 429), told as the attempt's error; the response is returned as it is.
+   */
+  judge?: (json: unknown) => ProviderError | undefined;
 }
 
 export interface ProviderResponse {
@@ -130,7 +143,7 @@ export class ProviderHttpClient {
     let lastError: ProviderError | undefined;
     for (let attempt = 1; attempt <= this.retry.maxAttempts; attempt++) {
       await this.budget.acquire(req.signal, path);
-      const outcome = await this.once(url, req);
+      const outcome = await this.observed(url, path, req, attempt);
       if (outcome.kind === 'ok') return { ...outcome.response, attempts: attempt };
       lastError = outcome.error;
       // The provider's wait holds for every caller on the budget, also when this one gives up now.
@@ -156,6 +169,26 @@ export class ProviderHttpClient {
       url.searchParams.set(key, Array.isArray(value) ? value.join(',') : String(value));
     }
     return url.toString();
+  }
+
+  /** One attempt, shown to the observer (when there is one) as it starts and as it ends. */
+  private async observed(url: string, path: string, req: ProviderRequest, attempt: number): ReturnType<ProviderHttpClient['once']> {
+    const observer = this.options.observer;
+    if (!observer) return this.once(url, req);
+    const method = req.method ?? 'GET';
+    const end = observer.start({ provider: this.options.provider, method, origin: new URL(url).origin, path, endpoint: req.endpoint ?? path, attempt });
+    let outcome: Awaited<ReturnType<ProviderHttpClient['once']>> | undefined;
+    try {
+      outcome = await this.once(url, req);
+      return outcome;
+    } finally {
+      // A caller's abort rejects `once` without an outcome: the attempt ends without a status.
+      if (outcome === undefined) end({});
+      else if (outcome.kind === 'ok') {
+        const stated = req.judge?.(outcome.response.json);
+        end({ status: outcome.response.status, ...(stated ? { error: stated } : {}) });
+      } else end({ status: outcome.error.detail.status, error: outcome.error });
+    }
   }
 
   private async once(

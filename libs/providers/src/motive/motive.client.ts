@@ -45,6 +45,15 @@ export class Semaphore {
   }
 }
 
+/**
+ * The endpoint of a path for the call observer: the two paths that carry an id
+ * (`/v1/groups/<id>/users`, `/v3/vehicle_locations/<id>`) with it as `{id}`, so a span name or a
+ * metric label stays one per endpoint, not one per group or vehicle.
+ */
+export function motiveEndpoint(path: string): string {
+  return path.replace(/^\/v1\/groups\/[^/]+\/users$/, '/v1/groups/{id}/users').replace(/^\/v3\/vehicle_locations\/[^/]+$/, '/v3/vehicle_locations/{id}');
+}
+
 export class MotiveClient {
   private readonly http: ProviderHttpClient;
   readonly v3Slots = new Semaphore(MOTIVE_V3_MAX_CONCURRENCY);
@@ -62,13 +71,15 @@ export class MotiveClient {
       random: options.random,
       fetch: fetchImpl,
       egress: options.egress,
+      provider: 'motive',
+      observer: options.observer,
       headers: () => ({ ...auth, 'x-metric-units': 'true' }),
     });
   }
 
   /** One page of a list endpoint, parsed record by record (parseMotiveList). `page` is 1-based like Motive's `page_no`. */
   async listPage<T>(path: string, list: MotiveList<T>, page: number, query: Query = {}, perPage = MOTIVE_MAX_PER_PAGE): Promise<ListPage<T>> {
-    const res = await this.http.request({ path, query: { ...query, per_page: Math.min(perPage, MOTIVE_MAX_PER_PAGE), page_no: page } });
+    const res = await this.http.request({ path, endpoint: motiveEndpoint(path), query: { ...query, per_page: Math.min(perPage, MOTIVE_MAX_PER_PAGE), page_no: page } });
     return parseMotiveList(list, res.json, path);
   }
 

@@ -60,6 +60,8 @@ export class SamsaraClient {
       clock: options.clock,
       random: options.random,
       egress: options.egress,
+      provider: 'samsara',
+      observer: options.observer,
       headers: () => ({ authorization: `Bearer ${token}` }),
     });
   }

@@ -72,6 +72,7 @@ export async function startIngestContext(def: ServiceDefinition, { env = process
       },
     },
   });
+  running.runtime.metrics.declare('ingestRecords', 'ingestBatches', 'ingestPipelineLag');
   const jobs = [startLedgerRetention(running.runtime), ...retention.map((job) => startRetentionPasses(running.runtime, job.what, job.pass))];
   return {
     runtime: running.runtime,

@@ -9,6 +9,9 @@
  * Retention (issue 14, docs/reliability.md): once an hour the relay also deletes rows published
  * more than OUTBOX_RETENTION_MS ago, through the subclass's `prunePublished` (an outbox whose rows
  * carry no publication time, or that another rule prunes, keeps the default: nothing).
+ * Backlog (issue 27, decision 0041): `switchyard_outbox_backlog_messages{outbox}` is the subclass's
+ * `countPending` — rows committed and not yet published — read when Prometheus scrapes (5 s cache;
+ * a failed read leaves it absent, never a zero). Every replica reports the same figure.
  */
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Em } from '@switchyard/persistence';
@@ -27,8 +30,11 @@ export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap,
 
   protected constructor(
     protected readonly runtime: ServiceRuntime,
-    private readonly options: { label: string; batchSize: number; idlePollMs: number; firstDelayMs: number },
+    private readonly options: { label: string; batchSize: number; idlePollMs: number; firstDelayMs: number; /** The `outbox` label of its backlog: the table it relays. */ outbox: string },
   ) {}
+
+  /** Rows committed and not yet published (the backlog gauge's figure). */
+  protected abstract countPending(em: Em): Promise<number>;
 
   /** Up to `limit` pending rows, in publishing order, under whatever lock the outbox needs; [] when another relay holds it. */
   protected abstract claim(em: Em, limit: number): Promise<Row[]>;
@@ -64,6 +70,13 @@ export abstract class PollingOutboxRelay<Row> implements OnApplicationBootstrap,
   }
 
   onApplicationBootstrap() {
+    const outbox = this.options.outbox;
+    this.runtime.metrics.addSource({
+      name: `outbox_${outbox}`,
+      families: ['outboxBacklog'],
+      ttlMs: 5_000,
+      read: async () => [{ family: 'outboxBacklog' as const, labels: { outbox }, value: await this.countPending(this.runtime.orm.em.fork()) }],
+    });
     this.schedule(this.options.firstDelayMs);
   }
 

@@ -14,7 +14,8 @@
  *   tables may not exist, and every delivery would end in the DLQ); `close()` drains every
  *   subscription (in-flight messages finish and settle) and is idempotent;
  * - correlation and trace: every handler runs in the correlation context of the message's headers,
- *   so its log lines and everything it publishes carry the originating request id and trace;
+ *   so its log lines and everything it publishes carry the originating request id and trace; with
+ *   tracing on, in a span of its own (`handle <subject or durable>`, child of the bus's receiving span);
  * - outages: a handler failing because PostgreSQL or the bus is unreachable is held and run again
  *   (dependency-outage.ts) — no delivery spent, nothing dead-lettered — and an RPC handler failing
  *   so answers `service_unavailable`;
@@ -31,7 +32,6 @@ import {
   correlationIdFrom,
   resolveBinding,
   RpcError,
-  runWithCorrelation,
   traceparentFrom,
   type ConsumerDefinition,
   type MessageHeaders,
@@ -41,6 +41,7 @@ import {
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { whenMigrated } from '../health.js';
 import type { ServiceRuntime } from '../runtime.js';
+import { runTraced } from '../tracing/trace-context.js';
 import { BusContext } from './bus-context.js';
 import { answersUnavailable, holdThroughOutages } from './dependency-outage.js';
 
@@ -129,7 +130,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     const { logger } = this.runtime;
     logger.debug({ subject: rpc.subject, pattern }, 'serving request/reply');
     return this.runtime.bus.serve(rpc, (request, headers) =>
-      this.inContext(headers, async () => {
+      this.inContext(headers, rpc.subject, async () => {
         if (!extras.beforeMigrations && !this.runtime.state.migrated) throw new RpcError('service_unavailable', 'migrations pending');
         try {
           return await this.invoke(handler, request, new BusContext([rpc.subject, headers, undefined]));
@@ -155,7 +156,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       for (const { handler, consumer } of consumers) {
         this.runtime.logger.debug({ durable: consumer.durable, subject: consumer.filterSubject ?? consumer.event.subject }, 'consuming');
         const subscription = await this.runtime.bus.consume(consumer, async (delivery) => {
-          await this.inContext(delivery.headers, () =>
+          await this.inContext(delivery.headers, consumer.durable, () =>
             // An outage of PostgreSQL or the bus holds the delivery (dependency-outage.ts): retried
             // without spending the message's delivery budget; only a bad message is dead-lettered.
             holdThroughOutages(() => this.invoke(handler, delivery.payload, new BusContext([delivery.subject, delivery.headers, delivery])), {
@@ -181,7 +182,12 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     return lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
 
-  private inContext<T>(headers: MessageHeaders, fn: () => Promise<T>): Promise<T> {
-    return runWithCorrelation({ correlationId: correlationIdFrom(headers.correlationId), traceparent: traceparentFrom(headers.traceparent) }, fn);
+  /**
+   * Runs a handler under the message's correlation (and, when tracing, in its span `handle <what>`:
+   * the RPC's subject with any template filled, or the consumer's durable).
+   */
+  private inContext<T>(headers: MessageHeaders, what: string, fn: () => Promise<T>): Promise<T> {
+    const correlation = { correlationId: correlationIdFrom(headers.correlationId), traceparent: traceparentFrom(headers.traceparent) };
+    return runTraced(this.runtime.tracing, `handle ${what}`, correlation, { attributes: { 'switchyard.handler': what } }, fn);
   }
 }

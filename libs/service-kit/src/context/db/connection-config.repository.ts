@@ -6,7 +6,7 @@
  * higher than the stored one, so redelivered or reordered snapshots can never roll a config back.
  */
 import type { ConnectionConfigV1 } from '@switchyard/messaging';
-import { tableNamer, type Em, type Orm } from '@switchyard/persistence';
+import { readQuery, tableNamer, type Em, type Orm } from '@switchyard/persistence';
 
 export class ConnectionConfigStore {
   private readonly table: string;
@@ -27,11 +27,26 @@ export class ConnectionConfigStore {
     return rows.length > 0;
   }
 
-  /** With `em`, reads on its transaction (a caller holding locks must not wait for a second pool connection). */
-  async get(connectionId: string, em?: Em): Promise<ConnectionConfigV1 | undefined> {
-    const rows = await (em ?? this.orm.em)
+  /** Every configuration held (the metrics' pass over all connections), ordered by connection id; disconnected ones left out. */
+  async all(): Promise<ConnectionConfigV1[]> {
+    const rows = await this.orm.em
       .getConnection()
-      .execute<{ config: ConnectionConfigV1 }[]>(`select config from ${this.table} where connection_id = ?::uuid`, [connectionId], 'all', em?.getTransactionContext());
+      .execute<{ config: ConnectionConfigV1 }[]>(`select config from ${this.table} where config->>'status' <> 'disconnected' order by connection_id`, []);
+    return rows.map((r) => r.config);
+  }
+
+  /** With `em`, reads on its transaction (a caller holding locks must not wait for a second pool connection); prepared outside one (readQuery). */
+  async get(connectionId: string, em?: Em): Promise<ConnectionConfigV1 | undefined> {
+    const rows = await readQuery<{ config: ConnectionConfigV1 }>(em ?? this.orm.em, `select config from ${this.table} where connection_id = ?::uuid`, [connectionId]);
     return rows[0]?.config;
+  }
+
+  /** The stored configurations of some connections (one statement), by connection id; unknown ones are absent. */
+  async getMany(connectionIds: readonly string[]): Promise<Map<string, ConnectionConfigV1>> {
+    if (connectionIds.length === 0) return new Map();
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ config: ConnectionConfigV1 }[]>(`select config from ${this.table} where connection_id in (select value::uuid from json_array_elements_text(?::json))`, [JSON.stringify(connectionIds)]);
+    return new Map(rows.map((r) => [r.config.connectionId, r.config]));
   }
 }

@@ -11,11 +11,13 @@
  * Rows the reader must not show (hidden vehicles, values outside the public shape) are left out by
  * the caller's WHERE, so a walk never stalls on them and no chunk loop is needed — or, for a feed
  * whose position must pass them, selected with `shown = false` (`passesHidden`).
+ * The statement runs prepared (persistence readQuery, decision 0036): planned once per pooled
+ * connection, not on every page.
  * Numbering: `row_number() over ()` over the caller's ordered, limited subquery keeps its order
  * (PostgreSQL hands a subquery's sorted rows to the window unchanged; the frame's int-spec walks
  * pages in order to hold it to that).
  */
-import { query, type Em } from '@switchyard/persistence';
+import { readQuery, type Em } from '@switchyard/persistence';
 
 /** What a reader selects: `body` (json: the public item) and `position` (json: its keyset position), ordered, without `limit`. */
 export interface FrameRows {
@@ -42,11 +44,10 @@ export interface FramedPage<P> {
 /** Microsecond RFC 3339 text of a timestamp column: a keyset position must not lose precision (isoSql keeps milliseconds). */
 export const positionTimeSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** One page of `rows` within `limit` items and `maxBytes` bytes of JSON array text, decided in one statement. */
-export async function readFrame<P>(em: Em, rows: FrameRows, page: { limit: number; maxBytes: number }): Promise<FramedPage<P>> {
-  const [row] = await query<{ items: string | null; count: number; has_more: boolean | null; last: P | null }>(
-    em,
-    `with r as (select body::text as body, position, ${rows.passesHidden ? 'shown' : 'true'} as shown, row_number() over () as n from (${rows.sql} limit ?) q),
+/** The one statement of a frame page (`?` placeholders, params in order): what `readFrame` runs, for a caller that runs it elsewhere (the bench baselines). */
+export function frameSql(rows: FrameRows, page: { limit: number; maxBytes: number }): { sql: string; params: unknown[] } {
+  return {
+    sql: `with r as (select body::text as body, position, ${rows.passesHidden ? 'shown' : 'true'} as shown, row_number() over () as n from (${rows.sql} limit ?) q),
           s as (select body, position, shown, n, 1 + sum(case when shown then octet_length(body) + 1 else 0 end) over (order by n) as bytes from r),
           t as (select body, position, shown, n, n = 1 or (n <= ? and bytes <= ?) as taken from s)
      select '[' || string_agg(body, ',' order by n) filter (where taken and shown) || ']' as items,
@@ -54,7 +55,18 @@ export async function readFrame<P>(em: Em, rows: FrameRows, page: { limit: numbe
             bool_or(not taken) as has_more,
             (array_agg(position order by n desc) filter (where taken))[1] as last
        from t`,
-    [...rows.params, page.limit + 1, page.limit, page.maxBytes],
-  );
+    params: [...rows.params, page.limit + 1, page.limit, page.maxBytes],
+  };
+}
+
+/** The frame page of the row `frameSql`'s statement returns. */
+export function framedPageOf<P>(row: { items: string | null; count: number; has_more: boolean | null; last: P | null } | undefined): FramedPage<P> {
   return { items: row?.items ?? '[]', count: row?.count ?? 0, hasMore: row?.has_more ?? false, ...(row?.last ? { last: row.last } : {}) };
+}
+
+/** One page of `rows` within `limit` items and `maxBytes` bytes of JSON array text, decided in one statement. */
+export async function readFrame<P>(em: Em, rows: FrameRows, page: { limit: number; maxBytes: number }): Promise<FramedPage<P>> {
+  const { sql, params } = frameSql(rows, page);
+  const [row] = await readQuery<{ items: string | null; count: number; has_more: boolean | null; last: P | null }>(em, sql, params);
+  return framedPageOf(row);
 }
