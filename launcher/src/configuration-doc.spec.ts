@@ -9,17 +9,22 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { enrichmentEnvSchema } from '@switchyard/enrichment';
-import { GATEWAY_MAIN_ENV } from '@switchyard/gateway';
+import { DEAD_LETTERS_MAIN_ENV, GATEWAY_MAIN_ENV, WEBHOOK_DELIVERY_MAIN_ENV } from '@switchyard/gateway';
 import { ingestEnvSchema, mainEnvSchema } from '@switchyard/service-kit';
 import { syncOrchestratorEnvSchema } from '@switchyard/sync-orchestrator';
+import { telemetryIngestEnvSchema } from '@switchyard/telemetry-ingest';
 import { z } from 'zod';
 
 /** Each app's runMain environment options (its main.ts; the contexts' HEALTH_PORT defaults). */
 const APPS: Record<string, Parameters<typeof mainEnvSchema>[0]> = {
   gateway: GATEWAY_MAIN_ENV,
+  // The gateway's delivery role (decision 0042): the gateway's variables, HEALTH_PORT for its one port.
+  'webhook-delivery': WEBHOOK_DELIVERY_MAIN_ENV,
+  // The gateway's dead-letter role (decision 0046): the shared variables and its HEALTH_PORT only.
+  'dead-letters': DEAD_LETTERS_MAIN_ENV,
   'sync-orchestrator': { portVariable: 'HEALTH_PORT', defaultPort: 3101, envSchema: syncOrchestratorEnvSchema },
   directory: { portVariable: 'HEALTH_PORT', defaultPort: 3102, envSchema: ingestEnvSchema },
-  'telemetry-ingest': { portVariable: 'HEALTH_PORT', defaultPort: 3103, envSchema: ingestEnvSchema },
+  'telemetry-ingest': { portVariable: 'HEALTH_PORT', defaultPort: 3103, envSchema: telemetryIngestEnvSchema },
   'fault-feed': { portVariable: 'HEALTH_PORT', defaultPort: 3104, envSchema: ingestEnvSchema },
   enrichment: { portVariable: 'HEALTH_PORT', defaultPort: 3105, envSchema: enrichmentEnvSchema },
 };
@@ -43,7 +48,9 @@ function documentedRows(): Row[] {
 }
 
 function readsIt(row: Row, app: string): boolean {
-  return row.readBy.includes('all apps') || row.readBy.split(/[,;]\s*/).some((who) => who.trim() === app || who.startsWith(`${app} `) || (app !== 'gateway' && who.trim() === 'contexts'));
+  // The webhook delivery role is the gateway's: a gateway row is its row too (HEALTH_PORT, its own port, names it).
+  if (app === 'webhook-delivery' && readsIt(row, 'gateway')) return true;
+  return row.readBy.includes('all apps') || row.readBy.split(/[,;]\s*/).some((who) => who.trim() === app || who.startsWith(`${app} `) || (app !== 'gateway' && app !== 'webhook-delivery' && who.trim() === 'contexts'));
 }
 
 /** The default a variable parses to when unset (transformed, e.g. `true`), undefined when it has none. */

@@ -21,6 +21,8 @@ export interface SandboxCredentials {
   baseUrl: string;
   applicationSecret: string;
   consumerKey: string;
+  /** Signs in to the operator console at /console (decision 0045); never an API credential. */
+  operatorCredential: string;
   connections: { id: string; provider: Provider; connectionToken: string }[];
   simulators: SimulatorCredentials;
 }
@@ -78,7 +80,9 @@ export async function ensureSandbox(
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as SandboxCredentials;
     if ((await credentialExists(orm, stored.consumerKey)) && (await credentialExists(orm, stored.applicationSecret))) {
-      const credentials = { ...stored, baseUrl, simulators };
+      // A data directory seeded before the console (or whose operator credential was revoked) gets one now.
+      const operatorCredential = stored.operatorCredential && (await credentialExists(orm, stored.operatorCredential)) ? stored.operatorCredential : (await new CredentialsAdmin(orm).createOperator('sandbox operator')).token;
+      const credentials = { ...stored, operatorCredential, baseUrl, simulators };
       write(file, credentials);
       return { credentials, created: false };
     }
@@ -87,6 +91,7 @@ export async function ensureSandbox(
   const connectionsAdmin = new ConnectionsAdmin(orm, new SecretBox(masterKey));
   const app = await creds.createApplication('sandbox application', 'sandbox');
   const key = await creds.createConsumerKey('sandbox consumer key');
+  const operator = await creds.createOperator('sandbox operator');
   const connections: SandboxCredentials['connections'] = [];
   for (const provider of PROVIDERS) {
     // Configured in its first revision: the scheduler collects it at once (no window with the gate closed).
@@ -102,7 +107,7 @@ export async function ensureSandbox(
     const token = await creds.issueConnectionToken(app.id, connection.connectionId);
     connections.push({ id: connection.connectionId, provider, connectionToken: token.token });
   }
-  const credentials: SandboxCredentials = { baseUrl, applicationSecret: app.token, consumerKey: key.token, connections, simulators };
+  const credentials: SandboxCredentials = { baseUrl, applicationSecret: app.token, consumerKey: key.token, operatorCredential: operator.token, connections, simulators };
   write(file, credentials);
   return { credentials, created: true };
 }
@@ -149,17 +154,20 @@ function operatorCommand(dataDir: string): string {
 }
 
 /**
- * `internalUrl`: the gateway's internal listener (METRICS_PORT), when it has one; `vehicle`:
- * exampleVehicleId's; `extended`: extendedTelemetryOn's (unknown: no remark per connection).
+ * `metrics`: each service's /metrics URL on its internal port (the gateway's METRICS_PORT first,
+ * then the contexts'; none when METRICS_PORT is 0); `vehicle`: exampleVehicleId's; `extended`:
+ * extendedTelemetryOn's (unknown: no remark per connection).
  */
-export function tryItBlock(c: SandboxCredentials, credentialsFile: string, internalUrl?: string, vehicle?: string, extended?: ReadonlySet<string>): string {
+export function tryItBlock(c: SandboxCredentials, credentialsFile: string, metrics: readonly { service: string; url: string }[] = [], vehicle?: string, extended?: ReadonlySet<string>): string {
+  const width = Math.max(0, ...metrics.map((m) => m.service.length));
   const first = c.connections[0];
   const lines = [
     '',
     '┌ Switchyard sandbox is up',
     `│ credentials: ${credentialsFile} (mode 0600; secrets shown only there and below)`,
     `│ API reference: ${c.baseUrl}/docs   OpenAPI: ${c.baseUrl}/openapi.json`,
-    ...(internalUrl ? [`│ Prometheus metrics (internal port, not the API's): ${internalUrl}/metrics`] : []),
+    `│ Operator console: ${c.baseUrl}/console   sign in with the operator credential ${c.operatorCredential}`,
+    ...(metrics.length > 0 ? ["│ Prometheus metrics (internal ports, not the API's; docs/operations.md):", ...metrics.map((m) => `│   ${m.service.padEnd(width)}  ${m.url}`)] : []),
     '│',
     '│ Try it:',
     `│   curl -s ${c.baseUrl}/v1/catalog -H 'Authorization: Bearer ${c.consumerKey}'`,

@@ -14,6 +14,7 @@ const credentials: SandboxCredentials = {
   baseUrl: 'http://127.0.0.1:3000',
   applicationSecret: 'sk_sandbox_x',
   consumerKey: 'pt_key',
+  operatorCredential: 'op_console',
   connections: [{ id: '11111111-1111-4111-8111-111111111111', provider: 'samsara', connectionToken: 'ct_x' }],
   simulators: { samsara: { baseUrl: 'http://127.0.0.1:4101', apiToken: 'samsara-sandbox-token' } },
 };
@@ -21,6 +22,10 @@ const credentials: SandboxCredentials = {
 describe('try-it block', () => {
   const block = tryItBlock(credentials, '/tmp/sandbox-credentials.json');
   const id = credentials.connections[0]!.id;
+
+  it('prints the operator console and its credential', () => {
+    expect(block).toContain('│ Operator console: http://127.0.0.1:3000/console   sign in with the operator credential op_console\n');
+  });
 
   it('prints how to pause a connection, open a connect page, follow it, activate and disconnect', () => {
     expect(block).toContain(`npm run operator -- connection:pause --connection ${id}`);

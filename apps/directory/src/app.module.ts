@@ -8,12 +8,13 @@ import { IngestDirectoryHandler } from './handlers/ingest-directory.handler.js';
 import { TripsReadHandler } from './handlers/trips-read.handler.js';
 import { VehicleVisibilityHandler } from './handlers/vehicle-visibility.handler.js';
 import { VehiclesReadHandler } from './handlers/vehicles-read.handler.js';
+import { TripRetention } from './services/trip-retention.service.js';
 import { VehicleVinRelay } from './services/vehicle-vin-relay.service.js';
 import { VehicleVisibilityRelay } from './services/vehicle-visibility-relay.service.js';
 
 @Module({
   imports: [ContextKitModule.forContext({ connectionConfig: true })],
   controllers: [IngestDirectoryHandler, ConnectionHealthHandler, VehicleVisibilityHandler, TripsReadHandler, DriversReadHandler, GroupsReadHandler, VehiclesReadHandler],
-  providers: [VehicleVisibilityRelay, VehicleVinRelay],
+  providers: [VehicleVisibilityRelay, VehicleVinRelay, TripRetention],
 })
 export class DirectoryModule {}

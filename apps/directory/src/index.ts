@@ -20,8 +20,9 @@ export function startDirectory(options: IngestContextStartOptions): Promise<Runn
   return startIngestContext(directoryService, options);
 }
 
-// For bench/ (stored-read baselines shape their JSON with the directory's own mappers, so a
-// benchmark compares transport and framework cost, not two renderings of a trip or vehicle).
-export { tripOf } from './services/trip.mapper.js';
-export { expandedVehicle } from './services/vehicle.mapper.js';
+// For bench/ (stored-read baselines run the directory's own statements — the trip page and the
+// vehicle rendered by PostgreSQL — so a benchmark compares transport and framework cost, not two
+// renderings of a trip or vehicle).
+export { TripsReadRepository } from './db/repositories/trips-read.repository.js';
+export { VehiclesReadRepository } from './db/repositories/vehicles-read.repository.js';
 export { deriveDatasetStatus } from './services/dataset-status.service.js';

@@ -6,7 +6,7 @@
  * (npm test builds first); a missing or stale dist fails the suite with that advice.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createBus, RPCS } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, RPCS } from '@switchyard/messaging';
 import { createOrm } from '@switchyard/persistence';
 import {
   assertBuilt,
@@ -39,6 +39,9 @@ describe('directory as its own process', () => {
     // Service configuration accepts lower-case letters and digits only (docs/configuration.md).
     const namespace = `proc${uniqueSuffix()}`;
     const port = await freePort();
+    // The provisioning step (decision 0033) before the service starts: it only verifies the streams.
+    const provisioner = await createBus({ kind: 'jetstream', servers: natsUrl, name: 'directory-process-provision', namespace });
+    await provisioner.ensureStreams(ALL_STREAMS).finally(() => provisioner.close());
     const child = spawnNode(main, {
       env: { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, DB_SCHEMA: schema, HEALTH_PORT: String(port), HOST: '127.0.0.1' },
     });

@@ -1,6 +1,6 @@
 /**
- * The directory's group SQL (GroupsReadRepository) directly on the real PostgreSQL: keyset pages by
- * id inside the horizon, parent resolution (stored, reported but not stored, expanded), the
+ * The directory's group SQL (GroupsReadRepository) directly on the real PostgreSQL — the public
+ * Groups it renders (decision 0028): keyset pages by id inside the horizon, parent resolution (stored, reported but not stored, expanded), the
  * approved-inventory scope that hides a parent outside it, lookups by id within the connection,
  * and the directory totals the group directory limits are measured on.
  */
@@ -32,8 +32,13 @@ beforeAll(async () => {
   await insertGroup(db, randomUUID(), 'root');
 });
 
-const page = async (q: { after?: string; limit?: number; expandParent?: boolean; horizon?: string } = {}) =>
-  repository.page(db.em(), { connectionId, horizon: q.horizon ?? (await currentHorizon(db.em())), limit: q.limit ?? 100, expandParent: q.expandParent ?? false, ...(q.after ? { after: q.after } : {}) });
+type Group = { id: string; sourceId: string; name?: string; parent?: string | Group; metadata: { addedAt: string; parentResolution?: string } };
+
+const walk = { limit: 100, maxBytes: 4_000_000 };
+const page = async (q: { after?: string; limit?: number; expandParent?: boolean; horizon?: string } = {}) => {
+  const framed = await repository.page(db.em(), { connectionId, horizon: q.horizon ?? (await currentHorizon(db.em())), expandParent: q.expandParent ?? false, ...(q.after ? { after: q.after } : {}) }, { ...walk, limit: q.limit ?? 100 });
+  return JSON.parse(framed.items) as Group[];
+};
 const byId = <T extends { id: string }>(rows: T[], id: string | undefined) => rows.find((r) => r.id === id);
 
 describe('GroupsReadRepository', () => {
@@ -46,15 +51,16 @@ describe('GroupsReadRepository', () => {
 
   it('resolves parents: stored, reported but not stored, none', async () => {
     const rows = await page();
-    expect(byId(rows, g['root'])).toMatchObject({ source_id: 'root', has_parent: false, parent_id: null, parent_stored: false, parent: null, added_at: SEEN, name_field: { status: 'available', value: 'Group root' } });
-    expect(byId(rows, g['child'])).toMatchObject({ has_parent: true, parent_id: g['root'], parent_stored: true, parent: null });
-    expect(byId(rows, g['orphan'])).toMatchObject({ has_parent: true, parent_id: groupId(ref(connectionId, 'gone')), parent_stored: false });
+    expect(byId(rows, g['root'])).toMatchObject({ sourceId: 'root', metadata: { parentResolution: 'root_or_unreported', addedAt: SEEN }, name: 'Group root' });
+    expect(byId(rows, g['root'])?.parent).toBeUndefined();
+    expect(byId(rows, g['child'])).toMatchObject({ parent: g['root'], metadata: { parentResolution: 'resolved' } });
+    expect(byId(rows, g['orphan'])).toMatchObject({ parent: groupId(ref(connectionId, 'gone')), metadata: { parentResolution: 'unresolved' } });
   });
 
   it('expands the stored parent one level', async () => {
     const rows = await page({ expandParent: true });
-    expect(byId(rows, g['grandchild'])?.parent).toMatchObject({ id: g['child'], source_id: 'child', has_parent: true, parent_id: g['root'], parent_stored: true, parent: null });
-    expect(byId(rows, g['orphan'])?.parent).toBeNull();
+    expect(byId(rows, g['grandchild'])?.parent).toMatchObject({ id: g['child'], sourceId: 'child', parent: g['root'], metadata: { parentResolution: 'resolved' } });
+    expect(byId(rows, g['orphan'])?.parent).toBe(groupId(ref(connectionId, 'gone')));
   });
 
   it('leaves out groups committed after the horizon', async () => {
@@ -65,17 +71,18 @@ describe('GroupsReadRepository', () => {
   });
 
   it('keeps an inventory read and its parent resolution to the approved source ids', async () => {
-    const rows = await repository.inventory(db.em(), connectionId, ['child', 'grandchild', 'not-stored'], true);
+    const rows = JSON.parse(await repository.inventory(db.em(), connectionId, ['child', 'grandchild', 'not-stored'], true)) as Group[];
     expect(rows.map((r) => r.id)).toEqual([g['child'], g['grandchild']].sort());
     // root is outside the scope: child reports a parent but neither its id nor the parent row.
-    expect(byId(rows, g['child'])).toMatchObject({ has_parent: true, parent_id: null, parent_stored: false, parent: null });
-    expect(byId(rows, g['grandchild'])).toMatchObject({ parent_id: g['child'], parent_stored: true, parent: { id: g['child'], parent_id: null, parent_stored: false } });
+    expect(byId(rows, g['child'])).toMatchObject({ metadata: { parentResolution: 'unresolved' } });
+    expect(byId(rows, g['child'])?.parent).toBeUndefined();
+    expect(byId(rows, g['grandchild'])).toMatchObject({ metadata: { parentResolution: 'resolved' }, parent: { id: g['child'], metadata: { parentResolution: 'unresolved' } } });
+    expect((byId(rows, g['grandchild'])?.parent as Group).parent).toBeUndefined();
   });
 
   it('looks groups up by id within the connection', async () => {
-    expect((await repository.byIds(db.em(), connectionId, [g['root']!, g['orphan']!])).map((r) => r.id).sort()).toEqual([g['root'], g['orphan']].sort());
-    expect(await repository.byIds(db.em(), randomUUID(), [g['root']!])).toEqual([]);
-    expect(await repository.byIds(db.em(), connectionId, [])).toEqual([]);
+    for (const id of [g['root']!, g['orphan']!]) expect(JSON.parse((await repository.byId(db.em(), connectionId, id, false))!)).toMatchObject({ id });
+    expect(await repository.byId(db.em(), randomUUID(), g['root']!, false)).toBeUndefined();
   });
 
   it('totals rows, references (parents, driver and vehicle memberships) and projected bytes', async () => {

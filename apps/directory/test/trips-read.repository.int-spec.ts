@@ -4,7 +4,8 @@
  * by page. Covers the window (`from` inclusive, `to` exclusive, on started_at), the keyset order
  * (started_at then id, microsecond keys, `after` resuming exactly behind the last row), the vehicle
  * and driver filters, the connection boundary, the horizon (rows committed after the walk's
- * snapshot stay out of it) and expansion (vehicle and driver json only when asked for).
+ * snapshot stay out of it) and expansion (vehicle and driver only when asked for), each trip as
+ * the public Trip PostgreSQL renders (decision 0028).
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
@@ -18,10 +19,17 @@ import { insertDriver, insertTrip, insertVehicle, ref, SEEN } from './directory-
 const repository = new TripsReadRepository();
 const db = useMigratedSchema('directory', directoryMigrations);
 
-async function page(connectionId: string, q: Partial<TripPageQuery> = {}) {
+type Trip = Record<string, unknown> & { id: string };
+const NONE = { includeVehicleIds: [], excludeVehicleIds: [], includeStatuses: [] };
+
+/** One frame page of trips, its items parsed (`last`: the position of the last one). */
+async function framed(connectionId: string, q: Partial<TripPageQuery> & { limit?: number; expand?: { vehicle: boolean; driver: boolean } } = {}) {
+  const { limit = 100, expand = { vehicle: false, driver: false }, ...rest } = q;
   const horizon = q.horizon ?? (await currentHorizon(db.em()));
-  return repository.page(db.em(), { connectionId, horizon, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false }, limit: 100, ...q });
+  const page = await repository.page(db.em(), { connectionId, vehicleIds: [], driverIds: [], ...rest, horizon }, { rules: NONE, expand, directoryFetchedAt: null }, { limit, maxBytes: 4_000_000 });
+  return { rows: JSON.parse(page.items) as Trip[], last: page.last };
 }
+const page = async (connectionId: string, q: Parameters<typeof framed>[1] = {}) => (await framed(connectionId, q)).rows;
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
@@ -61,7 +69,10 @@ describe('TripsReadRepository', () => {
   it('orders by started_at, then id, with microsecond keys', async () => {
     const rows = await page(connectionId);
     expect(ids(rows)).toEqual(ordered());
-    expect(rows.find((r) => r.id === trips['t-us'])).toMatchObject({ started_key: '2026-11-01T08:00:00.000001Z', started_at: '2026-11-01T08:00:00.000Z', ended_at: '2026-11-01T08:10:00.000Z', duration_ms: 600_000, distance_km: 3.5 });
+    expect(rows.find((r) => r.id === trips['t-us'])).toMatchObject({ startedAt: '2026-11-01T08:00:00.000Z', endedAt: '2026-11-01T08:10:00.000Z', duration: 600_000, distance: 3.5 });
+    // The keyset position keeps the stored microseconds.
+    const us = await framed(connectionId, { from: '2026-11-01T08:00:00.000001Z', to: '2026-11-01T08:00:00.000002Z' });
+    expect(us.last).toEqual({ startedAt: '2026-11-01T08:00:00.000001Z', id: trips['t-us'] });
   });
 
   it('walks keyset pages that resume right behind the last row, ties and microseconds included', async () => {
@@ -69,11 +80,10 @@ describe('TripsReadRepository', () => {
     const walked: string[] = [];
     let after: TripPageQuery['after'];
     for (let n = 0; n < 10; n++) {
-      const rows = await page(connectionId, { horizon, limit: 2, ...(after ? { after } : {}) });
+      const { rows, last } = await framed(connectionId, { horizon, limit: 2, ...(after ? { after } : {}) });
       walked.push(...ids(rows));
-      const last = rows.at(-1);
       if (rows.length < 2 || !last) break;
-      after = { startedAt: last.started_key, id: last.id };
+      after = last;
     }
     expect(walked).toEqual(ordered());
   });
@@ -101,25 +111,26 @@ describe('TripsReadRepository', () => {
     await db.sql(`delete from ${db.t('trip')} where id = ?`, [later]);
   });
 
-  it('expands the vehicle and the driver only when asked, and says whether the vehicle is stored', async () => {
+  it('expands the vehicle and the driver only when asked, and only a stored vehicle', async () => {
     const plain = await page(connectionId, { driverIds: [driver] });
-    expect(plain.map((r) => [r.vehicle, r.driver])).toEqual([
-      [null, null],
-      [null, null],
+    expect(plain.map((r) => [r['vehicle'], r['driver']])).toEqual([
+      [vehicleId(ref(connectionId, 'v1')), driver],
+      [vehicleId(ref(connectionId, 'v2')), driver],
     ]);
     const [expanded] = await page(connectionId, { driverIds: [driver], expand: { vehicle: true, driver: true } });
     expect(expanded).toMatchObject({
-      vehicle_stored: true,
-      vehicle_status: 'active',
-      vehicle: { id: vehicleId(ref(connectionId, 'v1')), source_id: 'v1', name: 'Truck v1', status: 'active', added_at: SEEN },
-      driver: { id: driver, source_id: 'd1', status: 'active', added_at: SEEN },
+      vehicle: { id: vehicleId(ref(connectionId, 'v1')), sourceId: 'v1', name: 'Truck v1', status: 'active', metadata: { addedAt: SEEN } },
+      driver: { id: driver, sourceId: 'd1', status: 'active', metadata: { addedAt: SEEN } },
     });
+    // Its vehicle is not stored (no status): the id stays; no driver identified: absent.
     const orphan = (await page(connectionId, { from: '2026-11-01T11:00:00Z', expand: { vehicle: true, driver: true } }))[0];
-    expect(orphan).toMatchObject({ id: trips['t-orphan'], vehicle_stored: false, vehicle_status: null, vehicle: null, driver: null });
+    expect(orphan).toMatchObject({ id: trips['t-orphan'], vehicle: vehicleId(ref(connectionId, 'v9')) });
+    expect(orphan).not.toHaveProperty('driver');
   });
 
   it('finds one trip by id only within its connection', async () => {
-    expect(await repository.byId(db.em(), connectionId, trips['t-late']!, { vehicle: false, driver: false })).toMatchObject({ id: trips['t-late'], vehicle_source_id: 'v1' });
-    expect(await repository.byId(db.em(), randomUUID(), trips['t-late']!, { vehicle: false, driver: false })).toBeUndefined();
+    const rendering = { rules: NONE, expand: { vehicle: false, driver: false }, directoryFetchedAt: null };
+    expect(JSON.parse((await repository.byId(db.em(), connectionId, trips['t-late']!, rendering))!)).toMatchObject({ id: trips['t-late'], vehicle: vehicleId(ref(connectionId, 'v1')) });
+    expect(await repository.byId(db.em(), randomUUID(), trips['t-late']!, rendering)).toBeUndefined();
   });
 });

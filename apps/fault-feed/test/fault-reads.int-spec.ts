@@ -9,6 +9,9 @@
  *   deletes a published transition committed 91 days ago and keeps one of 89 days, and the period
  *   is the one docs/faults.md documents. Mutation tried: FaultRetention.prune's cutoff without the
  *   retention (`now`) — the 89-day transition is deleted too and "kept" fails;
+ * - cleared occurrences (decision 0030): the pass deletes one cleared over 90 days ago, off the feed,
+ *   with a newer clear of its key; it keeps open ones, one whose transitions are still on the feed,
+ *   each key's newest clear and one cleared 89 days ago (mutations named in the test);
  * - concurrency: four workers commit transitions of ONE connection in overlapping transactions
  *   (each holds its transaction open for a random while after deriving) while a reader pages the
  *   feed with stored positions; the reader sees every transition exactly once, in sequence order.
@@ -180,6 +183,43 @@ describe('fault reads', () => {
     expect(left).toEqual(['2', '3']);
     expect(await reads.events(em(), { connectionId, limit: 10 })).toMatchObject({ events: [{ sequence: 2 }, { sequence: 3 }], beyondRetention: false });
     expect(readFileSync(new URL('../../../docs/faults.md', import.meta.url), 'utf8')).toContain(`Events stay ${FAULT_EVENT_RETENTION_DAYS} days.`);
+  });
+
+  it('the retention job deletes cleared occurrences nothing needs any more, and keeps open ones, those on the feed, each key\'s newest clear and young ones', async () => {
+    const { connectionId } = await x.connect(); // with the directory's first (empty) hidden set, sequence 1
+    // Sequences: d (v4) 1-4, a and b (v1, v2) 5-11 — all pruned from the feed below; c (v3) 12-15 stay on it.
+    const steps: [string, string[]][] = [
+      ['v4', ['d']], ['v4', []], ['v4', ['d']], ['v4', []],
+      ['v1', ['a']], ['v2', ['b']], ['v1', []], ['v2', []], ['v1', ['a']], ['v1', []], ['v1', ['a']],
+      ['v3', ['c']], ['v3', []], ['v3', ['c']], ['v3', []],
+    ];
+    for (const [i, [vehicle, keys]] of steps.entries()) await apply(connectionId, [snapshot(vehicle, at(i), keys)]);
+    const occurrences = () =>
+      x.sql<{ name: string }>(
+        `select vehicle_source_id || ':' || fault_key || '@' || extract(minute from opened_at)::int || (case when cleared_at is null then ' open' else '' end) as name
+           from ${x.t('fault_occurrence')} where connection_id = ? order by vehicle_source_id, opened_at`,
+        [connectionId],
+      );
+    // Named vehicle:key@minute opened (the step's index).
+    expect((await occurrences()).map((o) => o.name)).toEqual(['v1:a@4', 'v1:a@8', 'v1:a@10 open', 'v2:b@5', 'v3:c@11', 'v3:c@13', 'v4:d@0', 'v4:d@2']);
+    // Every clear is older than 90 days (the snapshots are of March 2026) but d's: d@0 cleared 89 days ago, d@2 after it.
+    await x.sql(
+      `update ${x.t('fault_occurrence')} set cleared_at = now() - case when opened_at = ? then interval '89 days' else interval '1 day' end where connection_id = ? and vehicle_source_id = 'v4'`,
+      [at(0), connectionId],
+    );
+    // The feed's transitions of a, b and d published and 91 days old: the pass prunes them first (a prefix, sequences 1-11).
+    await x.sql(`update ${x.t('fault_transition')} set created_at = now() - interval '91 days', published_at = now() where connection_id = ? and sequence <= 11`, [connectionId]);
+    const pruned = await new FaultRetention(x.h.service.runtime).prune();
+    const left = (await occurrences()).map((o) => o.name);
+    console.log(`[retention] cleared fault occurrences (${FAULT_EVENT_RETENTION_DAYS} days): the pass pruned ${pruned} rows (transitions and occurrences); kept ${left.join(', ')}`);
+    // Gone: a@4 only (cleared long ago, off the feed, a newer clear of its key exists). Kept: a@10 (open),
+    // a@8 and b@5 (their key's newest clear), c@11 (its transitions still on the feed), d@0 (cleared 89 days ago).
+    // mutation: pruneClearedOccurrences without `cleared_at < ?` → d@0 goes → this test fails.
+    // mutation: without the `not exists` transition check → c@11 goes → this test fails.
+    // mutation: without the newer-clear check → a@8 and b@5 go → this test fails.
+    expect(left).toEqual(['v1:a@8', 'v1:a@10 open', 'v2:b@5', 'v3:c@11', 'v3:c@13', 'v4:d@0', 'v4:d@2']);
+    // The feed still serves every retained transition with its occurrence.
+    expect((await reads.events(em(), { connectionId, limit: 10 })).events.map((e) => e.sequence)).toEqual([12, 13, 14, 15]);
   });
 
   it('a reader paging with stored positions sees every transition exactly once, in order, while four workers commit concurrently', async () => {

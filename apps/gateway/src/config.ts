@@ -5,6 +5,7 @@
 import { CURSOR_SECRET_MIN_BYTES } from '@switchyard/contracts';
 import { baseEnvSchema, type MainOptions } from '@switchyard/service-kit';
 import { z } from 'zod';
+import type { EgressNetwork } from '@switchyard/providers';
 import { RESPONSE_VALIDATION_MODES, type ResponseValidation } from './http/json-body.js';
 
 /** The gateway binds loopback unless HOST says otherwise, so a laptop run is not exposed (images set 0.0.0.0). */
@@ -17,8 +18,36 @@ export const GATEWAY_HOST = '127.0.0.1';
  */
 export const GATEWAY_METRICS_PORT = 9464;
 
+/**
+ * Webhook delivery (decision 0042): the retry schedule after a failed attempt (Svix's: 5 s, 5 min,
+ * 30 min, 2 h, 5 h, 10 h, 10 h — eight attempts over about 28 hours), how long an endpoint may fail
+ * before it is disabled (5 days), an attempt's deadline (a 2xx within 15 s counts), how long a
+ * rotated-out secret keeps signing (24 h), how many attempts one delivery process runs at once.
+ */
+export const WEBHOOK_DEFAULTS = {
+  retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  disableAfterMs: 5 * 86_400_000,
+  attemptTimeoutMs: 15_000,
+  secretOverlapMs: 86_400_000,
+  concurrency: 16,
+  pollMs: 1_000,
+} as const;
+
+/** `5000,300000,…`: one to twenty positive delays in ms, each at most a day (tests compress them). */
+const retrySchedule = z
+  .string()
+  .regex(/^\d{1,8}(,\d{1,8}){0,19}$/, 'comma-separated delays in ms, e.g. 5000,300000,1800000')
+  .transform((text) => text.split(',').map(Number))
+  .refine((delays) => delays.every((d) => d > 0 && d <= 86_400_000), 'each delay between 1 ms and 1 day');
+
 export const gatewayEnvSchema = baseEnvSchema
   .extend({
+    WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule.optional(),
+    WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1_000).max(90 * 86_400_000).default(WEBHOOK_DEFAULTS.disableAfterMs),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(WEBHOOK_DEFAULTS.attemptTimeoutMs),
+    WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(WEBHOOK_DEFAULTS.secretOverlapMs),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(WEBHOOK_DEFAULTS.concurrency),
+    WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(WEBHOOK_DEFAULTS.pollMs),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default(GATEWAY_HOST),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5000),
@@ -61,6 +90,26 @@ export const GATEWAY_MAIN_ENV = {
   envSchema: gatewayEnvSchema,
 } as const satisfies Omit<MainOptions, 'start'>;
 
+/**
+ * The webhook delivery role's main (webhook-delivery.ts): the gateway's variables, no public port —
+ * its one port, HEALTH_PORT (3106: after the contexts' 3101-3105), is internal and serves /metrics.
+ */
+export const WEBHOOK_DELIVERY_MAIN_ENV = {
+  portVariable: 'HEALTH_PORT',
+  defaultPort: 3106,
+  envSchema: gatewayEnvSchema,
+} as const satisfies Omit<MainOptions, 'start'>;
+
+/**
+ * The dead-letter role's main (dead-letters.ts, decision 0046): the shared variables only — it
+ * needs none of the gateway's secrets — and one internal port, HEALTH_PORT (3107: after the
+ * webhook delivery role's 3106), for /healthz, /readyz and /metrics.
+ */
+export const DEAD_LETTERS_MAIN_ENV = {
+  portVariable: 'HEALTH_PORT',
+  defaultPort: 3107,
+} as const satisfies Omit<MainOptions, 'start'>;
+
 export type GatewayEnv = z.output<typeof gatewayEnvSchema>;
 
 /** What the gateway module needs beyond the shared runtime. */
@@ -95,6 +144,20 @@ export interface GatewaySettings {
   requestRateSyncMs?: number;
   /** How long a verified credential's rows are held in memory (PRINCIPAL_CACHE_TTL_MS, default and at most 1000; 0 = no cache; decision 0031). Tests raise it to prove the push invalidation alone. */
   principalCacheTtlMs?: number;
+  /** Webhook endpoints and their delivery (decision 0042). */
+  webhooks: WebhookSettings;
+}
+
+/** Webhook settings (WEBHOOK_* variables; tests compress the schedule and inject the network). */
+export interface WebhookSettings {
+  retryScheduleMs: readonly number[];
+  disableAfterMs: number;
+  attemptTimeoutMs: number;
+  secretOverlapMs: number;
+  concurrency: number;
+  pollMs: number;
+  /** Tests only: where an attempt resolves and connects (libs/providers EgressNetwork), so nothing leaves loopback. */
+  network?: EgressNetwork;
 }
 
 export interface RateBucket {

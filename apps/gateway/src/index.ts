@@ -4,9 +4,11 @@
  */
 import { GROUP_DIRECTORY, RESPONSE_BYTE_LIMIT } from '@switchyard/contracts';
 import { loadConfig, startService, type RunningService, type ServiceDefinition, type StartOptions } from '@switchyard/service-kit';
-import { GATEWAY_SETTINGS, gatewayEnvSchema, type GatewaySettings } from './config.js';
+import { GATEWAY_SETTINGS, gatewayEnvSchema, WEBHOOK_DEFAULTS, type GatewayEnv, type GatewaySettings, type WebhookSettings } from './config.js';
 import { loadKeyMaterial } from './services/key-material.js';
 import { GatewayModule } from './app.module.js';
+import { WebhookDeliveryModule } from './webhook-delivery.module.js';
+import { DeadLettersModule } from './dead-letters.module.js';
 import { gatewayEntities } from './db/entities/index.js';
 import { gatewayMigrations } from './db/migrations/index.js';
 import { configureGatewayHttp } from './http/configure.js';
@@ -22,7 +24,7 @@ export const gatewayService: ServiceDefinition = {
 
 export interface StartGatewayOptions extends Omit<StartOptions, 'configure'> {
   /** Sandbox launcher passes its generated keys; otherwise they come from the environment. */
-  gatewaySettings?: Partial<GatewaySettings>;
+  gatewaySettings?: Partial<Omit<GatewaySettings, 'webhooks'>> & { webhooks?: Partial<WebhookSettings> };
   /** Environment to read RPC_TIMEOUT_MS, BODY_LIMIT_BYTES and key material from (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
@@ -33,6 +35,63 @@ export function startGateway(options: StartGatewayOptions): Promise<RunningServi
 
 /** The start options the gateway needs on top of a plain service (tests reuse them with extra modules). */
 export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.env, ...options }: StartGatewayOptions): StartOptions {
+  const { settings, env } = gatewaySettingsOf(gatewaySettings, sourceEnv, options.environment);
+  return {
+    ...options,
+    http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
+    // The public port never serves /metrics: only an internal listener the caller names does
+    // (main.ts: METRICS_PORT), and without one it is served nowhere.
+    metrics: typeof options.metrics === 'object' ? options.metrics : 'none',
+    providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
+    fastify: { ...gatewayFastifyOptions, ...options.fastify },
+    bodyParser: false,
+    configure: (app, runtime) => {
+      configureGatewayHttp(app, runtime);
+      // ETag, Cache-Control and compression of every /v1 response (services/response-encoding.ts).
+      installResponseEncoding(app.getHttpAdapter().getInstance());
+    },
+  };
+}
+
+/**
+ * The gateway's webhook delivery role (decision 0042): the same context, schema and settings in a
+ * process of its own — the fan-out consumers, the delivery loop, the vehicle-visibility copy and
+ * the outbox relay; no HTTP API (its HEALTH_PORT serves /healthz, /readyz and /metrics).
+ */
+export const webhookDeliveryService: ServiceDefinition = {
+  service: 'gateway',
+  role: 'webhook-delivery',
+  entities: gatewayEntities,
+  migrations: gatewayMigrations,
+  module: WebhookDeliveryModule,
+};
+
+export function startWebhookDelivery({ gatewaySettings, env: sourceEnv = process.env, ...options }: StartGatewayOptions): Promise<RunningService> {
+  const { settings } = gatewaySettingsOf(gatewaySettings, sourceEnv, options.environment);
+  return startService(webhookDeliveryService, { ...options, providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }] });
+}
+
+/**
+ * The gateway's dead-letter role (decision 0046): the dead-letter operations the operator console
+ * asks for, served over request/reply by a process whose NATS user (`dead-letters`) alone may read
+ * the DLQ stream and publish replays, so the public gateway needs neither right. It reads no table
+ * and no gateway secret; the gateway schema only backs the shared readiness check.
+ */
+export const deadLettersService: ServiceDefinition = {
+  service: 'gateway',
+  role: 'dead-letters',
+  entities: gatewayEntities,
+  migrations: gatewayMigrations,
+  module: DeadLettersModule,
+};
+
+export function startDeadLetters(options: StartOptions): Promise<RunningService> {
+  return startService(deadLettersService, options);
+}
+
+/** The gateway's settings from its environment and key material, with a caller's (launcher, tests) in front. */
+function gatewaySettingsOf(gatewaySettings: StartGatewayOptions['gatewaySettings'], sourceEnv: NodeJS.ProcessEnv, environment: StartOptions['environment']): { settings: GatewaySettings; env: GatewayEnv } {
+  const options = { environment };
   const keys =
     gatewaySettings?.masterKey && gatewaySettings.cursorSecret
       ? { masterKey: gatewaySettings.masterKey, cursorSecret: gatewaySettings.cursorSecret }
@@ -57,21 +116,21 @@ export function gatewayStartOptions({ gatewaySettings, env: sourceEnv = process.
     ...(gatewaySettings?.requestRate ? { requestRate: gatewaySettings.requestRate } : {}),
     requestRateSyncMs: gatewaySettings?.requestRateSyncMs ?? env.REQUEST_RATE_SYNC_MS,
     principalCacheTtlMs: gatewaySettings?.principalCacheTtlMs ?? env.PRINCIPAL_CACHE_TTL_MS,
+    webhooks: webhookSettingsFrom(env, gatewaySettings?.webhooks),
   };
+  return { settings, env };
+}
+
+/** The webhook settings of the environment (WEBHOOK_*), with a caller's (tests, launcher) in front. */
+export function webhookSettingsFrom(env: GatewayEnv, given: Partial<WebhookSettings> = {}): WebhookSettings {
   return {
-    ...options,
-    http: options.http && { bodyLimit: env.BODY_LIMIT_BYTES, ...options.http },
-    // The public port never serves /metrics: only an internal listener the caller names does
-    // (main.ts: METRICS_PORT), and without one it is served nowhere.
-    metrics: typeof options.metrics === 'object' ? options.metrics : 'none',
-    providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }],
-    fastify: { ...gatewayFastifyOptions, ...options.fastify },
-    bodyParser: false,
-    configure: (app, runtime) => {
-      configureGatewayHttp(app, runtime);
-      // ETag, Cache-Control and compression of every /v1 response (services/response-encoding.ts).
-      installResponseEncoding(app.getHttpAdapter().getInstance());
-    },
+    retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE_MS ?? WEBHOOK_DEFAULTS.retryScheduleMs,
+    disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
+    attemptTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    secretOverlapMs: env.WEBHOOK_SECRET_OVERLAP_MS,
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    pollMs: env.WEBHOOK_POLL_MS,
+    ...given,
   };
 }
 
@@ -102,6 +161,10 @@ export { GATEWAY_MAIN_ENV, GATEWAY_METRICS_PORT, type OAuthClient } from './conf
 export { buildOpenApiDocument } from './openapi/document.js';
 export { renderOpenApi } from './openapi/render.js';
 export { GatewayModule } from './app.module.js';
+export { WebhookDeliveryModule } from './webhook-delivery.module.js';
+export { WebhookDelivery } from './services/webhook-delivery.service.js';
+export { WebhookEndpointsService } from './services/webhook-endpoints.service.js';
+export { DEAD_LETTERS_MAIN_ENV, WEBHOOK_DELIVERY_MAIN_ENV } from './config.js';
 export { ApiError } from './http/api-error.js';
 export { routeTableOf } from './http/route-table.js';
 export { ContextClient } from './services/context-client.service.js';

@@ -1,5 +1,5 @@
 /**
- * `npm run dlq` (issue 14, item 1): the operator's list, inspect and replay of dead letters through
+ * `npm run dlq` (issue 14, item 1; discard: issue 30): the operator's list, inspect, replay and discard of dead letters through
  * the CLI's entry point on the real NATS, in a namespace of its own: `list` prints no payload,
  * `inspect` prints it, `replay --all` with filters replays what they select, a second replay prints
  * `not_found`, and bad arguments are refused before NATS is opened; beside an embedded `npm start`
@@ -67,8 +67,27 @@ describe('npm run dlq', () => {
     expect(await cli('list')).toEqual([]);
   }, 30_000);
 
+  it('discards one by sequence without publishing it; a second discard prints not_found', async () => {
+    accept = false;
+    const batchId = randomUUID();
+    const receipt = { batchId, connectionId: randomUUID(), syncId: 'sync_01JD3Y7Q8ZK5V2N4R6T8W0X2Y5', unitId: '2', fencingToken: '1', context: 'directory' as const, kind: 'vehicles' as const, status: 'committed' as const, reason: null, records: 0, final: true, committedAt: new Date().toISOString() };
+    await bus.publish(EVENTS.receipt, subjectFor(EVENTS.receipt.subject, receipt.syncId, receipt.unitId), receipt, { msgId: `receipt:${batchId}` });
+    const [listed] = await pollUntil(async () => {
+      const lines = await cli('list', '--reason', 'test_refused');
+      return lines.length === 1 ? lines : undefined;
+    }, { timeoutMs: 10_000 });
+    accept = true;
+    const seq = String(listed!.seq);
+    expect(await cli('discard', '--seq', seq)).toEqual([{ seq: Number(seq), outcome: 'discarded', subject: listed!.originalSubject }]);
+    expect(await cli('discard', '--seq', seq)).toEqual([{ seq: Number(seq), outcome: 'not_found' }]);
+    expect(await cli('list')).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(seen).not.toContain(batchId);
+  }, 30_000);
+
   it('refuses bad arguments before opening NATS', async () => {
     await expect(cli('replay')).rejects.toThrow(/exactly one of --seq/);
+    await expect(cli('discard')).rejects.toThrow(/discard needs exactly one of --seq/);
     await expect(cli('inspect')).rejects.toThrow(/--seq/);
     await expect(cli('list', '--from', 'yesterday')).rejects.toThrow(/RFC 3339/);
     await expect(cli('purge')).rejects.toThrow(/usage/);

@@ -6,18 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { CATALOG_ENDPOINTS, isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
+import { CATALOG_ENDPOINTS, CONTRACT_ENDPOINT_KEYS, isErrorCode, statusOf, type ErrorCode } from '@switchyard/contracts';
 import { ID_PATTERNS } from '@switchyard/domain';
 import { defaultOpenApiPath } from '@switchyard/testing';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ApiOkResponse, ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_EVENT_TYPES } from '@switchyard/messaging';
+import { ADDITION_PREFIX } from '../src/openapi/addition.js';
 import { buildOpenApiDocument, renderOpenApi, routeTableOf } from '../src/index.js';
 import { startTestGateway, type TestGateway } from './support.js';
 
 interface Operation {
   operationId?: string;
+  description?: string;
   security?: Record<string, string[]>[];
   responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
 }
@@ -31,11 +34,18 @@ interface Document {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const committedText = readFileSync(defaultOpenApiPath(), 'utf8');
 const doc = JSON.parse(committedText) as Document;
-const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+const everyOperation = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => METHODS.includes(method))
     .map(([method, op]) => ({ label: `${method.toUpperCase()} ${path}`, path, op })),
 );
+/** Operations beyond the contract's 36 (the webhook endpoints, data freshness): marked, and said so in their descriptions. */
+const isAddition = (op: Operation) => (op as { 'x-switchyard-addition'?: boolean })['x-switchyard-addition'] === true;
+const additions = everyOperation.filter((o) => isAddition(o.op));
+/** The contract's operations (CONTRACT_ENDPOINT_KEYS). */
+const operations = everyOperation.filter((o) => !isAddition(o.op));
+/** What the catalog's table lists: the contract's operations and the additions it lists (data freshness). */
+const catalogued = everyOperation.filter((o) => o.label in CATALOG_ENDPOINTS);
 
 describe('committed document', () => {
   it('equals what the code renders, byte for byte', async () => {
@@ -64,10 +74,11 @@ describe('committed document', () => {
   it('has exactly the operations the catalog marks served (releaseStatus preview)', () => {
     // The catalog's endpoint table is the one statement of what this release serves (spec 9).
     const served = Object.entries(CATALOG_ENDPOINTS).filter(([, e]) => e.releaseStatus === 'preview').map(([key]) => key);
-    expect(operations.map((o) => o.label).sort()).toEqual(served.sort());
+    expect(catalogued.map((o) => o.label).sort()).toEqual(served.sort());
+    expect(operations.map((o) => o.label).sort()).toEqual([...CONTRACT_ENDPOINT_KEYS].sort());
   });
 
-  it.each(operations)('$label: the catalog names the credentials the operation declares', ({ label, op }) => {
+  it.each(catalogued)('$label: the catalog names the credentials the operation declares', ({ label, op }) => {
     const entry = CATALOG_ENDPOINTS[label]!;
     const schemes = (op.security ?? []).flatMap((r) => Object.keys(r));
     const headers = ((op as { parameters?: { name: string; in: string; required?: boolean }[] }).parameters ?? []).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
@@ -75,7 +86,32 @@ describe('committed document', () => {
     expect({ label, auth: entry.auth, schemes }).toEqual({ label, auth: declared, schemes: [declared === 'consumer_key' ? 'consumerKey' : 'applicationSecret'] });
   });
 
-  it.each(operations)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {
+  it('marks every operation beyond the contract as an addition, in its description too, and changes none of the 36', () => {
+    expect(operations).toHaveLength(36);
+    expect(additions.map((o) => o.label).sort()).toEqual([
+      'DELETE /v1/webhooks/endpoints/{endpointId}',
+      'GET /v1/connections/{id}/freshness',
+      'GET /v1/webhooks/endpoints',
+      'GET /v1/webhooks/endpoints/{endpointId}',
+      'GET /v1/webhooks/endpoints/{endpointId}/messages',
+      'PATCH /v1/webhooks/endpoints/{endpointId}',
+      'POST /v1/webhooks/endpoints',
+      'POST /v1/webhooks/endpoints/{endpointId}/replay',
+      'POST /v1/webhooks/endpoints/{endpointId}/rotate-secret',
+    ]);
+    for (const { label, op } of additions) {
+      expect({ label, description: op.description?.startsWith(ADDITION_PREFIX) }).toEqual({ label, description: true });
+      // The webhook endpoints are the application's (its secret alone); the freshness read is a connection's (the catalog's consumer key).
+      expect({ label, schemes: (op.security ?? []).flatMap((r) => Object.keys(r)) }).toEqual({ label, schemes: [label.startsWith('GET /v1/connections/') ? 'consumerKey' : 'applicationSecret'] });
+    }
+    // Outbound: one POST per event type, its CloudEvents body by $ref.
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const item of Object.values(webhooks)) expect(doc.components.schemas).toHaveProperty([item.post.requestBody.content['application/cloudevents+json']!.schema.$ref.split('/').pop()!]);
+    expect(webhooks['fault.opened']!.post.requestBody.content['application/cloudevents+json']!.schema.$ref).toBe('#/components/schemas/WebhookFaultEvent');
+  });
+
+  it.each(everyOperation)('$label: under /v1, secured, 401 documented, every failure an ErrorBody, success described', ({ path, op }) => {
     expect(path.startsWith('/v1/')).toBe(true);
     expect(op.security?.length).toBeGreaterThan(0);
     for (const requirement of op.security!) for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(name);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeLocalStack, type LocalStack } from '@switchyard/service-kit';
 import { createTestDatabase, expectEventually, type TestDatabase } from '@switchyard/testing';
+import { CredentialChangeListener } from '../src/auth/credential-change-listener.js';
 import { operatorMain, runOperator, SecretBox } from '../src/index.js';
 import { bearer, startTestGateway, type TestGateway } from './support.js';
 
@@ -149,7 +150,9 @@ describe('operator CLI', () => {
       revision: 2,
     });
     expect(await op('connection:show', '--connection', connectionId)).toEqual(config);
-    expect(await count('outbox')).toBe(before + 1);
+    // The configuration snapshot, and the status change it makes (active → paused: events.connection.status.*, the webhook event connection.paused).
+    expect(await count('outbox')).toBe(before + 2);
+    expect(await count('outbox', `subject = 'events.connection.status.${connectionId}' and payload->>'status' = 'paused' and payload->>'previousStatus' = 'active'`)).toBe(1);
     // The running gateway's relay publishes it.
     await expectEventually(async () => expect(await count('outbox', 'published_at is null')).toBe(0), { timeoutMs: 5000 });
     const res = await gw.call('GET', `/v1/connections/${connectionId}`, { headers: bearer(keyToken) });
@@ -255,6 +258,34 @@ describe('operator CLI', () => {
     expect(await op('revoke', 'connection-token', token.displayPrefix as string)).toEqual({ ok: true, alreadyRevoked: true });
   });
 
+  it('operator:create issues an operator credential that no API route accepts; revoke operator revokes it once', async () => {
+    const operator = await op('operator:create', '--name', 'night shift');
+    expect(operator.token).toMatch(/^op_[0-9A-Za-z]{52}$/);
+    expect(await count('operator_credential', `id = '${operator.id as string}' and revoked_at is null`)).toBe(1);
+    // Stored as its hash only.
+    const stored = await gw.service.runtime.orm.em.getConnection().execute<{ dump: string }[]>(`select t::text as dump from "${gw.schemas.gateway}".operator_credential t`);
+    expect(stored.map((r) => r.dump).join('\n')).not.toContain((operator.token as string).slice(15));
+    // An operator credential is not a consumer key: the API answers as for any unknown credential.
+    const res = await gw.call('GET', `/v1/connections/${connectionId}`, { headers: bearer(operator.token as string) });
+    expect([res.status, res.body]).toEqual([401, { error: 'unauthorized' }]);
+    expect(JSON.stringify(await op('list'))).toContain(operator.displayPrefix as string);
+    expect(await op('revoke', 'operator', operator.displayPrefix as string)).toEqual({ ok: true, alreadyRevoked: false });
+    expect(await op('revoke', 'operator', operator.id as string)).toEqual({ ok: true, alreadyRevoked: true });
+  });
+
+  it('connection:pause --reason keeps the reason and its time beside the status; a change without one forgets it', async () => {
+    const reason = async () =>
+      (await gw.service.runtime.orm.em.getConnection().execute<{ status_reason: string | null; changed: boolean }[]>(
+        `select status_reason, status_changed_at is not null as changed from "${gw.schemas.gateway}".connection where id = ?`,
+        [connectionId],
+      ))[0]!;
+    await op('connection:pause', '--connection', connectionId, '--reason', 'provider contract renewal');
+    expect(await reason()).toEqual({ status_reason: 'provider contract renewal', changed: true });
+    await expect(op('connection:pause', '--connection', connectionId, '--reason', 'two\nlines')).rejects.toThrow('--reason must be 1 to 500 characters on one line');
+    await op('connection:resume', '--connection', connectionId);
+    expect(await reason()).toEqual({ status_reason: null, changed: true });
+  });
+
   it('the process entry prints JSON and exits 0, or prints the reason and exits 1', async () => {
     const out: string[] = [];
     const err: string[] = [];
@@ -309,5 +340,19 @@ describe('operator CLI', () => {
   it('every command above ran against the isolated schema', async () => {
     expect(env.DB_SCHEMA).toBe(gw.schemas.gateway);
     expect(await count('consumer_key', `name = 'cli key'`)).toBe(1);
+  });
+
+  // Last: it stops the test gateway's change listener. Without a notification only the cache's TTL
+  // (1 s by default) ends the entry the first request made; the command returns after that bound.
+  // Mutation tried: runOperator not waiting PRINCIPAL_CACHE_TTL_MS after a committed change → the
+  // request right after the revoke is served from the cache (200), the test fails.
+  it('a revoke holds when the command returns, even in a gateway that hears no notification', async () => {
+    await gw.service.app.get(CredentialChangeListener).beforeApplicationShutdown();
+    const key = await op('key:create', '--name', 'deaf gateway');
+    await op('grant:consumer', '--key', key.id as string, '--connection', connectionId, '--permissions', 'read');
+    const url = `/v1/connections/${connectionId}`;
+    expect((await gw.call('GET', url, { headers: bearer(key.token as string) })).status).toBe(200);
+    await op('revoke', 'consumer-key', key.id as string);
+    expect((await gw.call('GET', url, { headers: bearer(key.token as string) })).status).toBe(401);
   });
 });

@@ -5,8 +5,11 @@
  * raised (the next start with a bigger NATS_STREAM_MAX_BYTES_EVENTS, here `ensureStreams`) the row
  * goes out. Who publishes — the relay's own poll or a flush — does not matter: the test watches the
  * row, the relay's log and the stream.
+ * The backlog is on /metrics meanwhile (issue 27, decision 0041): `switchyard_outbox_backlog_messages`
+ * of the gateway's outbox is 1 while the row waits and 0 once it is out.
  * Mutation tried: the streams' `discard` switched to 'old' in libs/messaging subjects.ts — the row is
  * published at once and the first configuration is gone from EVENTS (messages 1, first_seq 2).
+ * Mutation tried: PollingOutboxRelay registering no backlog source → the family has no sample, fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
@@ -41,6 +44,11 @@ describe('outbox relay and a full EVENTS stream', () => {
       await em.execute(`insert into ${table} (subject, msg_id, payload) values (?, ?, ?::jsonb)`, [`events.connection.config.${payload.connectionId}`, msgId, JSON.stringify(payload)]);
       return msgId;
     };
+    /** The gateway outbox's backlog as /metrics serves it (undefined: no sample). */
+    const backlog = async () => {
+      const line = (await gw.service.runtime.metrics.text()).split('\n').find((l) => l.startsWith('switchyard_outbox_backlog_messages{') && l.includes('outbox="outbox"'));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
     const publishedAt = async (msgId: string) => (await em.execute<{ published_at: Date | null }[]>(`select published_at from ${table} where msg_id = ?`, [msgId]))[0]?.published_at ?? null;
 
     // One configuration goes out as usual.
@@ -64,6 +72,7 @@ describe('outbox relay and a full EVENTS stream', () => {
       `[stream-limits] gateway outbox: EVENTS at max_bytes ${tiny} (stores ${full.state.bytes}): publish refused (stream_full) ${refused().length} time(s), row unpublished: ${(await publishedAt(second)) === null}, stored messages ${full.state.messages} (first seq ${full.state.first_seq})\n`,
     );
     expect(await publishedAt(second)).toBeNull();
+    await pollUntil(async () => (await backlog()) === 1, { timeoutMs: 15_000, description: 'the waiting row on /metrics as the outbox backlog' });
     expect(full.state.messages).toBe(before.state.messages);
     expect(full.state.first_seq).toBe(before.state.first_seq);
     // The relay saw the bus's typed refusal, the same class as an unreachable NATS.
@@ -76,5 +85,6 @@ describe('outbox relay and a full EVENTS stream', () => {
     const after = await jsm.streams.info(stream);
     expect(after.state.messages).toBe(before.state.messages + 1);
     expect(after.state.first_seq).toBe(before.state.first_seq);
+    await pollUntil(async () => (await backlog()) === 0, { timeoutMs: 15_000, description: 'an outbox backlog of 0 once the row is out' });
   });
 });

@@ -29,7 +29,7 @@ describe('gateway schema', () => {
       `select table_name from information_schema.tables where table_schema = ? and table_name <> ? order by table_name`,
       [schema, MIGRATIONS_TABLE],
     );
-    expect(found.map((row) => row.table_name)).toEqual(['application', 'application_grant', 'connect_session', 'connection', 'connection_token', 'consumer_grant', 'consumer_key', 'geotab_binding', 'outbox', 'request_rate_bucket']);
+    expect(found.map((row) => row.table_name)).toEqual(['application', 'application_grant', 'connect_session', 'connection', 'connection_token', 'console_session', 'consumer_grant', 'consumer_key', 'geotab_binding', 'operator_credential', 'outbox', 'request_rate_bucket', 'vehicle_visibility', 'webhook_attempt', 'webhook_endpoint', 'webhook_event', 'webhook_message']);
     expect(await schemaDrift(gw.service.runtime.orm)).toBe('');
   });
 });

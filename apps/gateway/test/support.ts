@@ -12,12 +12,12 @@ import { expect } from '@jest/globals';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
-import { createBus, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, type MessageBus } from '@switchyard/messaging';
 import type { ServiceName } from '@switchyard/persistence';
 import { createLogger, startService, type RunningService, type StartOptions } from '@switchyard/service-kit';
 import { createResponseValidator, deleteNamespaceStreams, dropSchemas, fetchValidated, isolatedSchemas, loadOpenApi, resolveTestServices, uniqueNamespace, type ValidatedFetchInit, type ValidatedResponse } from '@switchyard/testing';
-import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, OutboxRelay, SecretBox } from '../src/index.js';
-import type { GatewaySettings } from '../src/config.js';
+import { ConnectionsAdmin, CredentialsAdmin, GatewayModule, gatewayService, gatewayStartOptions, OutboxRelay, SecretBox, startWebhookDelivery } from '../src/index.js';
+import type { GatewaySettings, WebhookSettings } from '../src/config.js';
 
 export interface TestGateway {
   url: string;
@@ -33,6 +33,10 @@ export interface TestGateway {
   connections: ConnectionsAdmin;
   /** The services started beside the gateway (`beside`), by name. */
   beside: Partial<Record<ServiceName, RunningService>>;
+  /** The webhook delivery role on the gateway's schema (`webhookDelivery`), in its own bus connection. */
+  webhookDelivery?: RunningService;
+  /** The master key the gateway (and its delivery role) seal with. */
+  masterKey: string;
   /** Publishes the gateway outbox now instead of waiting for the relay's next poll. */
   flushOutbox(): Promise<number>;
   /** Every log line written so far, raw. */
@@ -64,6 +68,8 @@ export interface TestGatewayOptions {
   requestRate?: GatewaySettings['requestRate'];
   /** How long verified credentials stay cached (default PRINCIPAL_CACHE_TTL_MS); the two-process test raises it to prove the push invalidation alone. */
   principalCacheTtlMs?: number;
+  /** Start the webhook delivery role beside the gateway (after `beside`), with these settings (compressed schedules, an injected network). */
+  webhookDelivery?: Partial<WebhookSettings>;
 }
 
 const validator = createResponseValidator(loadOpenApi());
@@ -73,11 +79,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const schemas = isolatedSchemas(['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment']);
   const namespace = uniqueNamespace('gw');
   const bus = await createBus({ kind: 'jetstream', servers: natsUrl, name: 'gateway-test', namespace });
+  // The provisioning step (decision 0033): services only verify the streams.
+  await bus.ensureStreams(ALL_STREAMS);
   const sink = new PassThrough();
   const lines: string[] = [];
   sink.on('data', (chunk: Buffer) => lines.push(chunk.toString('utf8')));
   const logger = createLogger({ service: 'gateway', level: 'debug', destination: sink });
   const masterKey = SecretBox.generateKey();
+  const cursorSecret = randomBytes(32).toString('base64url');
 
   @Module({ imports: [GatewayModule, ...(options.extraModules ?? [])] })
   class TestGatewayModule {}
@@ -95,7 +104,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       metrics: { port: 0 },
       gatewaySettings: {
         masterKey,
-        cursorSecret: randomBytes(32).toString('base64url'),
+        cursorSecret,
         rpcTimeoutMs: options.rpcTimeoutMs ?? 1000,
         ...(options.responseByteLimit ? { responseByteLimit: options.responseByteLimit } : {}),
         ...(options.groupDirectoryLimits ? { groupDirectoryLimits: options.groupDirectoryLimits } : {}),
@@ -113,6 +122,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   });
   const opened: { bus: MessageBus; service?: RunningService }[] = [];
   const beside: Partial<Record<ServiceName, RunningService>> = {};
+  let webhookDelivery: RunningService | undefined;
   const closeBeside = async () => {
     for (const entry of opened.reverse()) {
       await entry.service?.close();
@@ -132,6 +142,20 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         logger: createLogger({ service: name, level: 'debug', destination: sink }),
       });
       beside[name] = entry.service;
+    }
+    if (options.webhookDelivery) {
+      const entry: { bus: MessageBus; service?: RunningService } = { bus: await createBus({ kind: 'jetstream', servers: natsUrl, name: 'webhook-delivery-test', namespace }) };
+      opened.push(entry);
+      entry.service = await startWebhookDelivery({
+        databaseUrl,
+        bus: entry.bus,
+        environment: 'sandbox',
+        schema: schemas.gateway,
+        allServiceSchemas: Object.values(schemas),
+        logger: createLogger({ service: 'gateway', role: 'webhook-delivery', level: 'debug', destination: sink }),
+        gatewaySettings: { masterKey, cursorSecret, webhooks: options.webhookDelivery },
+      });
+      webhookDelivery = entry.service;
     }
   } catch (error) {
     await closeBeside().catch(() => undefined);
@@ -155,6 +179,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     credentials: new CredentialsAdmin(orm),
     connections: new ConnectionsAdmin(orm, new SecretBox(masterKey)),
     beside,
+    ...(webhookDelivery ? { webhookDelivery } : {}),
+    masterKey,
     flushOutbox: () => service.app.get(OutboxRelay).flush(),
     logText: () => lines.join(''),
     call: (method, path, init = {}) => fetchValidated(validator, url, method, path, init),

@@ -29,11 +29,14 @@ export interface StartSyncOrchestratorOptions extends StartOptions {
   scheduler?: boolean;
 }
 
-export function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, scheduler, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
+export async function startSyncOrchestrator({ providerBaseUrls, env = process.env, collectors, scheduler, ...options }: StartSyncOrchestratorOptions): Promise<RunningService> {
   const settings = loadSyncOrchestratorSettings(env, { providerBaseUrls, collectors, scheduler });
   // Receipts are the collectors' feedback: an orchestrator without collectors leaves them to one that has.
   const transport = { ...options.transport, disabled: [...(options.transport?.disabled ?? []), ...(settings.collector.enabled ? [] : [CONSUMERS.receipts.durable])] };
-  return startService(syncOrchestratorService, { ...options, transport, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
+  const running = await startService(syncOrchestratorService, { ...options, transport, providers: [...(options.providers ?? []), { provide: SYNC_ORCHESTRATOR_SETTINGS, useValue: settings }] });
+  // What the orchestrator exports besides every service's families (metrics catalog, decision 0041).
+  running.runtime.metrics.declare('providerRequests', 'providerRequestDuration', 'syncsFinished', 'rateLimited', 'syncs', 'syncUnits');
+  return running;
 }
 
 export { SyncOrchestratorModule } from './app.module.js';

@@ -7,4 +7,4 @@ import { RPCS } from '@switchyard/messaging';
 import { runContextServiceSuite } from '@switchyard/testing/jest';
 import { syncOrchestratorService, startSyncOrchestrator } from '../src/index.js';
 
-runContextServiceSuite({ definition: syncOrchestratorService, start: startSyncOrchestrator, ping: RPCS.ping.syncOrchestrator, tables: ['application_credential', 'connection_config', 'provider_budget', 'refresh_slot', 'sync', 'sync_receipt', 'sync_schedule', 'sync_unit', 'sync_unit_batch'] });
+runContextServiceSuite({ definition: syncOrchestratorService, start: startSyncOrchestrator, ping: RPCS.ping.syncOrchestrator, tables: ['application_credential', 'connection_config', 'provider_budget', 'refresh_slot', 'sync', 'sync_receipt', 'sync_schedule', 'sync_unit', 'sync_unit_batch', 'outbox'] });

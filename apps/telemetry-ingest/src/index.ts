@@ -7,6 +7,7 @@ import { startIngestContext, type IngestContextStartOptions, type RunningService
 import { TelemetryIngestModule } from './app.module.js';
 import { telemetryIngestEntities } from './db/entities/index.js';
 import { telemetryIngestMigrations } from './db/migrations/index.js';
+import { FRESHNESS_SETTINGS, loadFreshnessSettings } from './config.js';
 import { pruneObservations } from './services/observation-retention.js';
 
 export const telemetryIngestService: ServiceDefinition = {
@@ -17,11 +18,13 @@ export const telemetryIngestService: ServiceDefinition = {
 };
 
 /**
- * Starts the context with INGEST_ACK_WAIT_MS read from `options.env` (default process.env), and
- * the observation retention passes (decision 0025) beside the ledger's (startIngestContext).
+ * Starts the context with INGEST_ACK_WAIT_MS and the freshness settings (config.ts) read from
+ * `options.env` (default process.env), and the observation retention passes (decision 0025) beside
+ * the ledger's (startIngestContext).
  */
 export function startTelemetryIngest(options: IngestContextStartOptions): Promise<RunningService> {
-  return startIngestContext(telemetryIngestService, options, [
+  const freshness = loadFreshnessSettings(options.env ?? process.env);
+  return startIngestContext(telemetryIngestService, { ...options, providers: [...(options.providers ?? []), { provide: FRESHNESS_SETTINGS, useValue: freshness }] }, [
     {
       what: 'observation history',
       pass: async (orm) => {
@@ -37,3 +40,4 @@ export { numericValue } from './services/telemetry-ingest.service.js';
 export { copyLine } from './db/repositories/observation.repository.js';
 /** The usage rollups' rebuild (the usage benchmarks build the rollups of the observations they seed with it). */
 export { UsageRollupRepository } from './db/repositories/usage-rollup.repository.js';
+export { telemetryIngestEnvSchema, loadFreshnessSettings, type FreshnessSettings } from './config.js';

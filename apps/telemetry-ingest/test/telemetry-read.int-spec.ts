@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { vehicleId } from '@switchyard/domain';
 import {
   EVENTS,
-  ingestBatchId,
   RPCS,
   RpcError,
   subjectFor,
@@ -33,11 +32,10 @@ import {
   type TelemetryV1,
   type VehicleVisibilityChangedV1,
 } from '@switchyard/messaging';
-import { arrangeVisibilityCase, openFramed, pollUntil, receiptsFor, startIngestHarness, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
+import { arrangeVisibilityCase, openFramed, pollUntil, receiptsFor, startIngestHarness, telemetryBatchOf, VISIBILITY_CASES, type IngestHarness } from '@switchyard/testing';
 import { TelemetryReadRepository } from '../src/db/repositories/telemetry-read.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
 
-let counter = 0;
 const now = Date.now();
 const ago = (ms: number) => new Date(now - ms).toISOString();
 const FETCHED = ago(1_000);
@@ -46,22 +44,7 @@ function obs(vehicle: string, o: Partial<ObservationV1> & Pick<ObservationV1, 'm
   return { provider: 'samsara', vehicleSourceId: vehicle, source: `samsara:${o.metric}`, observedAt: ago(60_000), fetchedAt: FETCHED, ...o } as ObservationV1;
 }
 
-function batch(connectionId: string, records: ObservationV1[]): TelemetryBatchV1 {
-  const unitId = String(++counter);
-  return {
-    batchId: ingestBatchId({ connectionId, kind: 'observations', unitId, fencingToken: '1', pageKey: `p${counter}`, part: 0 }),
-    connectionId,
-    provider: 'samsara',
-    syncId: 'sync_01JD0000000000000000000000',
-    unitId,
-    fencingToken: '1',
-    kind: 'observations',
-    records,
-    fetchedAt: FETCHED,
-    providerCursor: null,
-    final: false,
-  };
-}
+const batch = (connectionId: string, records: ObservationV1[]): TelemetryBatchV1 => telemetryBatchOf(connectionId, records, FETCHED);
 
 describe('telemetry reads', () => {
   let x: IngestHarness;

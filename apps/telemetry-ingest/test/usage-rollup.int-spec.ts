@@ -16,8 +16,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bucketEdges, floorSlot, rawUsageViews, utilizationOf, vehicleId, type CounterFigure, type UtilizationFigures } from '@switchyard/domain';
-import { EVENTS, ingestBatchId, subjectFor, type ObservationV1, type TelemetryBatchV1 } from '@switchyard/messaging';
-import { pollUntil, startIngestHarness, type IngestHarness } from '@switchyard/testing';
+import { EVENTS, subjectFor, type ObservationV1, type TelemetryBatchV1, type UtilizationV1 } from '@switchyard/messaging';
+import { pollUntil, startIngestHarness, telemetryBatchOf, type IngestHarness } from '@switchyard/testing';
 import { UsageObservationRepository } from '../src/db/repositories/usage-observation.repository.js';
 import { startTelemetryIngest, telemetryIngestService } from '../src/index.js';
 import { UsageReportService, utilizationReport } from '../src/services/usage-report.service.js';
@@ -76,23 +76,7 @@ function states(vehicle: string): ObservationV1[] {
   );
 }
 
-let counterSeq = 0;
-function batch(connectionId: string, records: ObservationV1[]): TelemetryBatchV1 {
-  const unitId = String(++counterSeq);
-  return {
-    batchId: ingestBatchId({ connectionId, kind: 'observations', unitId, fencingToken: '1', pageKey: `u${counterSeq}`, part: 0 }),
-    connectionId,
-    provider: 'samsara',
-    syncId: 'sync_01JD0000000000000000000000',
-    unitId,
-    fencingToken: '1',
-    kind: 'observations',
-    records,
-    fetchedAt: FETCHED,
-    providerCursor: null,
-    final: false,
-  };
-}
+const batch = (connectionId: string, records: ObservationV1[]): TelemetryBatchV1 => telemetryBatchOf(connectionId, records, FETCHED);
 
 const shuffle = <T>(list: T[]): T[] => {
   for (let i = list.length - 1; i > 0; i--) {
@@ -195,8 +179,11 @@ describe('usage rollups', () => {
       const buckets = n % 2 === 0 ? { size: pick(['hour', 'day'] as const), timeZone: pick(['UTC', 'Asia/Kathmandu', 'America/St_Johns']) } : undefined;
       const edges = buckets ? bucketEdges(buckets.timeZone, buckets.size, startMs, endMs) : undefined;
       const reply = await service.fleet(em, { connectionId, limit: 100, maxBytes: 4_000_000, startTime: new Date(startMs).toISOString(), endTime: new Date(endMs).toISOString(), ...(buckets ? { buckets } : {}) });
-      expect(reply.vehicles.map((v) => v.vehicleId)).toEqual([...ids].sort());
-      for (const served of reply.vehicles) {
+      // The page is the JSON text the gateway forwards (a framed reply).
+      const vehicles = JSON.parse(String(reply.body)) as UtilizationV1[];
+      expect(vehicles.map((v) => v.vehicleId)).toEqual([...ids].sort());
+      expect(reply.meta).toEqual({ hasMore: false });
+      for (const served of vehicles) {
         const oracle = utilizationReport(served.vehicleId, rawUsageViews(all.get(served.vehicleId)!, window), window, edges);
         const where = `${served.vehicleId} ${new Date(startMs).toISOString()}..${new Date(endMs).toISOString()} ${buckets?.size ?? ''}`;
         for (const k of ['engineRuntime', 'engineNotRunning', 'distance', 'idleTime'] as const) {

@@ -8,7 +8,7 @@ import {
   type GetVehicleRequestV1,
   type ListVehiclesReplyV1,
   type ListVehiclesRequestV1,
-  type VehicleMetadataResponseV1,
+  type GetVehicleMetadataReplyV1,
 } from '@switchyard/messaging';
 import { ORM } from '@switchyard/service-kit';
 import type { Orm } from '@switchyard/persistence';
@@ -33,7 +33,7 @@ export class VehiclesReadHandler {
   }
 
   @MessagePattern(RPCS.directory.vehicles.metadata.subject)
-  metadata(@Payload() request: GetVehicleMetadataRequestV1): Promise<VehicleMetadataResponseV1> {
+  metadata(@Payload() request: GetVehicleMetadataRequestV1): Promise<GetVehicleMetadataReplyV1> {
     return this.vehicles.metadata(this.orm.em.fork(), request);
   }
 }

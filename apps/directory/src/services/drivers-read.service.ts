@@ -14,23 +14,22 @@
  *   no `pending`; with a pass there is none); a driver an earlier complete pass listed but the
  *   current one does not is served as `stale` with its own fetch time (`delistedDataset`); a driver
  *   no complete pass listed (only an unfinished pass saw it, or none completed yet) is `not_found`;
- * - drivers that cannot be a public Driver (driver.mapper.ts) are skipped, never padded out;
- * - `expand=groups` loads each round's stored groups of the same connection in one query;
- * - page filling (limit, byte budget, skipped rows) is read-page.ts.
+ * - each Driver is rendered by PostgreSQL (driver-sql.ts); drivers that cannot be a public Driver
+ *   are left out, never padded out; `expand=groups` renders each stored group in the same statement;
+ * - the page (limit, byte budget) is decided by the read frame (`readFrame`, decision 0028) and
+ *   travels as JSON text in a framed reply.
  */
 import { DRIVER_DIRECTORY_REASON_CODES } from '@switchyard/domain';
-import { RpcError, type DatasetStatusV1, type FlatGroupV1, type GetDriverReplyV1, type GetDriverRequestV1, type ListDriversReplyV1, type ListDriversRequestV1 } from '@switchyard/messaging';
+import { RpcError, type DatasetStatusV1, type GetDriverReplyV1, type GetDriverRequestV1, type ListDriversReplyV1, type ListDriversRequestV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
+import { membershipContext } from '../db/repositories/driver-sql.js';
 import { ROSTER_DATASETS, RosterPassRepository, type PassRow } from '../db/repositories/roster-pass.repository.js';
-import { DriversReadRepository, type DriverDirectoryRow } from '../db/repositories/drivers-read.repository.js';
-import { GroupsReadRepository } from '../db/repositories/groups-read.repository.js';
+import { DriversReadRepository } from '../db/repositories/drivers-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { DatasetStatusService } from './dataset-status.service.js';
-import { driverOf, memberGroupIds, type DriverMapContext } from './driver.mapper.js';
 import { delistedDataset, rosterPosition } from './roster-pass.service.js';
-import { flatGroupOf } from './group.mapper.js';
-import { expansionById, fillPage, resultStatus } from './read-page.js';
+import { resultStatus } from './read-page.js';
 
 /** The dataset with an errorCode from the DriverDirectory enum (or null). */
 export const driverDataset = (s: DatasetStatusV1): DatasetStatusV1 => ({
@@ -38,21 +37,26 @@ export const driverDataset = (s: DatasetStatusV1): DatasetStatusV1 => ({
   errorCode: (DRIVER_DIRECTORY_REASON_CODES as readonly (string | null)[]).includes(s.errorCode) ? s.errorCode : null,
 });
 
+interface DriverDatasets {
+  drivers: DatasetStatusV1;
+  groups: DatasetStatusV1;
+  inventoryEnabled: boolean;
+}
+
 export class DriversReadService {
   private readonly configs: ConnectionConfigStore;
 
   constructor(
     orm: Orm,
     private readonly repository = new DriversReadRepository(),
-    private readonly groups = new GroupsReadRepository(),
     private readonly datasets = new DatasetStatusService(),
     private readonly passes = new RosterPassRepository(ROSTER_DATASETS.drivers),
   ) {
     this.configs = new ConnectionConfigStore(orm);
   }
 
-  /** The map context of drivers served from `pass` (undefined: no complete pass yet). */
-  private async context(em: Em, connectionId: string, pass: PassRow | undefined): Promise<Omit<DriverMapContext, 'expandedGroups'>> {
+  /** The datasets of drivers served from `pass` (undefined: no complete pass yet). */
+  private async context(em: Em, connectionId: string, pass: PassRow | undefined): Promise<DriverDatasets> {
     const [drivers, groups, config] = await Promise.all([
       this.datasets.ofPass(em, connectionId, 'drivers', pass),
       this.datasets.status(em, connectionId, 'groups'),
@@ -61,44 +65,27 @@ export class DriversReadService {
     return { drivers: driverDataset(drivers), groups, inventoryEnabled: config?.optIns.groupInventory ?? false };
   }
 
-  private expansion(em: Em, connectionId: string, rows: readonly DriverDirectoryRow[]): Promise<Map<string, FlatGroupV1>> {
-    return expansionById(
-      rows.flatMap((row) => memberGroupIds(row)?.ids ?? []),
-      (ids) => this.groups.byIds(em, connectionId, ids),
-      flatGroupOf,
-    );
-  }
-
   async list(em: Em, request: ListDriversRequestV1): Promise<ListDriversReplyV1> {
     const { connectionId, limit, maxBytes, expand } = request;
     const horizon = request.horizon ?? (await currentHorizon(em));
     const pass = await this.passes.current(em, connectionId, horizon);
     const base = await this.context(em, connectionId, pass);
-    if (!pass) return { dataset: base.drivers, horizon, hasMore: false, drivers: [] };
-    const page = await fillPage({
-      limit,
-      maxBytes,
-      after: request.after,
-      fetch: (after, n) => this.repository.page(em, { connectionId, horizon, after, limit: n, seq: pass.seq }),
-      position: (row) => row.id,
-      items: async (rows) => {
-        const ctx = expand.groups ? { ...base, expandedGroups: await this.expansion(em, connectionId, rows) } : base;
-        return rows.map((row) => driverOf(row, ctx));
-      },
-    });
-    return { dataset: base.drivers, horizon, hasMore: page.hasMore, drivers: page.items, ...(page.hasMore ? { next: page.next } : {}) };
+    if (!pass) return { meta: { dataset: base.drivers, horizon, hasMore: false }, body: '[]' };
+    const rendering = { expandGroups: expand.groups, membership: membershipContext(base.drivers, base.groups, base.inventoryEnabled) };
+    const page = await this.repository.page(em, { connectionId, horizon, seq: pass.seq, ...(request.after ? { after: request.after } : {}) }, rendering, { limit, maxBytes });
+    // The Drivers travel as the JSON text PostgreSQL rendered and the byte budget was counted on (a framed reply).
+    return { meta: { dataset: base.drivers, horizon, hasMore: page.hasMore, ...(page.hasMore && page.last ? { next: page.last } : {}) }, body: page.items };
   }
 
   async get(em: Em, request: GetDriverRequestV1): Promise<GetDriverReplyV1> {
     const { connectionId, driverId, expand } = request;
-    const [row, pass, roster] = await Promise.all([this.repository.byId(em, connectionId, driverId), this.passes.current(em, connectionId), this.passes.roster(em, connectionId, driverId)]);
+    const [row, pass, roster] = await Promise.all([this.repository.stored(em, connectionId, driverId), this.passes.current(em, connectionId), this.passes.roster(em, connectionId, driverId)]);
     const position = row ? rosterPosition(roster, pass?.seq) : 'unlisted';
     if (!row || position === 'unlisted') throw new RpcError('not_found', 'no such driver on this connection');
     const directory = await this.context(em, connectionId, pass);
-    const base = position === 'listed' ? { ...directory, drivers: resultStatus(directory.drivers) } : { ...directory, drivers: delistedDataset(directory.drivers, row.fetched_at) };
-    const ctx = expand.groups ? { ...base, expandedGroups: await this.expansion(em, connectionId, [row]) } : base;
-    const driver = driverOf(row, ctx);
-    if (!driver) throw new RpcError('not_found', 'no such driver on this connection');
-    return { dataset: base.drivers, driver };
+    const drivers = position === 'listed' ? resultStatus(directory.drivers) : delistedDataset(directory.drivers, row.fetched_at);
+    const body = await this.repository.byId(em, connectionId, driverId, { expandGroups: expand.groups, membership: membershipContext(drivers, directory.groups, directory.inventoryEnabled) });
+    if (body === undefined) throw new RpcError('not_found', 'no such driver on this connection');
+    return { meta: { dataset: drivers }, body };
   }
 }

@@ -11,19 +11,20 @@
  *   `enabled: false` (status `disabled`) without the opt-in or before the connection's
  *   configuration reached the directory;
  * - one group by id (GroupDirectoryResult): no `pending` — a stored group means a committed batch.
+ * Every Group is rendered by PostgreSQL (groups-read.repository.ts) and answered as JSON text in a
+ * framed reply; the directory page is decided by the read frame (`readFrame`, decision 0028).
  */
-import { RpcError, type GetGroupReplyV1, type GetGroupRequestV1, type GroupInventoryReplyV1, type GroupInventoryRequestV1, type GroupV1, type ListGroupDirectoryReplyV1, type ListGroupDirectoryRequestV1 } from '@switchyard/messaging';
+import { RpcError, type GetGroupReplyV1, type GetGroupRequestV1, type GroupInventoryReplyV1, type GroupInventoryRequestV1, type ListGroupDirectoryReplyV1, type ListGroupDirectoryRequestV1 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { GroupsReadRepository, type GroupDirectoryTotals } from '../db/repositories/groups-read.repository.js';
 import { currentHorizon } from '../db/repositories/read-horizon.js';
 import { DatasetStatusService } from './dataset-status.service.js';
-import { groupOf } from './group.mapper.js';
-import { fillPage, resultStatus } from './read-page.js';
+import { resultStatus } from './read-page.js';
 
 export const GROUP_DIRECTORY_LIMIT_CODE = 'group_directory_limit_exceeded';
 
-function exceeded(totals: GroupDirectoryTotals, limits: ListGroupDirectoryRequestV1['limits']): ListGroupDirectoryReplyV1['limitExceeded'] {
+function exceeded(totals: GroupDirectoryTotals, limits: ListGroupDirectoryRequestV1['limits']): ListGroupDirectoryReplyV1['meta']['limitExceeded'] {
   if (totals.rows > limits.maxRows) return 'rows';
   if (totals.references > limits.maxReferences) return 'references';
   if (totals.projected_bytes > limits.projectedByteLimit) return 'projected_bytes';
@@ -46,31 +47,24 @@ export class GroupsReadService {
     const horizon = request.horizon ?? (await currentHorizon(em));
     const [dataset, totals] = await Promise.all([this.datasets.status(em, connectionId, 'groups'), this.repository.directoryTotals(em, connectionId)]);
     const limitExceeded = exceeded(totals, request.limits);
-    if (limitExceeded) return { dataset: { ...dataset, status: 'degraded', errorCode: GROUP_DIRECTORY_LIMIT_CODE }, horizon, hasMore: false, groups: [], limitExceeded };
-    const page = await fillPage({
-      limit,
-      maxBytes,
-      after: request.after,
-      fetch: (after, n) => this.repository.page(em, { connectionId, horizon, after, expandParent: expand.parent, limit: n }),
-      position: (row) => row.id,
-      items: (rows) => rows.map(groupOf),
-    });
-    return { dataset, horizon, hasMore: page.hasMore, groups: page.items, ...(page.hasMore ? { next: page.next } : {}) };
+    if (limitExceeded) return { meta: { dataset: { ...dataset, status: 'degraded', errorCode: GROUP_DIRECTORY_LIMIT_CODE }, horizon, hasMore: false, limitExceeded }, body: '[]' };
+    const page = await this.repository.page(em, { connectionId, horizon, expandParent: expand.parent, ...(request.after ? { after: request.after } : {}) }, { limit, maxBytes });
+    // The groups travel as the JSON text PostgreSQL rendered and the byte budget was counted on (a framed reply).
+    return { meta: { dataset, horizon, hasMore: page.hasMore, ...(page.hasMore && page.last ? { next: page.last } : {}) }, body: page.items };
   }
 
   async inventory(em: Em, request: GroupInventoryRequestV1): Promise<GroupInventoryReplyV1> {
     const { connectionId, expand } = request;
     const [dataset, config] = await Promise.all([this.datasets.status(em, connectionId, 'groups'), this.configs.get(connectionId)]);
-    if (!config?.optIns.groupInventory) return { enabled: false, dataset, groups: [] };
-    const rows = config.approvedGroupIds.length > 0 ? await this.repository.inventory(em, connectionId, config.approvedGroupIds, expand.parent) : [];
-    return { enabled: true, dataset, groups: rows.map(groupOf).filter((g): g is GroupV1 => g !== undefined) };
+    if (!config?.optIns.groupInventory) return { meta: { enabled: false, dataset }, body: '[]' };
+    const body = config.approvedGroupIds.length > 0 ? await this.repository.inventory(em, connectionId, config.approvedGroupIds, expand.parent) : '[]';
+    return { meta: { enabled: true, dataset }, body };
   }
 
   async get(em: Em, request: GetGroupRequestV1): Promise<GetGroupReplyV1> {
     const { connectionId, groupId, expand } = request;
-    const [rows, dataset] = await Promise.all([this.repository.byIds(em, connectionId, [groupId], expand.parent), this.datasets.status(em, connectionId, 'groups')]);
-    const group = rows[0] ? groupOf(rows[0]) : undefined;
-    if (!group) throw new RpcError('not_found', 'no such group on this connection');
-    return { dataset: resultStatus(dataset), group };
+    const [body, dataset] = await Promise.all([this.repository.byId(em, connectionId, groupId, expand.parent), this.datasets.status(em, connectionId, 'groups')]);
+    if (body === undefined) throw new RpcError('not_found', 'no such group on this connection');
+    return { meta: { dataset: resultStatus(dataset) }, body };
   }
 }

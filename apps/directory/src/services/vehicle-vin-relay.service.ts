@@ -20,7 +20,7 @@ export class VehicleVinRelay extends PollingOutboxRelay<UnpublishedVinRow> {
   private readonly repository = new VehicleVinRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime, { label: 'vehicle vin relay', batchSize: 200, idlePollMs: 1_000, firstDelayMs: 1_000 });
+    super(runtime, { label: 'vehicle vin relay', batchSize: 200, idlePollMs: 1_000, firstDelayMs: 1_000, outbox: 'vehicle_vin' });
   }
 
   protected claim(em: Em, limit: number): Promise<UnpublishedVinRow[]> {
@@ -30,6 +30,10 @@ export class VehicleVinRelay extends PollingOutboxRelay<UnpublishedVinRow> {
   protected publish(row: UnpublishedVinRow): Promise<unknown> {
     const event = { connectionId: row.connection_id, vehicleId: row.vehicle_id, vin: row.vin, sequence: row.sequence, changedAt: row.changed_at };
     return this.runtime.bus.publish(EVENTS.vehicleVin, subjectFor(EVENTS.vehicleVin.subject, row.connection_id), event, { msgId: `vin:${row.vehicle_id}:${row.sequence}` });
+  }
+
+  protected countPending(em: Em): Promise<number> {
+    return this.repository.countUnpublished(em);
   }
 
   protected markPublished(em: Em, rows: UnpublishedVinRow[]): Promise<void> {

@@ -21,7 +21,7 @@ export class VehicleVisibilityRelay extends PollingOutboxRelay<UnpublishedVisibi
   private readonly repository = new VehicleVisibilityRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime, { label: 'vehicle visibility relay', batchSize: 100, idlePollMs: 1_000, firstDelayMs: 1_000 });
+    super(runtime, { label: 'vehicle visibility relay', batchSize: 100, idlePollMs: 1_000, firstDelayMs: 1_000, outbox: 'vehicle_visibility' });
   }
 
   protected claim(em: Em, limit: number): Promise<UnpublishedVisibilityRow[]> {
@@ -31,6 +31,10 @@ export class VehicleVisibilityRelay extends PollingOutboxRelay<UnpublishedVisibi
   protected publish(row: UnpublishedVisibilityRow): Promise<unknown> {
     const event = { connectionId: row.connection_id, sequence: row.sequence, configRevision: row.config_revision, computedAt: row.computed_at, hidden: row.hidden, ...(row.shown ? { shown: row.shown } : {}) };
     return this.runtime.bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, row.connection_id), event, { msgId: vehicleVisibilityMsgId(event) });
+  }
+
+  protected countPending(em: Em): Promise<number> {
+    return this.repository.countUnpublished(em);
   }
 
   protected markPublished(em: Em, rows: UnpublishedVisibilityRow[]): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * Computes a connection's hidden-vehicle set with the one visibility rule (libs/domain
- * vehicleVisibility, via vehicles-read.service.ts `visibilityOf`) and records it for publication
+ * Computes a connection's hidden-vehicle set with the one visibility rule (vehicle-sql.ts
+ * `visibilitySql`, the reads' rule too) and records it for publication
  * when it changed — inside the caller's transaction (an ingest batch's or a config event's), under
  * the connection's advisory lock, so the set and the data it was computed from commit together and
  * the relay publishes only committed sets.
@@ -15,7 +15,6 @@ import { hasVisibilityRules, type VisibilityRules } from '@switchyard/domain';
 import type { Em, Orm } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { VehicleVisibilityRepository, type ComputedSet } from '../db/repositories/vehicle-visibility.repository.js';
-import { visibilityOf } from './vehicles-read.service.js';
 
 type Rules = VisibilityRules & { readonly revision: number };
 
@@ -44,8 +43,8 @@ export class VehicleVisibilityService {
     // Under a status filter the shown vehicles are listed too: one the directory never stored has no status and must stay hidden everywhere (decision 0029).
     const set: ComputedSet = { hidden: [], shown: rules.includeStatuses.length > 0 ? [] : null };
     if (hasVisibilityRules(rules)) {
-      for (const v of await this.repository.vehicles(em, connectionId)) {
-        const visibility = visibilityOf(v, rules);
+      for (const v of await this.repository.vehicles(em, connectionId, rules)) {
+        const { visibility } = v;
         if (visibility !== 'visible') set.hidden.push({ vehicleId: v.id, sourceId: v.source_id, visibility });
         else set.shown?.push(v.id);
       }

@@ -20,7 +20,7 @@ export class FaultOutboxRelay extends PollingOutboxRelay<UnpublishedTransitionRo
   private readonly repository = new FaultRepository();
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime) {
-    super(runtime, { label: 'fault outbox relay', batchSize: 200, idlePollMs: 1_000, firstDelayMs: 1_000 });
+    super(runtime, { label: 'fault outbox relay', batchSize: 200, idlePollMs: 1_000, firstDelayMs: 1_000, outbox: 'fault_transition' });
   }
 
   protected async claim(em: Em, limit: number): Promise<UnpublishedTransitionRow[]> {
@@ -31,6 +31,10 @@ export class FaultOutboxRelay extends PollingOutboxRelay<UnpublishedTransitionRo
   protected publish(row: UnpublishedTransitionRow): Promise<unknown> {
     const payload = row.payload as FaultTransitionV1;
     return this.runtime.bus.publish(EVENTS.faultTransition, subjectFor(EVENTS.faultTransition.subject, row.connection_id, row.kind), payload, { msgId: row.id, headers: faultTransitionCloudEventHeaders(payload) });
+  }
+
+  protected countPending(em: Em): Promise<number> {
+    return this.repository.countUnpublished(em);
   }
 
   protected markPublished(em: Em, rows: UnpublishedTransitionRow[]): Promise<void> {

@@ -54,6 +54,26 @@ export class ApplicationGuard implements CanActivate {
   }
 }
 
+@Injectable()
+export class ApplicationOwnerGuard implements CanActivate {
+  constructor(private readonly auth: AuthService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    req.principal = await this.auth.applicationOwner(authorizationOf(req));
+    return true;
+  }
+}
+
+/** Routes of the application itself (webhook endpoints, an addition beyond the contract): the application secret alone. */
+export function ApplicationOwnerAuth() {
+  return applyDecorators(
+    UseGuards(ApplicationOwnerGuard),
+    ApiBearerAuth('applicationSecret'),
+    ApiResponse({ status: 401, description: 'Missing, malformed, unknown or revoked application secret, or a `pt_` consumer key (`unauthorized`).', type: ErrorBodyDto }),
+  );
+}
+
 /** Connection-scoped read or management with a `pt_` consumer key (spec 4.2-4.4). */
 export function ConsumerAuth(permission: ConsumerPermission = 'read') {
   return applyDecorators(

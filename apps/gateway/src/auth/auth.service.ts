@@ -24,7 +24,7 @@ import { ApiError } from '../http/api-error.js';
 import { bearerToken, credentialMatches, parseCredential } from '../services/credential-format.js';
 import { PrincipalCache, type CachedLookup } from './principal-cache.js';
 import { RequestRateLimiter, type RateSubjectKind } from './request-rate-limiter.js';
-import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ApplicationPrincipal, type ConsumerPermission, type ConsumerPrincipal, type SyncOperation } from './principal.js';
+import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ApplicationOwnerPrincipal, type ApplicationPrincipal, type ConsumerPermission, type ConsumerPrincipal, type SyncOperation } from './principal.js';
 
 /** The one rule of "local access disabled": a grant on a disconnected connection authorizes nothing. */
 function accessDisabled(connection: ConnectionAccess): boolean {
@@ -47,9 +47,10 @@ export class AuthService {
   private async verified<T extends { secretHash: Buffer; revoked: boolean }>(lookup: CachedLookup, token: string, scope: string, load: () => Promise<T | undefined>): Promise<T> {
     const cached = this.cache.get<T>(lookup, token, scope);
     if (cached) return cached;
+    const since = this.cache.mark();
     const row = await load();
     if (!row || !credentialMatches(token, row.secretHash) || row.revoked) throw new ApiError('unauthorized');
-    this.cache.set(lookup, token, scope, row);
+    this.cache.set(lookup, token, scope, row, since);
     return row;
   }
 
@@ -89,13 +90,25 @@ export class AuthService {
     return { consumerKeyId: row.id };
   }
 
-  async application(authorization: unknown, connectionTokenHeader: unknown, operation: SyncOperation, needsHistory = false): Promise<ApplicationPrincipal> {
+  /** The application of a presented secret (`sk_sandbox_…` of a sandbox one, `sk_prod_…` of a production one), rate-limited; else 401. */
+  private async applicationOf(authorization: unknown) {
     const secret = parseCredential(bearerToken(authorization));
     if (!secret || (secret.kind !== 'sandboxSecret' && secret.kind !== 'prodSecret')) throw new ApiError('unauthorized');
     const app = await this.verified('application', secret.token, '', () => this.repo.application(secret.lookupId));
     const expectedEnv = secret.kind === 'sandboxSecret' ? 'sandbox' : 'production';
     if (app.environment !== expectedEnv) throw new ApiError('unauthorized');
     this.limitRate('app', app.id);
+    return app;
+  }
+
+  /** Routes of the application itself (webhook endpoints): the secret alone, no Connection-Token. */
+  async applicationOwner(authorization: unknown): Promise<ApplicationOwnerPrincipal> {
+    const app = await this.applicationOf(authorization);
+    return { kind: 'application-owner', applicationId: app.id, environment: app.environment, credentialVersion: app.credentialVersion };
+  }
+
+  async application(authorization: unknown, connectionTokenHeader: unknown, operation: SyncOperation, needsHistory = false): Promise<ApplicationPrincipal> {
+    const app = await this.applicationOf(authorization);
 
     const tokenValue = typeof connectionTokenHeader === 'string' ? connectionTokenHeader.trim() : undefined;
     const token = parseCredential(tokenValue);

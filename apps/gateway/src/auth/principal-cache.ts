@@ -10,6 +10,11 @@
  * cached only after it matched its stored hash in constant time (credentialMatches), and a hit is
  * the same token again (equal SHA-256). Unknown, mismatched and revoked tokens are never cached, so
  * guessing cannot fill the cache; at most MAX_ENTRIES are held, the oldest evicted first.
+ * Lookups in flight: a lookup takes a `LookupMark` before it reads the database. Its rows are held
+ * only if no clear() came since the mark (a change committed while the lookup ran may not be in
+ * what it read), and for the TTL counted from the mark, not from the set — so every entry served
+ * was read at most `ttlMs` ago, and a change committed at time C is seen by every request from
+ * C + ttlMs on, notification or not (the operator CLI waits that long before it returns).
  */
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
@@ -26,10 +31,18 @@ export type CachedLookup = 'consumerKey' | 'application' | 'connectionToken';
 
 const nowMs = () => performance.now();
 
+/** When a lookup began, and which generation of the cache it read under (see the header). */
+export interface LookupMark {
+  readonly at: number;
+  readonly generation: number;
+}
+
 @Injectable()
 export class PrincipalCache {
   private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
   private readonly ttlMs: number;
+  /** Moves at every clear(): a lookup begun under an older generation is not stored. */
+  private generation = 0;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
     this.ttlMs = settings.principalCacheTtlMs ?? PRINCIPAL_CACHE_TTL_MS;
@@ -47,15 +60,24 @@ export class PrincipalCache {
     return entry.value as T;
   }
 
-  /** Holds `value` for a token that has just been verified against its stored hash. */
-  set(lookup: CachedLookup, token: string, scope: string, value: unknown): void {
-    if (this.ttlMs <= 0) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(keyOf(lookup, token, scope), { value, expiresAt: nowMs() + this.ttlMs });
+  /** Taken before a lookup reads the database; passed to set() with what it read. */
+  mark(): LookupMark {
+    return { at: nowMs(), generation: this.generation };
   }
 
-  /** Forgets every entry: a credential, grant or connection changed somewhere. */
+  /**
+   * Holds `value` for a token that has just been verified against its stored hash, read by the
+   * lookup that took `since`: not at all when the cache was cleared since, else until `since.at + ttl`.
+   */
+  set(lookup: CachedLookup, token: string, scope: string, value: unknown, since: LookupMark): void {
+    if (this.ttlMs <= 0 || since.generation !== this.generation) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(keyOf(lookup, token, scope), { value, expiresAt: since.at + this.ttlMs });
+  }
+
+  /** Forgets every entry, and what lookups in flight will bring: a credential, grant or connection changed somewhere. */
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 }

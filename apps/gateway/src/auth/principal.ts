@@ -34,7 +34,18 @@ export interface ApplicationPrincipal {
   tokenVersion: number;
 }
 
-export type Principal = ConsumerPrincipal | ApplicationPrincipal;
+/**
+ * An application authenticated by its secret alone (`sk_…`, no Connection-Token): the webhook
+ * endpoint routes, which belong to the application, not to one of its connections (decision 0042).
+ */
+export interface ApplicationOwnerPrincipal {
+  kind: 'application-owner';
+  applicationId: string;
+  environment: 'sandbox' | 'production';
+  credentialVersion: number;
+}
+
+export type Principal = ConsumerPrincipal | ApplicationPrincipal | ApplicationOwnerPrincipal;
 
 export interface AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;

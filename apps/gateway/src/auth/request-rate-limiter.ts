@@ -74,6 +74,7 @@ export class RequestRateLimiter implements OnApplicationBootstrap, BeforeApplica
       local.pending += 1;
       return { allowed: true, retryAfterSeconds: 0 };
     }
+    this.runtime.metrics.child('rateLimited', 'request_rate').inc();
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - local.tokens) / bucket.ratePerSecond)) };
   }
 

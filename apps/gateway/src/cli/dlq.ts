@@ -1,9 +1,11 @@
 /**
  * Dead-letter operator CLI: `npm run dlq -- <command> [options]` (issue 14; docs/reliability.md).
- * Lists, inspects and replays the dead letters of the DLQ stream (DeadLetterStore in
- * libs/messaging). Prints JSON lines; never a payload in `list` (only in `inspect`, which the
- * operator asks for). Replay is idempotent: a replayed dead letter is removed from the DLQ, so a
- * second replay answers `not_found` and publishes nothing. Reads NATS_URL, NATS_NAMESPACE and the
+ * Lists, inspects, replays and discards the dead letters of the DLQ stream (libs/messaging's
+ * DeadLetters engine, on a connection of its own: DeadLetterStore — the operator console runs the
+ * same engine on the gateway's bus). Prints JSON lines; never a payload in `list` (only in
+ * `inspect`, which the operator asks for). Replay is idempotent: a replayed dead letter is removed
+ * from the DLQ, so a second replay answers `not_found` and publishes nothing; discard removes one
+ * without publishing it. Reads NATS_URL, NATS_NAMESPACE and the
  * NATS_* credentials like every app; without NATS_URL, the NATS and namespace `npm start` recorded in
  * `<SWITCHYARD_DATA_DIR>/local-stack.json` (and a clear refusal when that is the in-process bus). Exit code 0 on success, 1 on any error (reason on stderr).
  */
@@ -18,6 +20,8 @@ const USAGE = `usage: npm run dlq -- <command> [options]
   inspect --seq <n>                 one dead letter with its payload
   replay --seq <n>                  publish it again to its original subject, then remove it from the DLQ
   replay --all [list filters]       the same for every dead letter the filters select
+  discard --seq <n>                 remove it from the DLQ without publishing it
+  discard --all [list filters]      the same for every dead letter the filters select
   (subjects take NATS wildcards: ingest.directory.*, events.>; times are RFC 3339)`;
 
 const OPTIONS = {
@@ -49,7 +53,7 @@ function positive(name: string, value: string | undefined): number | undefined {
 export async function runDlqCli(argv: readonly string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { positionals, values } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   const command = positionals[0];
-  if (!command || !['list', 'inspect', 'replay'].includes(command) || positionals.length > 1) throw new Error(USAGE);
+  if (!command || !['list', 'inspect', 'replay', 'discard'].includes(command) || positionals.length > 1) throw new Error(USAGE);
   const filter: DeadLetterFilter = {
     ...(values.subject ? { subject: values.subject } : {}),
     ...(values.reason ? { reason: values.reason } : {}),
@@ -60,7 +64,7 @@ export async function runDlqCli(argv: readonly string[], out: (line: string) => 
   };
   const seq = positive('seq', values.seq);
   if (command === 'inspect' && seq === undefined) throw new Error('inspect needs --seq');
-  if (command === 'replay' && (seq === undefined) === !values.all) throw new Error('replay needs exactly one of --seq <n> or --all [filters]');
+  if ((command === 'replay' || command === 'discard') && (seq === undefined) === !values.all) throw new Error(`${command} needs exactly one of --seq <n> or --all [filters]`);
 
   // Beside `npm start`, its NATS and namespace (local-stack.json) unless NATS_URL says otherwise.
   const local = withLocalStack(env);
@@ -78,9 +82,9 @@ export async function runDlqCli(argv: readonly string[], out: (line: string) => 
       const letter = await store.get(seq);
       if (!letter) throw new Error(`no dead letter ${seq} (replayed, expired or never written)`);
       out(JSON.stringify(letter));
-    } else if (command === 'replay') {
+    } else if (command === 'replay' || command === 'discard') {
       const targets = seq !== undefined ? [seq] : (await store.list(filter)).map((l) => l.seq);
-      for (const target of targets) out(JSON.stringify(await store.replay(target)));
+      for (const target of targets) out(JSON.stringify(command === 'replay' ? await store.replay(target) : await store.discard(target)));
     }
   } finally {
     await store.close();

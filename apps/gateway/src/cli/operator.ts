@@ -8,34 +8,46 @@
  * Invariant: every argument is checked before the database is opened, and each command is one
  * admin call (configuration changes one transaction), so a bad value is a clear error and never a
  * partial write. Exit code 0 on success, 1 on any error, with the reason on stderr.
+ * A command that changed a credential, grant or connection (a `committingChange`) returns only once
+ * the change holds in every gateway process: their principal caches are cleared by the change's
+ * notification within milliseconds, and hold nothing read before it longer than
+ * PRINCIPAL_CACHE_TTL_MS (decision 0031) — so the CLI waits that bound after the commit, and a key
+ * it revoked is refused by the next request, wherever it lands.
  */
 import { parseArgs } from 'node:util';
 import { CONNECTION_STATUSES, ENVIRONMENTS, isUuid, PROVIDERS, RECORD_STATUSES, SELECTED_SIGNALS, type Environment, type Provider } from '@switchyard/domain';
 import { createOrm, migrateUp, resolveDatabaseUrl } from '@switchyard/persistence';
 import { embeddedDatabaseDown, withLocalStack } from '@switchyard/service-kit';
+import { PRINCIPAL_CACHE_TTL_MS } from '../auth/principal-cache.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { gatewayEntities } from '../db/entities/index.js';
 import { gatewayMigrations } from '../db/migrations/index.js';
 import { ConnectionsAdmin, type ConnectionConfigPatch } from '../services/connections-admin.service.js';
+import { onChangesCommittedThrough } from '../services/credential-change-hooks.js';
 import { AdminError, CredentialsAdmin } from '../services/credentials-admin.service.js';
 import { loadKeyMaterial } from '../services/key-material.js';
 import { SecretBox } from '../services/secret-box.js';
+import { gatewayEnvSchema } from '../config.js';
+import { WebhookEndpointsService } from '../services/webhook-endpoints.service.js';
+import { WEBHOOK_OPTIONS, WEBHOOK_USAGE, webhookPlan } from './webhook-commands.js';
 
 const USAGE = `usage: npm run operator -- <command> [options]
   app:create --name <n> --env sandbox|production        issue an application secret (sk_…)
   key:create --name <n>                                 issue a consumer key (pt_…)
+  operator:create --name <n>                            issue an operator credential (op_…): signs in to the console (/console) only
   token:issue --app <id> --connection <id>              issue a Connection-Token (ct_…)
   grant:consumer --key <id> --connection <id> --permissions read,manage,history   (--permissions '' revokes)
   grant:app --app <id> --connection <id> --operations sync.create,sync.read,sync.retry,sync.cancel [--history]   (--operations '' revokes)
-  revoke application|consumer-key|connection-token <id or display prefix>
+  revoke application|consumer-key|connection-token|operator <id or display prefix>
   connection:create --customer <id> --provider samsara|motive|geotab --env sandbox|production [--credentials '<json>']
   connection:configure --connection <id> [--status active|paused|disconnected] [--unified-collection true|false]
       [--purposes vehicles,groupMemberships,trips] [--approved-vehicles a,b] [--include a,b] [--exclude a,b]
       [--include-statuses active,inactive] [--opt-ins groupInventory,vehicleMetadata,extendedTelemetry]
-      [--approved-groups a,b] [--signals odometer,faults,engineHours,location]
+      [--approved-groups a,b] [--signals odometer,faults,engineHours,location] [--reason <why the status changes>]
   connection:show --connection <id>
-  connection:pause --connection <id>                    stop collection (needed before a connect session; docs/decisions/0022)
-  connection:resume --connection <id>                   collect again (refused while an enrollment waits for connection:activate)
+  connection:pause --connection <id> [--reason <text>]  stop collection (needed before a connect session; docs/decisions/0022);
+      the reason is shown beside the paused connection in the console
+  connection:resume --connection <id> [--reason <text>] collect again (refused while an enrollment waits for connection:activate)
   connection:activate --connection <id> --signals odometer,faults,engineHours,location
       install the reviewed signal-limited activation policy after a completed connect session (a subset
       of the signals the customer approved) and start collecting
@@ -43,7 +55,8 @@ const USAGE = `usage: npm run operator -- <command> [options]
       approve the Geotab database and server a connect session may enroll (the gateway calls only its
       configured GEOTAB_BASE_URL or an https://….geotab.com server)
   list                                                  credentials and grants, display prefixes only
-  grants:republish                                      re-announce every application's grants to the orchestrator`;
+  grants:republish                                      re-announce every application's grants to the orchestrator
+${WEBHOOK_USAGE}`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -69,6 +82,8 @@ const OPTIONS = {
   signals: { type: 'string' },
   database: { type: 'string' },
   server: { type: 'string' },
+  reason: { type: 'string' },
+  ...WEBHOOK_OPTIONS,
 } as const;
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -76,6 +91,7 @@ type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
 interface Admins {
   creds: CredentialsAdmin;
   connections(): ConnectionsAdmin;
+  webhooks(): WebhookEndpointsService;
 }
 /** A command whose arguments have been checked, waiting for the database. */
 type Plan = (admins: Admins) => Promise<unknown>;
@@ -137,6 +153,14 @@ function providerCredentials(text: string | undefined): Record<string, string> |
   return parsed as Record<string, string>;
 }
 
+/** At most 500 characters of one line: it is shown to operators as it was typed. */
+function statusReason(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (trimmed.length === 0 || trimmed.length > 500 || /\p{Cc}/u.test(trimmed)) fail('--reason must be 1 to 500 characters on one line');
+  return trimmed;
+}
+
 function patchFrom(a: ReturnType<typeof checked>): ConnectionConfigPatch {
   const s = a.str;
   const patch: { -readonly [K in keyof ConnectionConfigPatch]: ConnectionConfigPatch[K] } = {};
@@ -172,6 +196,10 @@ function plan(command: string, rest: string[], values: Values): Plan {
       const name = a.need('name');
       return ({ creds }) => creds.createConsumerKey(name);
     }
+    case 'operator:create': {
+      const name = a.need('name');
+      return ({ creds }) => creds.createOperator(name);
+    }
     case 'token:issue': {
       const [app, connection] = [a.id('app'), a.id('connection')];
       return ({ creds }) => creds.issueConnectionToken(app, connection);
@@ -189,7 +217,7 @@ function plan(command: string, rest: string[], values: Values): Plan {
     }
     case 'revoke': {
       const [kind, id, extra] = rest;
-      if ((kind !== 'application' && kind !== 'consumer-key' && kind !== 'connection-token') || !id || extra !== undefined) fail(USAGE);
+      if ((kind !== 'application' && kind !== 'consumer-key' && kind !== 'connection-token' && kind !== 'operator') || !id || extra !== undefined) fail(USAGE);
       return async ({ creds }) => ({ ok: true, ...(await creds.revoke(kind, id)) });
     }
     case 'connection:create': {
@@ -201,13 +229,15 @@ function plan(command: string, rest: string[], values: Values): Plan {
     case 'connection:configure': {
       const connection = a.id('connection');
       const patch = patchFrom(a);
-      return ({ connections }) => connections().configure(connection, patch);
+      const reason = statusReason(a.str('reason'));
+      return ({ connections }) => connections().configure(connection, patch, reason);
     }
     case 'connection:pause':
     case 'connection:resume': {
       const connection = a.id('connection');
       const status = command === 'connection:pause' ? 'paused' : 'active';
-      return ({ connections }) => connections().configure(connection, { status });
+      const reason = statusReason(a.str('reason'));
+      return ({ connections }) => connections().configure(connection, { status }, reason);
     }
     case 'connection:activate': {
       const connection = a.id('connection');
@@ -227,8 +257,11 @@ function plan(command: string, rest: string[], values: Values): Plan {
       return ({ creds }) => creds.list();
     case 'grants:republish':
       return async ({ creds }) => ({ applications: await creds.republishApplicationSnapshots() });
-    default:
+    default: {
+      const webhook = webhookPlan(command, values);
+      if (webhook) return ({ webhooks }) => webhook(webhooks);
       return fail(`unknown command ${command}\n${USAGE}`);
+    }
   }
 }
 
@@ -249,14 +282,24 @@ export async function runOperator(argv: string[], env: NodeJS.ProcessEnv = proce
   const down = await embeddedDatabaseDown(local);
   if (down) fail(down);
   const orm = await createOrm({ clientUrl: resolveDatabaseUrl(local.env), schema: env.DB_SCHEMA || 'gateway', entities: gatewayEntities, migrations: gatewayMigrations, logger: () => undefined });
+  // The newest commit of a change that can withdraw access, if any (see the header).
+  let changedAt: number | undefined;
+  const unhook = onChangesCommittedThrough(orm, () => (changedAt = performance.now()));
   try {
     await migrateUp(orm, { log: () => undefined });
     let secrets: SecretBox | undefined;
-    return await run({
+    const box = () => (secrets ??= new SecretBox(loadKeyMaterial(env).masterKey));
+    const result = await run({
       creds: new CredentialsAdmin(orm),
-      connections: () => new ConnectionsAdmin(orm, (secrets ??= new SecretBox(loadKeyMaterial(env).masterKey))),
+      connections: () => new ConnectionsAdmin(orm, box()),
+      // The URL rule is the deployment's (SWITCHYARD_ENV, default production), as for the API.
+      webhooks: () => new WebhookEndpointsService(orm, box(), { environment: env.SWITCHYARD_ENV === 'sandbox' ? 'sandbox' : 'production', secretOverlapMs: gatewayEnvSchema.shape.WEBHOOK_SECRET_OVERLAP_MS.parse(env.WEBHOOK_SECRET_OVERLAP_MS) }),
     });
+    const committedAt = changedAt;
+    if (committedAt !== undefined) await new Promise((resolve) => setTimeout(resolve, Math.max(0, committedAt + PRINCIPAL_CACHE_TTL_MS - performance.now())));
+    return result;
   } finally {
+    unhook();
     await orm.close(true);
   }
 }

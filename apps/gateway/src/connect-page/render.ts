@@ -52,14 +52,19 @@ dt{font-weight:600}
 @media (max-width:30rem){main{padding:.5rem}.card{padding:.75rem}.actions button{width:100%}}
 `;
 
-function layout(title: string, body: string): string {
+/** The opening of every server-rendered page (the connect page's and the operator console's): language, charset, viewport, no referrer, the title. */
+export function documentHead(title: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${esc(title)} · Switchyard</title>
+<title>${esc(title)}</title>`;
+}
+
+function layout(title: string, body: string): string {
+  return `${documentHead(`${title} · Switchyard`)}
 <style>${CSS}</style>
 </head>
 <body>

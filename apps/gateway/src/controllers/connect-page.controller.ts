@@ -5,8 +5,8 @@
  * error shape: every answer here is a page a person reads.
  * Every answer is `no-store`, `no-referrer` (the link's token is in the URL) and under a Content
  * Security Policy that allows nothing but this page's own inline style and form posts to itself.
- * The form body is `application/x-www-form-urlencoded`, accepted on this path only
- * (ConnectPageForms); everywhere else forms stay 415 (spec 4: JSON only).
+ * The form body is `application/x-www-form-urlencoded`, accepted on this path and the operator
+ * console's only (ConnectPageForms); everywhere else forms stay 415 (spec 4: JSON only).
  */
 import { Controller, Get, Injectable, Param, Post, Req, Res, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -25,6 +25,9 @@ const pageHeaders = (formTargets: readonly string[]) => ({
   'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTargets.map((o) => ` ${o}`).join('')}; frame-ancestors 'none'; base-uri 'none'`,
 });
 
+/** The pages that take forms: the connect page and the operator console (console/console.controller.ts). */
+const FORM_PATHS = ['/connect/', '/console/'] as const;
+
 /** Longest form body the page accepts (its fields are short). */
 const FORM_LIMIT_BYTES = 16_384;
 
@@ -37,7 +40,7 @@ export class ConnectPageForms implements OnModuleInit {
     const fastify = this.host.httpAdapter.getInstance<FastifyInstance>();
     if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) return;
     fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (req, body, done) => {
-      if (!req.url.startsWith('/connect/')) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type']), undefined);
+      if (!FORM_PATHS.some((p) => req.url.startsWith(p))) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type']), undefined);
       done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
     });
   }

@@ -5,12 +5,14 @@
  * (read-cursor.ts: bound to key, connection, grant version; the drivers route has no filters), the
  * directory answers from its last complete driver directory (decision 0014) over `directory.read.drivers.*` (no
  * provider contact), and the controller signs the next position and the walk's horizon into `next`.
+ * The Drivers arrive as JSON text rendered by the directory's PostgreSQL (framed replies) and are
+ * forwarded as bytes.
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DRIVER_DIRECTORY_STATUSES, DRIVER_RESULT_STATUSES, driverIdSchema, PAGE_RANGES } from '@switchyard/contracts';
 import { DRIVER_DIRECTORY_REASON_CODES, ID_PATTERNS } from '@switchyard/domain';
-import { driverDirectoryV1, driverResultV1, RPCS, type DatasetStatusV1, type DriverDirectoryV1, type DriverResultV1 } from '@switchyard/messaging';
+import { driverDirectoryV1, driverResultV1, RPCS, type DatasetStatusV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
 import type { ConsumerPrincipal } from '../auth/principal.js';
@@ -18,6 +20,7 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { DRIVER_EXPANDABLE, DriverExpandQueryDto, ListDriversQueryDto } from '../dto/driver.dto.js';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { EntityId } from '../http/entity-ids.js';
+import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -59,9 +62,10 @@ export class DriversController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.drivers.min}-${PAGE_RANGES.drivers.max}, an unknown expand (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListDriversQueryDto): Promise<DriverDirectoryV1> {
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListDriversQueryDto): Promise<JsonBody> {
     const { reply, link } = await this.pager.page(principal, query, NO_FILTERS, (frame) => this.contexts.request(RPCS.directory.drivers.list, { connectionId: principal.connectionId, ...frame }));
-    return { ...frameOf(reply.dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, reply.dataset.status), results: reply.drivers, ...link };
+    const { dataset } = reply.meta;
+    return jsonObject(driverDirectoryV1, { ...frameOf(dataset), status: narrowed(DRIVER_DIRECTORY_STATUSES, dataset.status), results: raw(reply.body), ...link });
   }
 
   @Get(':driverId')
@@ -78,9 +82,9 @@ export class DriversController {
   @ApiParam({ name: 'driverId', description: 'Driver id (`drv_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.driver } })
   @ApiZodResponse(200, driverResultV1)
   @ApiResponse({ status: 400, description: 'The driverId is not a drv_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Principal() principal: ConsumerPrincipal, @EntityId('driver', 'driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<DriverResultV1> {
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('driver', 'driverId') driverId: string, @Query() query: DriverExpandQueryDto): Promise<JsonBody> {
     const expand = parseExpand(query.expand, DRIVER_EXPANDABLE);
-    const { dataset, driver } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId, expand });
-    return { ...frameOf(dataset), status: narrowed(DRIVER_RESULT_STATUSES, dataset.status), driver };
+    const { meta, body } = await this.contexts.request(RPCS.directory.drivers.get, { connectionId: principal.connectionId, driverId, expand });
+    return jsonObject(driverResultV1, { ...frameOf(meta.dataset), status: narrowed(DRIVER_RESULT_STATUSES, meta.dataset.status), driver: raw(body) });
   }
 }

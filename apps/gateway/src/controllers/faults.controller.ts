@@ -2,7 +2,8 @@
  * GET /v1/connections/{id}/faults and …/fault-events (spec 2.9, 4.4, 6; consumer key with a read
  * grant on the connection, else 404), served by fault-feed over `faults.read.*` (RPCS.faults):
  * - Faults: the open occurrences of visible vehicles in the order they opened, `nextCursor` a
- *   stored-read cursor (read-cursor.ts) over the open sequence;
+ *   stored-read cursor over the open sequence, through the one pager of the stored lists
+ *   (stored-read-pager.ts; its `{s}` cursor: no snapshot);
  * - FaultEvents: opened/cleared transitions after the cursor's sequence, `nextCursor` always
  *   present and durable (fault-cursor.ts), `hasMore` when more were available. A cursor before the
  *   retention horizon is 400 `cursor_beyond_retention`; malformed, tampered or another
@@ -10,9 +11,8 @@
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE, parseLimit, type LimitRange } from '@switchyard/contracts';
-import { faultEventsPageV1, faultSequencePositionV1, faultsPageV1, RPCS } from '@switchyard/messaging';
-import { z } from 'zod';
+import { FAULT_EVENT_RETENTION_DAYS, FAULT_EVENTS_PAGE, FAULTS_PAGE } from '@switchyard/contracts';
+import { faultEventsPageV1, faultSequencePositionV1, faultsPageV1, nextCursorLink, RPCS } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
 import type { ConsumerPrincipal } from '../auth/principal.js';
@@ -24,26 +24,21 @@ import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { FaultEventCursorCodec } from '../services/fault-cursor.js';
-import { ReadCursorCodec } from '../services/read-cursor.js';
-
-const limitOf = (raw: string | undefined, range: LimitRange): number => {
-  const limit = parseLimit(raw, range);
-  if (!limit.ok) throw new ApiError('invalid_query');
-  return limit.value;
-};
+import { limitOf } from '../services/read-query.js';
+import { StoredReadPager } from '../services/stored-read-pager.js';
 
 @ApiTags('faults')
 @Controller('v1/connections/:id')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class FaultsController {
-  private readonly openCursors: ReadCursorCodec<{ s: string }>;
+  private readonly openPages: StoredReadPager<string>;
   private readonly eventCursors: FaultEventCursorCodec;
 
   constructor(
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.openCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/faults', z.object({ s: faultSequencePositionV1 }).strict());
+    this.openPages = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/faults', position: faultSequencePositionV1, range: FAULTS_PAGE, cursor: { horizon: false, key: 's' } });
     this.eventCursors = new FaultEventCursorCodec(settings.cursorSecret);
   }
 
@@ -65,12 +60,11 @@ export class FaultsController {
     type: ErrorBodyDto,
   })
   async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListFaultsQueryDto): Promise<JsonBody> {
-    const limit = limitOf(query.limit, FAULTS_PAGE);
-    const position = query.cursor === undefined ? undefined : this.openCursors.decode(principal, {}, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const { meta, body } = await this.contexts.request(RPCS.faults.open, { connectionId: principal.connectionId, limit, ...(position ? { after: position.s } : {}) });
-    const next = meta.hasMore && meta.next !== undefined ? this.openCursors.encode(principal, {}, { s: meta.next }) : undefined;
-    return jsonObject(faultsPageV1, { faults: raw(body), nextCursor: next ?? null });
+    // The open faults need no byte budget (fault-feed: at most FAULTS_PAGE.max small items) and keep no snapshot.
+    const { reply, link } = await this.openPages.page(principal, query, {}, ({ limit, after }) =>
+      this.contexts.request(RPCS.faults.open, { connectionId: principal.connectionId, limit, ...(after !== undefined ? { after } : {}) }),
+    );
+    return jsonObject(faultsPageV1, { faults: raw(reply.body), ...nextCursorLink(link.next) });
   }
 
   @Get('fault-events')

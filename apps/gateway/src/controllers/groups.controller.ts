@@ -7,7 +7,8 @@
  *   to the directory, which answers `degraded` + `group_directory_limit_exceeded` beyond them;
  * - `inventory`: GroupInventoryResponse, the approved groups of the `groupInventory` opt-in, one
  *   page (a cursor is refused: none is ever issued for it).
- * The single-group read is a GroupDirectoryResult. Data come from `directory.read.groups.*`.
+ * The single-group read is a GroupDirectoryResult. Data come from `directory.read.groups.*` as framed
+ * replies: the Groups are JSON text rendered by the directory's PostgreSQL, forwarded as bytes.
  */
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
@@ -22,9 +23,6 @@ import {
   groupInventoryResponseV1,
   RPCS,
   type DatasetStatusV1,
-  type GroupDirectoryResponseV1,
-  type GroupDirectoryResultV1,
-  type GroupInventoryResponseV1,
 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
@@ -34,6 +32,7 @@ import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GROUP_EXPANDABLE, GROUP_VIEWS, GroupExpandQueryDto, ListGroupsQueryDto } from '../dto/group.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
 import { EntityId } from '../http/entity-ids.js';
+import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -74,25 +73,26 @@ export class GroupsController {
     description: `Unknown, repeated or malformed parameter, an unknown view or expand, limit outside ${GROUP_PAGE.min}-${GROUP_PAGE.max} (\`invalid_query\`); a cursor that is malformed, tampered, expired, of another view, connection or key, issued before a grant change, or given to the inventory (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListGroupsQueryDto): Promise<GroupDirectoryResponseV1 | GroupInventoryResponseV1> {
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListGroupsQueryDto): Promise<JsonBody> {
     const view = query.view ?? 'directory';
     if (!(GROUP_VIEWS as readonly string[]).includes(view)) throw invalid('invalid_query', 'query', 'view', 'not_allowed');
     if (view === 'inventory') {
       const { expand } = this.pager.parse(query);
       if (query.cursor !== undefined) throw new ApiError('invalid_cursor');
-      const reply = await this.contexts.request(RPCS.directory.groups.inventory, { connectionId: principal.connectionId, expand });
-      return {
-        status: reply.enabled ? reply.dataset.status : 'disabled',
-        results: reply.groups,
-        fetchedAt: reply.dataset.fetchedAt,
-        errorCode: reply.enabled ? reply.dataset.errorCode : null,
+      const { meta, body } = await this.contexts.request(RPCS.directory.groups.inventory, { connectionId: principal.connectionId, expand });
+      return jsonObject(groupInventoryResponseV1, {
+        status: meta.enabled ? meta.dataset.status : 'disabled',
+        results: raw(body),
+        fetchedAt: meta.dataset.fetchedAt,
+        errorCode: meta.enabled ? meta.dataset.errorCode : null,
         retrieval: 'stored',
-      };
+      });
     }
     const { reply, link } = await this.pager.page(principal, query, { view }, (frame) =>
       this.contexts.request(RPCS.directory.groups.directory, { connectionId: principal.connectionId, ...frame, limits: this.settings.groupDirectoryLimits }),
     );
-    return { ...DIRECTORY_CONSTANTS, ...times(reply.dataset), status: reply.dataset.status, results: reply.groups, ...link };
+    const { dataset } = reply.meta;
+    return jsonObject(groupDirectoryResponseV1, { ...DIRECTORY_CONSTANTS, ...times(dataset), status: dataset.status, results: raw(reply.body), ...link });
   }
 
   @Get(':groupId')
@@ -105,9 +105,9 @@ export class GroupsController {
   @ApiParam({ name: 'groupId', description: 'Group id (`group_` + 26 Crockford base32 characters).', schema: { type: 'string', pattern: ID_PATTERNS.group } })
   @ApiZodResponse(200, groupDirectoryResultV1)
   @ApiResponse({ status: 400, description: 'The groupId is not a group_ id (`invalid_path`); an unknown parameter or expand value (`invalid_query`).', type: ErrorBodyDto })
-  async get(@Principal() principal: ConsumerPrincipal, @EntityId('group', 'groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<GroupDirectoryResultV1> {
+  async get(@Principal() principal: ConsumerPrincipal, @EntityId('group', 'groupId') groupId: string, @Query() query: GroupExpandQueryDto): Promise<JsonBody> {
     const expand = parseExpand(query.expand, GROUP_EXPANDABLE);
-    const { dataset, group } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId, expand });
-    return { ...DIRECTORY_CONSTANTS, ...times(dataset), status: narrowed(GROUP_RESULT_STATUSES, dataset.status), data: group };
+    const { meta, body } = await this.contexts.request(RPCS.directory.groups.get, { connectionId: principal.connectionId, groupId, expand });
+    return jsonObject(groupDirectoryResultV1, { ...DIRECTORY_CONSTANTS, ...times(meta.dataset), status: narrowed(GROUP_RESULT_STATUSES, meta.dataset.status), data: raw(body) });
   }
 }

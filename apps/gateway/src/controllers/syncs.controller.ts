@@ -9,7 +9,7 @@
 import { Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { parseLimit, PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
+import { PAGE_RANGES, SYNC_PLAN } from '@switchyard/contracts';
 import { nextPageLink, RPCS, syncPageV1, syncRecordV1, type SyncCallerV1, type SyncPageV1, type SyncRecordV1, type SyncStatusV1 } from '@switchyard/messaging';
 import { ApplicationAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
@@ -25,7 +25,7 @@ import { parseInstant } from '../http/instant.js';
 import { OptionalBody } from '../http/validation.pipe.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
-import { parseExpand } from '../services/read-query.js';
+import { limitOf, parseExpand } from '../services/read-query.js';
 import { SyncCursorCodec } from '../services/sync-cursor.js';
 
 const err = (status: number, description: string) => ApiResponse({ status, description, type: ErrorBodyDto });
@@ -122,14 +122,13 @@ export class SyncsController {
   @err(400, 'Unknown, repeated or out-of-range parameter, e.g. limit outside 1-100 (`invalid_query`); a cursor that is malformed, tampered, expired, from other filters or issued before a credential or grant change (`invalid_cursor`).')
   @err(503, UNAVAILABLE)
   async list(@Principal('application') principal: ApplicationPrincipal, @Query() query: ListSyncsQueryDto): Promise<SyncPageV1> {
-    const limit = parseLimit(query.limit, PAGE_RANGES.syncs);
-    if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', /^[0-9]+$/.test(query.limit ?? '') ? 'out_of_range' : 'malformed');
+    const limit = limitOf(query.limit, PAGE_RANGES.syncs);
     // Accepted (issues are always empty); read like every other expand, repeats counting once.
     parseExpand(query.expand, SYNC_EXPANDABLE);
     const status = query.status as SyncStatusV1 | undefined;
     const position = query.cursor === undefined ? undefined : this.cursors.decode(principal, status, query.cursor);
     if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.sync.list, { caller: callerOf(principal), limit: limit.value, ...(status ? { status } : {}), ...(position ?? {}) });
+    const reply = await this.contexts.request(RPCS.sync.list, { caller: callerOf(principal), limit, ...(status ? { status } : {}), ...(position ?? {}) });
     const last = reply.syncs.at(-1);
     const next = reply.hasMore && last ? this.cursors.encode(principal, status, { horizon: reply.horizon, after: { requestedAt: last.requestedAt, id: last.id } }) : undefined;
     return { syncs: reply.syncs, ...nextPageLink(next) };

@@ -12,8 +12,8 @@
  * - telemetry and locations need the key's `read` grant; history needs its `history` grant (the
  *   stored observation record of a vehicle over time is what that permission guards; a key without
  *   it gets 404 like any connection route, spec 5 rule 4);
- * - locations pages by vehicle id (at most 100 per page), its cursor the read-cursor.ts token of the
- *   other stored lists (StoredReadPager's frame without `expand`, which this route does not have);
+ * - locations pages by vehicle id (at most 100 per page) through the one pager of the stored lists
+ *   (stored-read-pager.ts: its `{h, p}` cursor; the route has no `expand`);
  * - refresh (POST …/refresh, no body, the key's `read` grant): ONE request to the orchestrator's
  *   `sync.collection.refresh` (decision 0019), which answers the whole route: telemetry-ingest's
  *   stored read first (404 exactly as the telemetry route, before any slot is claimed), the asset's
@@ -59,6 +59,7 @@ import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { ReadCursorCodec } from '../services/read-cursor.js';
 import { resultsByteBudget } from '../services/read-query.js';
+import { StoredReadPager } from '../services/stored-read-pager.js';
 
 const HISTORY_ROUTE = 'GET /v1/connections/{id}/vehicles/{vehicleId}/history';
 
@@ -93,7 +94,7 @@ const NOT_FOUND_VEHICLE =
 @Controller('v1/connections/:id')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class TelemetryController {
-  private readonly locationCursors: ReadCursorCodec<{ h: string; p: string }>;
+  private readonly locationPages: StoredReadPager<string>;
   private readonly historyCursors: ReadCursorCodec<HistoryCursor>;
   private readonly maxBytes: number;
 
@@ -101,7 +102,7 @@ export class TelemetryController {
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.locationCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/locations', z.object({ h: readHorizonV1, p: vehicleIdSchema }).strict());
+    this.locationPages = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/locations', position: vehicleIdSchema, range: LOCATIONS_PAGE });
     this.historyCursors = new ReadCursorCodec(settings.cursorSecret, HISTORY_ROUTE, historyCursorV1);
     this.maxBytes = resultsByteBudget(settings.responseByteLimit);
   }
@@ -176,13 +177,8 @@ export class TelemetryController {
     type: ErrorBodyDto,
   })
   async locations(@Principal() principal: ConsumerPrincipal, @Query() query: ListLocationsQueryDto): Promise<JsonBody> {
-    const limit = parseLimit(query.limit, LOCATIONS_PAGE);
-    if (!limit.ok) throw new ApiError('invalid_query');
-    const position = query.cursor === undefined ? undefined : this.locationCursors.decode(principal, {}, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const { meta, body } = await this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...(position ? { horizon: position.h, after: position.p } : {}) });
-    const next = meta.hasMore && meta.next !== undefined ? this.locationCursors.encode(principal, {}, { h: meta.horizon, p: meta.next }) : undefined;
-    return jsonObject(fleetLocationsV1, { locations: raw(body), ...nextCursorLink(next), retrieval: 'stored' });
+    const { reply, link } = await this.locationPages.page(principal, query, {}, (frame) => this.contexts.request(RPCS.telemetry.locations, { connectionId: principal.connectionId, ...frame }));
+    return jsonObject(fleetLocationsV1, { locations: raw(reply.body), ...nextCursorLink(link.next), retrieval: 'stored' });
   }
 
   @Get('vehicles/:vehicleId/history')

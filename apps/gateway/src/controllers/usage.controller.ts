@@ -9,15 +9,16 @@
  *   `not_found`, and the fleet report never lists or counts a hidden one;
  * - the window: `startTime` inclusive, `endTime` exclusive, at most USAGE_WINDOW_MAX_DAYS, echoed
  *   in the wire form; `interval` (hour|day) and `timeZone` (IANA) together ask for `intervals`;
- * - the fleet cursor is the read-cursor.ts token bound to the key, connection and the window,
- *   interval and time zone (any other use is `invalid_cursor`).
+ * - the fleet page goes through the one pager of the stored lists (stored-read-pager.ts; its `{p}`
+ *   cursor, bound to the key, connection and the window, interval and time zone: any other use is
+ *   `invalid_cursor`); the context's page (the read frame's rule, a framed reply) is forwarded as
+ *   bytes.
  */
 import { applyDecorators, Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { FLEET_UTILIZATION_PAGE, parseLimit, USAGE_HOURLY_MAX_DAYS, USAGE_HOURLY_MAX_MS, USAGE_WINDOW_MAX_DAYS, USAGE_WINDOW_MAX_MS, vehicleIdSchema } from '@switchyard/contracts';
+import { FLEET_UTILIZATION_PAGE, USAGE_HOURLY_MAX_DAYS, USAGE_HOURLY_MAX_MS, USAGE_WINDOW_MAX_DAYS, USAGE_WINDOW_MAX_MS, vehicleIdSchema } from '@switchyard/contracts';
 import { BUCKET_SIZES, ID_PATTERNS, isTimeZone, MAX_OBSERVATION_GAP_SECONDS, type BucketSize } from '@switchyard/domain';
-import { counterReportV1, fleetUtilizationV1, nextCursorLink, RPCS, utilizationV1, type CounterReportName, type CounterReportV1, type FleetUtilizationV1, type UtilizationV1 } from '@switchyard/messaging';
-import { z } from 'zod';
+import { counterReportV1, fleetUtilizationV1, nextCursorLink, RPCS, utilizationV1, type CounterReportName, type CounterReportV1, type UtilizationV1 } from '@switchyard/messaging';
 import { ConsumerAuth } from '../auth/auth.guards.js';
 import { Principal } from '../auth/principal.decorator.js';
 import type { ConsumerPrincipal } from '../auth/principal.js';
@@ -27,10 +28,10 @@ import { FleetUtilizationQueryDto, UsageQueryDto } from '../dto/usage.dto.js';
 import { ApiError, invalid } from '../http/api-error.js';
 import { EntityId } from '../http/entity-ids.js';
 import { parseInstant } from '../http/instant.js';
+import { jsonObject, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
-import { ReadCursorCodec } from '../services/read-cursor.js';
-import { resultsByteBudget } from '../services/read-query.js';
+import { StoredReadPager } from '../services/stored-read-pager.js';
 
 interface UsageWindow {
   startTime: string;
@@ -71,8 +72,6 @@ const NOT_FOUND_VEHICLE =
   "A vehicle the connection neither approves nor has stored telemetry of, one of another connection, or one hidden by the connection's include/exclude lists or status filter is 404 `not_found`; an approved vehicle without stored readings answers every counter `missing`.";
 const BAD_WINDOW = `\`invalid_query\`: startTime or endTime missing or not a date-time, an unknown or repeated parameter, interval not hour or day, or timeZone without interval. \`reversed_window\`: startTime not before endTime. \`window_too_long\`: more than ${USAGE_WINDOW_MAX_DAYS} days. \`invalid_time_zone\`: timeZone missing with interval, or not an IANA zone. \`too_many_intervals\`: interval=hour over more than ${USAGE_HOURLY_MAX_DAYS} days.`;
 
-const fleetCursorV1 = z.object({ p: vehicleIdSchema }).strict();
-
 /** The decorators of one CounterReport route. */
 const counterRoute = (operationId: string, summary: string, what: string) =>
   applyDecorators(
@@ -95,16 +94,13 @@ const IDLING = counterRoute('getVehicleIdling', 'Idle time of one vehicle over a
 @Controller('v1/connections/:id')
 @ApiParam({ name: 'id', description: 'Connection id (uuid).', schema: { type: 'string' } })
 export class UsageController {
-  private readonly fleetCursors: ReadCursorCodec<z.output<typeof fleetCursorV1>>;
-  /** A fleet page's byte budget: the response limit and the NATS reply it travels in (read-query.ts). */
-  private readonly maxBytes: number;
+  private readonly fleetPages: StoredReadPager<string>;
 
   constructor(
     private readonly contexts: ContextClient,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
-    this.fleetCursors = new ReadCursorCodec(settings.cursorSecret, 'GET /v1/connections/{id}/utilization', fleetCursorV1);
-    this.maxBytes = resultsByteBudget(settings.responseByteLimit);
+    this.fleetPages = new StoredReadPager(settings, { route: 'GET /v1/connections/{id}/utilization', position: vehicleIdSchema, range: FLEET_UTILIZATION_PAGE, cursor: { horizon: false, key: 'p' } });
   }
 
   private async counter(principal: ConsumerPrincipal, vehicleId: string, query: UsageQueryDto, report: CounterReportName): Promise<CounterReportV1> {
@@ -167,15 +163,10 @@ export class UsageController {
     description: `${BAD_WINDOW} \`invalid_query\` also: limit outside ${FLEET_UTILIZATION_PAGE.min}-${FLEET_UTILIZATION_PAGE.max}. \`invalid_cursor\`: a malformed, tampered or expired cursor, or one issued for another window, interval, time zone, key or connection.`,
     type: ErrorBodyDto,
   })
-  async fleet(@Principal() principal: ConsumerPrincipal, @Query() query: FleetUtilizationQueryDto): Promise<FleetUtilizationV1> {
+  async fleet(@Principal() principal: ConsumerPrincipal, @Query() query: FleetUtilizationQueryDto): Promise<JsonBody> {
     const window = usageWindowOf(query);
-    const limit = parseLimit(query.limit, FLEET_UTILIZATION_PAGE);
-    if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', 'out_of_range');
-    const filters = { ...window };
-    const position = query.cursor === undefined ? undefined : this.fleetCursors.decode(principal, filters, query.cursor);
-    if (query.cursor !== undefined && !position) throw new ApiError('invalid_cursor');
-    const reply = await this.contexts.request(RPCS.telemetry.usage.fleet, { connectionId: principal.connectionId, limit: limit.value, maxBytes: this.maxBytes, ...window, ...(position ? { after: position.p } : {}) });
-    const next = reply.next === undefined ? undefined : this.fleetCursors.encode(principal, filters, { p: reply.next });
-    return { window: { startTime: window.startTime, endTime: window.endTime }, vehicles: reply.vehicles, ...nextCursorLink(next) };
+    // The window, interval and time zone are the cursor's filters.
+    const { reply, link } = await this.fleetPages.page(principal, query, window, (frame) => this.contexts.request(RPCS.telemetry.usage.fleet, { connectionId: principal.connectionId, ...frame, ...window }));
+    return jsonObject(fleetUtilizationV1, { window: { startTime: window.startTime, endTime: window.endTime }, vehicles: raw(reply.body), ...nextCursorLink(link.next) });
   }
 }

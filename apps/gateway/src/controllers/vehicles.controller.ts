@@ -25,9 +25,6 @@ import {
   vehicleMetadataResponseV1,
   vehicleProfilePageV1,
   vehiclesPageV1,
-  type VehicleMetadataResponseV1,
-  type VehicleProfilePageV1,
-  type VehiclesPageV1,
 } from '@switchyard/messaging';
 import { z } from 'zod';
 import { ConsumerAuth } from '../auth/auth.guards.js';
@@ -38,7 +35,7 @@ import { ErrorBodyDto } from '../dto/error.dto.js';
 import { GetVehicleQueryDto, ListVehiclesQueryDto, VEHICLE_EXPANDABLE } from '../dto/vehicle.dto.js';
 import { invalid } from '../http/api-error.js';
 import { EntityId } from '../http/entity-ids.js';
-import { jsonText, type JsonBody } from '../http/json-body.js';
+import { jsonObject, jsonText, raw, type JsonBody } from '../http/json-body.js';
 import { ApiZodResponse } from '../openapi/zod-schemas.js';
 import { ContextClient } from '../services/context-client.service.js';
 import { parseExpand } from '../services/read-query.js';
@@ -87,23 +84,23 @@ export class VehiclesController {
     description: `Unknown, repeated or malformed parameter, limit outside ${PAGE_RANGES.vehicleProfiles.min}-${PAGE_RANGES.vehicleProfiles.max}, an unknown view or expand value, expand with view=assets (\`invalid_query\`); a cursor that is malformed, tampered, expired, from the other view, another connection or key, or issued before a grant change (\`invalid_cursor\`).`,
     type: ErrorBodyDto,
   })
-  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListVehiclesQueryDto): Promise<VehiclesPageV1 | VehicleProfilePageV1> {
+  async list(@Principal() principal: ConsumerPrincipal, @Query() query: ListVehiclesQueryDto): Promise<JsonBody> {
     const view = narrowedView(query.view ?? 'assets');
     // Refused before the cursor is read, like every other bad parameter.
     if (view === 'assets' && parseExpand(query.expand, VEHICLE_EXPANDABLE).groups) throw invalid('invalid_query', 'query', 'expand', 'not_allowed');
     const { reply, link } = await this.pager.page(principal, query, { view }, (frame) => this.contexts.request(RPCS.directory.vehicles.list, { connectionId: principal.connectionId, ...frame, view }));
-    if (view === 'assets') return { vehicles: reply.assets ?? [], ...nextCursorLink(link.next) };
-    const { dataset } = reply;
-    return {
+    if (view === 'assets') return jsonObject(vehiclesPageV1, { vehicles: raw(reply.body), ...nextCursorLink(link.next) });
+    const { dataset } = reply.meta;
+    return jsonObject(vehicleProfilePageV1, {
       status: narrowed(VEHICLE_PROFILE_PAGE_STATUSES, dataset.status),
       retrieval: 'stored',
-      results: reply.profiles ?? [],
+      results: raw(reply.body),
       ...link,
       publishedAt: dataset.publishedAt,
       errorCode: dataset.errorCode,
       selection: 'approved_source_vehicle_ids',
       completeness: 'not_established',
-    };
+    });
   }
 
   @Get(':vehicleId')
@@ -134,8 +131,8 @@ export class VehiclesController {
   @VEHICLE_ID_PARAM
   @ApiZodResponse(200, vehicleMetadataResponseV1)
   @ApiResponse({ status: 400, description: `${BAD_VEHICLE_ID}; an unknown parameter (\`invalid_query\`).`, type: ErrorBodyDto })
-  async metadata(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<VehicleMetadataResponseV1> {
+  async metadata(@Principal() principal: ConsumerPrincipal, @EntityId('vehicle', 'vehicleId') vehicleId: string): Promise<JsonBody> {
     // No query parameters: UndeclaredQueryInterceptor refuses any.
-    return this.contexts.request(RPCS.directory.vehicles.metadata, { connectionId: principal.connectionId, vehicleId });
+    return jsonText(vehicleMetadataResponseV1, (await this.contexts.request(RPCS.directory.vehicles.metadata, { connectionId: principal.connectionId, vehicleId })).body);
   }
 }

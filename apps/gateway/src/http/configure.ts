@@ -7,8 +7,7 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { METRICS, type ServiceRuntime } from '@switchyard/service-kit';
-import type { Registry } from 'prom-client';
+import type { ServiceRuntime } from '@switchyard/service-kit';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { ApiError } from './api-error.js';
@@ -49,7 +48,9 @@ export function configureGatewayHttp(app: NestFastifyApplication, runtime: Servi
   const fastify = app.getHttpAdapter().getInstance();
   logClientErrorsTo(fastify, runtime.logger);
   const routes = new RouteTable().install(fastify);
-  installRequestContext(fastify, runtime.logger, app.get<Registry>(METRICS));
+  installRequestContext(fastify, runtime.logger, runtime.metrics);
+  // The gateway's own families (metrics catalog): RED per route, its rate limits, the connect page's provider checks.
+  runtime.metrics.declare('httpRequests', 'httpRequestDuration', 'rateLimited', 'providerRequests', 'providerRequestDuration');
   // JSON is the only body format (spec 4). Nest's parsers are off (bodyParser: false in
   // gatewayStartOptions), so Fastify answers every other media type, forms included, with 415; its
   // text/plain parser goes too.

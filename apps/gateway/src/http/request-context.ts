@@ -8,8 +8,7 @@
  * would answer an empty 400) and is refused here in the contract's shape.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { correlationIdFrom, enterCorrelation, traceparentFrom, type Logger } from '@switchyard/service-kit';
+import { activeTraceparent, correlationIdFrom, enterCorrelation, traceparentFrom, type Logger, type ServiceMetrics } from '@switchyard/service-kit';
 import { ApiError } from './api-error.js';
 import { contractClientErrorHandler } from './client-error.js';
 import { errorOutcomeOf, frameworkErrors } from './error.filter.js';
@@ -57,17 +56,11 @@ export const gatewayFastifyOptions = {
   http: { requireHostHeader: false, headersTimeout: HTTP_LIMITS.headersTimeoutMs, connectionsCheckingInterval: HTTP_LIMITS.checkIntervalMs },
 } as const;
 
-export function installRequestContext(fastify: FastifyInstance, logger: Logger, registry: Registry) {
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration',
-    labelNames: ['method', 'route'],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
+export function installRequestContext(fastify: FastifyInstance, logger: Logger, metrics: ServiceMetrics) {
   fastify.addHook('onRequest', (req, reply, done) => {
-    enterCorrelation({ correlationId: req.id, traceparent: traceparentFrom(headerString(req, 'traceparent')) });
+    // With tracing on, the request's span (http-spans.ts, a child of the caller's traceparent when
+    // it sent one) is the trace every log line and message of the request names.
+    enterCorrelation({ correlationId: req.id, traceparent: activeTraceparent() ?? traceparentFrom(headerString(req, 'traceparent')) });
     reply.header('x-request-id', req.id);
     // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400.
     if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) return done(new ApiError('malformed_request', {}, { in: 'header', name: 'host', reason: 'missing_host' }));
@@ -76,8 +69,9 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
   fastify.addHook('onResponse', (req, reply, done) => {
     const route = routeOf(req);
     const seconds = reply.elapsedTime / 1000;
-    requests.inc({ method: req.method, route, status: String(reply.statusCode) });
-    duration.observe({ method: req.method, route }, seconds);
+    // RED per route (metrics catalog: http_requests_total, http_request_duration_seconds); the children are kept by label values.
+    metrics.child('httpRequests', req.method, route, String(reply.statusCode)).inc();
+    metrics.child('httpRequestDuration', req.method, route).observe(seconds);
     if (route !== '/healthz' && route !== '/readyz') {
       const outcome = reply.statusCode >= 400 ? errorOutcomeOf(req) : undefined;
       logger.info({ requestId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), ...outcome }, 'request');

@@ -19,13 +19,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { REQUEST_RATE } from '@switchyard/contracts';
-import { WIRE_CONVENTIONS_TEXT } from '@switchyard/messaging';
+import { WEBHOOK_BODY_SCHEMAS, WEBHOOK_CONTENT_TYPE, WEBHOOK_EVENT_TYPES, WIRE_CONVENTIONS_TEXT } from '@switchyard/messaging';
 import { ErrorBodyDto } from '../dto/error.dto.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/error.filter.js';
 import { documentResponseEncoding, RESPONSE_ENCODING_TEXT } from '../services/response-encoding.js';
 import { closedSchemaNames } from './closed.js';
 import { documentRequestErrors, REQUEST_RULES_TEXT } from './request-errors.js';
-import { zodComponentSchemas } from './zod-schemas.js';
+import { componentRef, zodComponentSchemas } from './zod-schemas.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const DESCRIPTION_VERSION = '1.16.0';
@@ -54,7 +54,7 @@ export function buildOpenApiDocument(app: INestApplication, options: { strict?: 
     .setVersion(DESCRIPTION_VERSION)
     .addServer('/', 'This deployment')
     // addSecurity, not addBearerAuth: the latter stamps `bearerFormat: JWT`, and ours are opaque tokens.
-    .addSecurity('applicationSecret', { type: 'http', scheme: 'bearer', description: 'Server-side application secret `sk_prod_…` or `sk_sandbox_…` (sync routes, with the Connection-Token header).' })
+    .addSecurity('applicationSecret', { type: 'http', scheme: 'bearer', description: 'Server-side application secret `sk_prod_…` or `sk_sandbox_…` (sync routes, with the Connection-Token header; alone on the webhook endpoint routes, an addition beyond the contract).' })
     .addSecurity('consumerKey', { type: 'http', scheme: 'bearer', description: 'Server-side consumer key `pt_…` with an explicit connection grant. Never embed it in a browser.' })
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBodyDto], operationIdFactory: (_c, method) => method });
@@ -86,7 +86,44 @@ function finish(raw: OpenAPIObject, strict: boolean): OpenAPIObject {
   }
   documentResponseEncoding(document);
   documentRequestErrors(document);
+  documentWebhooks(document);
   return sortKeys(document) as OpenAPIObject;
+}
+
+/**
+ * The outbound side (OpenAPI 3.1 `webhooks`, decision 0042): one entry per event type, the POST an
+ * endpoint receives — the CloudEvents body (the zod schema of libs/messaging webhook.v1.ts, by
+ * `$ref`), the three Standard Webhooks headers, and what the answer means to the delivery.
+ */
+function documentWebhooks(document: OpenAPIObject): void {
+  const header = (name: string, description: string, schema: Record<string, unknown>) => ({ name, in: 'header', required: true, description, schema });
+  (document as unknown as { webhooks?: Record<string, unknown> }).webhooks = Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: `The \`${type}\` event, POSTed to a subscribed endpoint`,
+          description:
+            'Signed per Standard Webhooks: verify `webhook-signature` over `webhook-id.webhook-timestamp.body` (the raw body bytes) with the endpoint\'s secret before trusting the body (the SDK\'s `verifyWebhook` does), refuse a timestamp more than 5 minutes away, and de-duplicate by `webhook-id` (the CloudEvents `id`): delivery is at least once. Per vehicle (faults) or connection (syncs, connection status) events arrive in order. Redirects are not followed.',
+          parameters: [
+            header('webhook-id', 'The event id (CloudEvents `id`): the same on every attempt and replay.', { type: 'string', format: 'uuid' }),
+            header('webhook-timestamp', 'When this attempt was signed: Unix time in seconds.', { type: 'string', pattern: '^[0-9]{1,12}$' }),
+            header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per valid secret (two during a rotation).', { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' }),
+          ],
+          requestBody: { required: true, content: { [WEBHOOK_CONTENT_TYPE]: { schema: componentRef(WEBHOOK_BODY_SCHEMAS[type]) } } },
+          responses: {
+            '2XX': { description: 'Delivered (within 15 seconds of the request). The body is read up to 64 KiB and ignored.' },
+            '410': { description: 'Gone: the endpoint is disabled at once (`disabledReason: gone`); nothing more is sent until it is enabled again.' },
+            default: {
+              description:
+                'Anything else, no answer within 15 seconds, or a redirect: the attempt failed and is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (not sooner than a `Retry-After` asks); an endpoint with no success for 5 days is disabled (`disabledReason: failing`).',
+            },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /**

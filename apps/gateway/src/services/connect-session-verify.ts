@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Environment, Provider } from '@switchyard/domain';
-import { createGeotabAdapter, egressPolicyFor, createMotiveAdapter, createSamsaraAdapter, ProviderError, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
+import { createGeotabAdapter, egressPolicyFor, createMotiveAdapter, createSamsaraAdapter, ProviderError, type ProviderAdapter, type ProviderCallObserver, type ProviderCredentials } from '@switchyard/providers';
 
 export type VerifyOutcome = { ok: true; identity: string } | { ok: false; reason: string };
 
@@ -25,8 +25,10 @@ export async function verifyProviderCredentials<P extends Provider>(
   credentials: ProviderCredentials[P],
   environment: Environment,
   oauth = false,
+  /** Every attempt's metrics and, when the gateway traces, its span (decisions 0040, 0041). */
+  observer?: ProviderCallObserver,
 ): Promise<VerifyOutcome> {
-  const options = { ...VERIFY_OPTIONS, egress: egressPolicyFor(provider, environment) };
+  const options = { ...VERIFY_OPTIONS, egress: egressPolicyFor(provider, environment), ...(observer ? { observer } : {}) };
   let adapter: ProviderAdapter;
   let identity: string;
   if (provider === 'samsara') {

@@ -21,7 +21,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SELECTED_SIGNALS, type Provider, type SelectedSignal } from '@switchyard/domain';
 import { CONNECT_SESSION_TTL_SECONDS, type ConnectSessionV1, type EnrollmentMethod, type SessionStatusV1 } from '@switchyard/messaging';
 import type { Em } from '@switchyard/persistence';
-import { RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { allObservers, providerCallSpans, type ProviderCallObserver } from '@switchyard/providers';
+import { providerCallMetrics, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import type { ConsumerPrincipal } from '../auth/principal.js';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../config.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
@@ -101,12 +102,15 @@ export type SubmitOutcome =
 export class ConnectSessionService {
   private readonly admin: ConnectionsAdmin;
   private readonly csrfKey: Buffer;
+  /** The credential check's provider calls: metrics (decision 0041) and, when tracing, spans (decision 0040). */
+  private readonly providerCalls: ProviderCallObserver | undefined;
 
   constructor(
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
     this.admin = new ConnectionsAdmin(runtime.orm, new SecretBox(settings.masterKey));
+    this.providerCalls = allObservers(providerCallMetrics(runtime.metrics), runtime.tracing && providerCallSpans(runtime.tracing.tracer));
     this.csrfKey = createHmac('sha256', Buffer.from(settings.masterKey, 'base64')).update('switchyard connect-page csrf v1').digest();
   }
 
@@ -125,7 +129,10 @@ export class ConnectSessionService {
       const repo = this.repo(em);
       if (locked.config.provider === 'geotab' && !(await repo.geotabBinding(principal.connectionId))) throw new ApiError('geotab_account_setup_required');
       const recent = await repo.recent(principal.consumerKeyId, principal.connectionId, CONNECT_SESSION_RATE.windowSeconds);
-      if (recent.count >= CONNECT_SESSION_RATE.max) throw new ApiError('rate_limited', { 'Retry-After': String(recent.freesInSeconds) });
+      if (recent.count >= CONNECT_SESSION_RATE.max) {
+        this.runtime.metrics.child('rateLimited', 'connect_session').inc();
+        throw new ApiError('rate_limited', { 'Retry-After': String(recent.freesInSeconds) });
+      }
       return repo.insert({ id: randomUUID(), connectionId: principal.connectionId, consumerKeyId: principal.consumerKeyId, pageTokenHash: sha256(pageToken), ttlSeconds: CONNECT_SESSION_TTL_SECONDS });
     });
     this.runtime.logger.info({ sessionId: row.id, connectionId: principal.connectionId }, 'connect session created');
@@ -243,7 +250,7 @@ export class ConnectSessionService {
     let baseUrl: string | undefined;
     if (provider === 'geotab') baseUrl = this.geotabServer((await this.repo().geotabBinding(connectionId))?.server);
     else baseUrl = this.settings.providerBaseUrls?.[provider];
-    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never, this.runtime.environment, method === 'oauth') : { ok: false as const, reason: 'provider_config_invalid' };
+    const verified = baseUrl ? await verifyProviderCredentials(provider, baseUrl, credentials as never, this.runtime.environment, method === 'oauth', this.providerCalls) : { ok: false as const, reason: 'provider_config_invalid' };
     if (!verified.ok) {
       await this.repo().fail(sessionId, verified.reason);
       this.runtime.logger.info({ sessionId, connectionId, method, reason: verified.reason }, 'connect session failed: the provider refused the credentials');

@@ -7,13 +7,15 @@
  * transaction, which refuses every cursor issued before it (docs/decisions/0013).
  * A connection whose connect session completed stays out of `active` until `activate` installs the
  * reviewed signal-limited activation policy (docs/decisions/0022).
+ * A change of status also writes `events.connection.status.<id>` (the transition, which a snapshot
+ * cannot tell; the webhook events `connection.paused|resumed|disconnected`) in the same transaction.
  * Every change is a `committingChange` (credential-change-hooks.ts): a connection's status and access
  * epoch authorize requests, so every gateway's principal cache is cleared at its commit (decision 0031).
  */
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
-import { defaultConnectionConfig, validateConnectionConfig, type ConnectionConfig, type Environment, type Provider, type SelectedSignal } from '@switchyard/domain';
-import { EVENTS, subjectFor } from '@switchyard/messaging';
+import { defaultConnectionConfig, nameUuid, validateConnectionConfig, type ConnectionConfig, type Environment, type Provider, type SelectedSignal } from '@switchyard/domain';
+import { EVENTS, subjectFor, type ConnectionStatusChangedV1 } from '@switchyard/messaging';
 import { Connection, ConnectSession, GeotabBinding, OutboxMessage } from '../db/entities/index.js';
 import { lockConnectionForUpdate } from '../db/repositories/connections-admin.repository.js';
 import { committingChange } from './credential-change-hooks.js';
@@ -56,17 +58,24 @@ export class ConnectionsAdmin {
     return config;
   }
 
-  async configure(connectionId: string, patch: ConnectionConfigPatch): Promise<ConnectionConfig> {
-    return committingChange(this.orm, (em) => this.apply(em, connectionId, patch));
+  /** `reason`: why the status changes (`connection:pause --reason`), kept with the time for the console. */
+  async configure(connectionId: string, patch: ConnectionConfigPatch, reason?: string): Promise<ConnectionConfig> {
+    return committingChange(this.orm, (em) => this.apply(em, connectionId, patch, reason === undefined ? {} : { statusReason: reason }));
   }
 
   /**
    * One configuration change on the caller's transaction (row lock, revision, epoch, outbox), with
    * optional column changes of the same row. Refuses to make a connection `active` while a
    * completed connect session waits for its activation policy (spec 3 session rule 3): `activate`
-   * is the only way out of that state.
+   * is the only way out of that state. A status change records `statusReason` (null when none is
+   * given: unknown, never guessed) and its time; a reason given without a change replaces the reason.
    */
-  async apply(em: Orm['em'], connectionId: string, patch: ConnectionConfigPatch, columns: { providerCredentials?: string | null; activationPending?: boolean } = {}): Promise<ConnectionConfig> {
+  async apply(
+    em: Orm['em'],
+    connectionId: string,
+    patch: ConnectionConfigPatch,
+    columns: { providerCredentials?: string | null; activationPending?: boolean; statusReason?: string } = {},
+  ): Promise<ConnectionConfig> {
     const locked = await lockConnectionForUpdate(em, connectionId);
     if (!locked) throw new AdminError('connection_not_found');
     const current = locked.config;
@@ -87,8 +96,24 @@ export class ConnectionsAdmin {
     // The row lock above makes this read-modify-write of the epoch safe.
     const disconnects = current.status !== 'disconnected' && next.status === 'disconnected';
     const accessEpoch = locked.access_epoch + (disconnects ? 1 : 0);
-    await em.nativeUpdate(Connection, { id: connectionId }, { config: next, configRevision: next.revision, accessEpoch, activationPending: pending, ...(columns.providerCredentials !== undefined ? { providerCredentials: columns.providerCredentials } : {}), updatedAt: new Date() });
+    const statusChanged = next.status !== current.status;
+    const status = statusChanged || columns.statusReason !== undefined ? { statusReason: columns.statusReason ?? null, statusChangedAt: statusChanged ? new Date() : undefined } : {};
+    await em.nativeUpdate(
+      Connection,
+      { id: connectionId },
+      {
+        config: next,
+        configRevision: next.revision,
+        accessEpoch,
+        activationPending: pending,
+        ...(columns.providerCredentials !== undefined ? { providerCredentials: columns.providerCredentials } : {}),
+        ...(status.statusReason !== undefined ? { statusReason: status.statusReason } : {}),
+        ...(status.statusChangedAt ? { statusChangedAt: status.statusChangedAt } : {}),
+        updatedAt: new Date(),
+      },
+    );
     await this.enqueue(em, next);
+    if (current.status !== next.status) await this.enqueueStatusChange(em, current.status, next);
     return next;
   }
 
@@ -149,6 +174,21 @@ export class ConnectionsAdmin {
     const row = await this.orm.em.fork().findOne(Connection, { id: connectionId });
     if (!row?.providerCredentials) return undefined;
     return JSON.parse(this.secrets.open(row.providerCredentials, connectionId)) as Record<string, string>;
+  }
+
+  /** The status transition of `next` (msgId = its event id: one per revision). */
+  private async enqueueStatusChange(em: Orm['em'], previousStatus: ConnectionConfig['status'], next: ConnectionConfig): Promise<void> {
+    const event: ConnectionStatusChangedV1 = {
+      eventId: nameUuid('connection-status', next.connectionId, String(next.revision)),
+      connectionId: next.connectionId,
+      provider: next.provider,
+      environment: next.environment,
+      previousStatus,
+      status: next.status,
+      revision: next.revision,
+      changedAt: next.updatedAt,
+    };
+    await em.insert(OutboxMessage, { subject: subjectFor(EVENTS.connectionStatus.subject, next.connectionId), msgId: event.eventId, payload: event, createdAt: new Date() });
   }
 
   private async enqueue(em: Orm['em'], config: ConnectionConfig): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * Shapes of the credentials the gateway issues, and how they are stored and compared.
  *
- *   <prefix><lookup id: 12 base62><secret: 40 base62>      e.g. sk_sandbox_4f9Q…, pt_…, ct_…
+ *   <prefix><lookup id: 12 base62><secret: 40 base62>      e.g. sk_sandbox_4f9Q…, pt_…, ct_…, op_…, cs_…
  *
  * The lookup id is public (it is the display prefix an operator sees in listings) and finds the
  * row; the whole token is hashed with SHA-256 and compared with `timingSafeEqual`, so neither the
@@ -16,6 +16,10 @@ export const CREDENTIAL_PREFIXES = {
   prodSecret: 'sk_prod_',
   consumerKey: 'pt_',
   connectionToken: 'ct_',
+  /** An operator credential (operator CLI `operator:create`): signs in to the console only, never an API route. */
+  operatorKey: 'op_',
+  /** A console session (the console's cookie): opened by signing in with an operator credential. */
+  consoleSession: 'cs_',
 } as const;
 export type CredentialKind = keyof typeof CREDENTIAL_PREFIXES;
 

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { Orm } from '@switchyard/persistence';
 import type { Environment } from '@switchyard/domain';
 import { EVENTS, subjectFor, type ApplicationGrantV1 } from '@switchyard/messaging';
-import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey, OutboxMessage } from '../db/entities/index.js';
+import { Application, ApplicationGrant, Connection, ConnectionToken, ConsumerGrant, ConsumerKey, OperatorCredential, OutboxMessage } from '../db/entities/index.js';
 import { bumpApplicationVersion } from '../db/repositories/credentials-admin.repository.js';
 import { CONSUMER_PERMISSIONS, SYNC_OPERATIONS, type ConsumerPermission, type SyncOperation } from '../auth/principal.js';
 import { committingChange } from './credential-change-hooks.js';
@@ -64,6 +64,16 @@ export class CredentialsAdmin {
   async createConsumerKey(name: string): Promise<Issued> {
     const { row, issued } = newCredentialRow('consumerKey');
     await this.orm.em.fork().insert(ConsumerKey, { ...row, name, credentialVersion: 1 });
+    return issued;
+  }
+
+  /**
+   * An operator credential (`op_…`): it signs in to the console (/console) and nothing else — no API
+   * route accepts it, and no consumer key or application secret signs in to the console.
+   */
+  async createOperator(name: string): Promise<Issued> {
+    const { row, issued } = newCredentialRow('operatorKey');
+    await this.orm.em.fork().insert(OperatorCredential, { ...row, name });
     return issued;
   }
 
@@ -117,8 +127,8 @@ export class CredentialsAdmin {
    * was already revoked nothing is written (no version bump, no snapshot on the outbox) and the
    * answer says so. No match at all is `credential_not_found`.
    */
-  async revoke(kind: 'application' | 'consumer-key' | 'connection-token', idOrPrefix: string): Promise<{ alreadyRevoked: boolean }> {
-    const entity = kind === 'application' ? Application : kind === 'consumer-key' ? ConsumerKey : ConnectionToken;
+  async revoke(kind: 'application' | 'consumer-key' | 'connection-token' | 'operator', idOrPrefix: string): Promise<{ alreadyRevoked: boolean }> {
+    const entity = kind === 'application' ? Application : kind === 'consumer-key' ? ConsumerKey : kind === 'operator' ? OperatorCredential : ConnectionToken;
     const where = /^[0-9a-f-]{36}$/i.test(idOrPrefix) ? { id: idOrPrefix } : { displayPrefix: idOrPrefix };
     const active = { ...where, revokedAt: null };
     const alreadyRevoked = new AdminError('already_revoked');
@@ -194,6 +204,7 @@ export class CredentialsAdmin {
       applications: await em.find(Application, {}, { fields: [...fields, 'environment'], orderBy: { createdAt: 'asc' } }),
       consumerKeys: await em.find(ConsumerKey, {}, { fields: [...fields], orderBy: { createdAt: 'asc' } }),
       connectionTokens: await em.find(ConnectionToken, {}, { fields: ['id', 'applicationId', 'connectionId', 'displayPrefix', 'createdAt', 'revokedAt'], orderBy: { createdAt: 'asc' } }),
+      operators: await em.find(OperatorCredential, {}, { fields: [...fields], orderBy: { createdAt: 'asc' } }),
       consumerGrants: await em.find(ConsumerGrant, {}),
       applicationGrants: await em.find(ApplicationGrant, {}),
     };

@@ -8,6 +8,8 @@
  *   an empty item, a malformed id or more than `max` items is refused, never truncated; ids are
  *   read case-insensitively (http/entity-ids.ts), then de-duplicated and sorted, so the cursor
  *   binding does not depend on spelling or order;
+ * - `limit` is a whole number within the route's range (its default when absent): digits outside
+ *   it are `out_of_range`, anything else `malformed`;
  * - `expand` is a comma-separated subset of the route's expandable references;
  * - a time window is two date-times read by the one request date-time parser (http/instant.ts:
  *   RFC 3339, either case, within years 0001-9999), handed on in canonical form, `from` < `to`;
@@ -18,6 +20,7 @@
  *   smaller of the two, so an oversized page ends early and continues with `next` instead of
  *   failing on the bus. Raise NATS_MAX_PAYLOAD_BYTES only together with the server's max_payload.
  */
+import { parseLimit, type LimitRange } from '@switchyard/contracts';
 import type { EntityKind } from '@switchyard/domain';
 import { invalid } from '../http/api-error.js';
 import { canonicalId } from '../http/entity-ids.js';
@@ -29,6 +32,12 @@ export const NATS_MAX_PAYLOAD_BYTES = 1_048_576;
 
 export function resultsByteBudget(responseByteLimit: number, busPayloadLimit = NATS_MAX_PAYLOAD_BYTES): number {
   return Math.min(responseByteLimit, busPayloadLimit) - READ_ENVELOPE_RESERVE;
+}
+
+export function limitOf(raw: string | undefined, range: LimitRange): number {
+  const limit = parseLimit(raw, range);
+  if (!limit.ok) throw invalid('invalid_query', 'query', 'limit', /^[0-9]+$/.test(raw ?? '') ? 'out_of_range' : 'malformed');
+  return limit.value;
 }
 
 export function parseIdList(raw: string | undefined, kind: EntityKind, max: number): string[] {

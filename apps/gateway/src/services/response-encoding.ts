@@ -12,7 +12,7 @@
  * the same body compressed is semantically the same answer, byte-for-byte different.
  * `documentResponseEncoding` states all of this in the OpenAPI document, per operation.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { OpenAPIObject } from '@nestjs/swagger';
@@ -52,9 +52,9 @@ export function negotiateEncoding(header: string | undefined): Coding | undefine
   return best;
 }
 
-/** The weak entity tag of a body: W/"<base64url of its SHA-256>". */
+/** The weak entity tag of a body: W/"<base64url of its SHA-256>" (the one-shot `crypto.hash`: no Hash object per response, several times cheaper on a small body). */
 export function entityTag(body: Buffer): string {
-  return `W/"${createHash('sha256').update(body).digest('base64url')}"`;
+  return `W/"${hash('sha256', body, 'base64url')}"`;
 }
 
 /** Whether an `If-None-Match` value names `tag` (weak comparison, RFC 9110 13.1.2) or is `*`. */
@@ -81,30 +81,49 @@ function bodyOf(payload: unknown): Buffer | undefined {
   return undefined;
 }
 
-export function installResponseEncoding(fastify: FastifyInstance): void {
-  fastify.addHook('onSend', async (req, reply, payload) => {
-    if (!req.url.startsWith('/v1/') && req.url !== '/v1') return payload;
-    const body = bodyOf(payload);
+/** What the hook does with a body's bytes: its entity tag, and its compression in one coding. */
+export interface EncodingWork {
+  tag: (body: Buffer) => string;
+  compress: (coding: Coding, body: Buffer) => Promise<Buffer>;
+}
+
+export const compressBody = (coding: Coding, body: Buffer): Promise<Buffer> => compress[coding](body);
+
+/**
+ * The one pass over a response's bytes: a string payload (a body Fastify serialized) is encoded to
+ * UTF-8 once, and those bytes — or a controller's Buffer (http/json-body.ts) as it is — are hashed
+ * once (a successful GET), compressed once (at least COMPRESSION_MIN_BYTES, a coding accepted, not
+ * a 304) and sent: the hook hands Fastify a Buffer, so it neither measures nor encodes a string
+ * again. A synchronous hook (no promise) unless it compresses.
+ */
+export function installResponseEncoding(fastify: FastifyInstance, work: EncodingWork = { tag: entityTag, compress: compressBody }): void {
+  fastify.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void) => {
+    if (!req.url.startsWith('/v1/') && req.url !== '/v1') return done(null, payload);
     const read = (req.method === 'GET' || req.method === 'HEAD') && reply.statusCode === 200;
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', read ? CACHE_CONTROL_READ : CACHE_CONTROL_OTHER);
     addVary(reply, 'Accept-Encoding');
-    if (!body) return payload;
+    const body = bodyOf(payload);
+    if (!body) return done(null, payload);
     if (read) {
-      const tag = entityTag(body);
+      const tag = work.tag(body);
       void reply.header('etag', tag);
       if (matchesIfNoneMatch(headerText(req, 'if-none-match'), tag)) {
         void reply.code(304);
         reply.removeHeader('content-type');
         reply.removeHeader('content-length');
-        return '';
+        return done(null, '');
       }
     }
     const coding = body.length >= COMPRESSION_MIN_BYTES && !reply.hasHeader('content-encoding') ? negotiateEncoding(headerText(req, 'accept-encoding')) : undefined;
-    if (!coding) return payload;
-    const compressed = await compress[coding](body);
-    void reply.header('content-encoding', coding);
-    reply.removeHeader('content-length');
-    return compressed;
+    if (!coding) return done(null, body);
+    work.compress(coding, body).then(
+      (compressed) => {
+        void reply.header('content-encoding', coding);
+        reply.removeHeader('content-length');
+        done(null, compressed);
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
   });
 }
 

@@ -51,9 +51,9 @@
  *   them (`skippedRecords`, at info whenever there are some, so an operator sees it without debug logs).
  */
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, runWithCorrelation, subjectFor } from '@switchyard/messaging';
+import { EVENTS, type IngestBatchV1, type MessageBus, RpcError, subjectFor } from '@switchyard/messaging';
 import { ProviderError } from '@switchyard/providers';
-import { crashPoint, RUNTIME, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
+import { crashPoint, RUNTIME, runTraced, whenMigrated, type ServiceRuntime } from '@switchyard/service-kit';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type CollectorSettings, type SyncOrchestratorSettings } from '../config.js';
@@ -170,8 +170,12 @@ export class CollectorService implements OnApplicationBootstrap, BeforeApplicati
 
   private start(job: CollectorJob): void {
     // Under the creating request's correlation: every log line, provider-access request and batch
-    // of the job carries it, and the owning context's commit and receipt after it.
-    const work = runWithCorrelation(jobUnits(job)[0]?.trace ?? { correlationId: `sync:${job.syncId}` }, () => this.work(job)).finally(() => {
+    // of the job carries it, and the owning context's commit and receipt after it. With tracing on,
+    // the job is a span in the sync's trace (child of the create request's handler, whose
+    // traceparent the sync row kept), parent of its provider calls and batches.
+    const trace = jobUnits(job)[0]?.trace ?? { correlationId: `sync:${job.syncId}` };
+    const attributes = { 'switchyard.sync.id': job.syncId, 'switchyard.connection.id': job.connectionId, 'switchyard.purpose': job.purpose, 'switchyard.units': jobUnits(job).length };
+    const work = runTraced(this.runtime.tracing, `collect ${job.purpose}`, trace, { remote: true, attributes }, () => this.work(job)).finally(() => {
       for (const unit of jobUnits(job)) {
         this.held.delete(unit.unitId);
         this.lost.delete(unit.unitId);

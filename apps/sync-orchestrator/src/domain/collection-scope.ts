@@ -21,7 +21,7 @@
  * unit, so a signal deselected after planning stops being collected at once (its unit completes
  * with an empty final batch: nothing written, never zeros).
  */
-import { coveredMetrics, isOptionalMetric, type TelemetryCoverage, type TelemetryMetric } from '@switchyard/domain';
+import { coveredMetrics, faultsSelected, isOptionalMetric, type TelemetryCoverage, type TelemetryMetric } from '@switchyard/domain';
 import { ALL_SYNC_PURPOSES, isPublicPurpose, WINDOWED_PURPOSES, CONNECTION_PURPOSES, type PublicSyncPurpose, type SyncPurpose } from './sync-planner.js';
 
 /** `sync.origin` of the scheduler's runs: the one origin value of scheduled collection. */
@@ -30,7 +30,6 @@ export const SCHEDULED_ORIGIN = 'scheduled';
 /** The connection's selected signals, extended-telemetry opt-in and provider support. */
 export type SignalSelection = TelemetryCoverage;
 
-const supported = (support: Readonly<Record<string, string>>, field: string) => (support[field] ?? 'unsupported') !== 'unsupported';
 
 export const isExtendedMetric = isOptionalMetric;
 
@@ -39,9 +38,8 @@ export function telemetryMetricsFor(selection: SignalSelection): TelemetryMetric
   return coveredMetrics(selection);
 }
 
-export function faultsSelected(selection: SignalSelection): boolean {
-  return selection.signals.includes('faults') && supported(selection.support, 'faults.open');
-}
+/** libs/domain's rule (telemetry-coverage.ts), which the freshness read applies too. */
+export { faultsSelected };
 
 /** The parts of a connection's configuration an internal run's purposes depend on. */
 export interface CollectionConfig {

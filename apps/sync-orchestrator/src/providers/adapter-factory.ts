@@ -26,8 +26,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment, Provider } from '@switchyard/domain';
 import { PROVIDER_CREDENTIAL_SCHEMAS, providerAccessRequest, type ProviderAccessV1, RPCS } from '@switchyard/messaging';
 import type { z } from 'zod';
-import { createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, egressPolicyFor, type ProviderAdapter, type ProviderCredentials } from '@switchyard/providers';
-import { ConnectionConfigStore, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
+import { allObservers, createGeotabAdapter, createMotiveAdapter, createSamsaraAdapter, egressPolicyFor, providerCallSpans, type ProviderAdapter, type ProviderCallObserver, type ProviderCredentials } from '@switchyard/providers';
+import { ConnectionConfigStore, providerCallMetrics, RUNTIME, type ServiceRuntime } from '@switchyard/service-kit';
 import { loadSyncOrchestratorSettings, SYNC_ORCHESTRATOR_SETTINGS, type SyncOrchestratorSettings } from '../config.js';
 import { PgRequestBudget } from './pg-request-budget.js';
 import { budgetAccountKey, oauthGrantBudgetKey, PROVIDER_RATES, PROVIDER_TIERS } from './provider-rates.js';
@@ -68,6 +68,8 @@ export class ProviderAdapterFactory {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly budgets = new Map<string, PgRequestBudget>();
   private readonly projection: ConnectionConfigStore;
+  /** Every provider attempt counted and timed (decision 0041), and a client span per attempt when tracing is on (decision 0040). */
+  private readonly observer: ProviderCallObserver | undefined;
 
   constructor(
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
@@ -75,6 +77,7 @@ export class ProviderAdapterFactory {
   ) {
     this.settings = settings ?? loadSyncOrchestratorSettings(process.env);
     this.projection = new ConnectionConfigStore(runtime.orm);
+    this.observer = allObservers(providerCallMetrics(runtime.metrics), runtime.tracing && providerCallSpans(runtime.tracing.tracer));
   }
 
   /** The adapter for `connectionId`, cached (see the header). Rejects with the gateway's RpcError (`not_found`, `provider_config_invalid`) or a bus error. */
@@ -120,6 +123,7 @@ export class ProviderAdapterFactory {
       budget,
       timeoutMs: this.settings.providerTimeoutMs,
       egress: egressPolicyFor(access.provider, this.runtime.environment),
+      observer: this.observer,
     };
     const adapter =
       access.provider === 'samsara'

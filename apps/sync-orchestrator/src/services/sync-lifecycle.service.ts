@@ -23,7 +23,7 @@
  * (`splitPlan`, decision 0009) and writes them all on the scheduler's transaction, so the window's
  * runs and the claimed schedule row commit together.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { newSyncId } from '@switchyard/domain';
 import { OPEN_SYNCS_PER_APPLICATION } from '@switchyard/contracts';
 import { currentCorrelation, RpcError, type ConnectionConfigV1, type CreateSyncRequestV1, type ListSyncsReplyV1, type ListSyncsRequestV1, type SyncCallerV1, type SyncRecordV1 } from '@switchyard/messaging';
@@ -34,8 +34,10 @@ import { SyncRepository, type SyncOwner, type SyncRow } from '../db/repositories
 import { internalPurposes, SCHEDULED_ORIGIN } from '../domain/collection-scope.js';
 import { ALL_SYNC_PURPOSES, isPublicPurpose, planSync, splitPlan, SYNC_PURPOSES, type PlanFailure, type SyncPurpose } from '../domain/sync-planner.js';
 import { CANCELLED_FAILURE_REASON, nextStatus } from '../domain/sync-state.js';
+import { recordSyncOutcome } from './sync-outcomes.js';
 import type { ScheduledRunCreator, ScheduledRunRequest, ScheduledRunResult } from '../scheduler/scheduled-run.port.js';
 import { recheckGrant } from './grant-recheck.js';
+import { SyncMetrics } from './sync-metrics.js';
 import { toSyncRecord } from './sync-record.js';
 
 const DAY_MS = 86_400_000;
@@ -85,7 +87,10 @@ function gateOpen(config: ConnectionConfigV1): boolean {
 export class SyncLifecycleService implements ScheduledRunCreator {
   private readonly syncs = new SyncRepository();
 
-  constructor(@Inject(ORM) private readonly orm: Orm) {}
+  constructor(
+    @Inject(ORM) private readonly orm: Orm,
+    @Optional() private readonly metrics?: SyncMetrics,
+  ) {}
 
   async create(request: CreateSyncRequestV1): Promise<SyncRecordV1> {
     if (request.startFrom !== undefined && request.lookbackDays !== undefined) throw new RpcError('conflicting_selectors');
@@ -158,13 +163,17 @@ export class SyncLifecycleService implements ScheduledRunCreator {
   }
 
   async cancel(caller: SyncCallerV1, syncId: string): Promise<SyncRecordV1> {
-    return inTransaction(this.orm, async (em) => {
+    const record = await inTransaction(this.orm, async (em) => {
       await recheckGrant(em, caller, 'sync.cancel');
       const sync = await this.load(em, caller, syncId, true);
       if (!nextStatus(sync.status, 'cancel')) throw new RpcError('sync_state_conflict');
       await this.syncs.markCancelled(em, syncId, CANCELLED_FAILURE_REASON);
+      await recordSyncOutcome(em, syncId);
       return toSyncRecord(await this.load(em, caller, syncId));
     });
+    // Only public syncs are cancelled (through the API), after the commit.
+    this.metrics?.finished('api', 'failed', CANCELLED_FAILURE_REASON);
+    return record;
   }
 
   /**

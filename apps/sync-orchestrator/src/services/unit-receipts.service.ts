@@ -13,13 +13,17 @@
  * `recordBatches` (fenced) before publishing them, every committed receipt goes through
  * `commitBatchReceipt`, and only when the final batch is recorded and every recorded batch of the
  * unit's current token is committed (`unitComplete`) does the consumer call `markUnitReceipted`.
+ * Every move of a public sync to completed or failed records its outcome in the outbox on the same
+ * transaction (sync-outcomes.ts), so it is told exactly when it committed.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { inTransaction, type Orm } from '@switchyard/persistence';
 import { ORM } from '@switchyard/service-kit';
 import { UnitBatchRepository, type UnitBatch } from '../db/repositories/unit-batch.repository.js';
 import { UnitLeaseRepository, type FencedWrite, type LeasedUnit, type ReceiptEvidence, type ReceiptOutcome } from '../db/repositories/unit-lease.repository.js';
 import { isOpen, nextStatus, progressOf, type SyncStatus } from '../domain/sync-state.js';
+import { recordSyncOutcome } from './sync-outcomes.js';
+import { SyncMetrics } from './sync-metrics.js';
 
 export interface ReceiptResult {
   outcome: ReceiptOutcome;
@@ -50,7 +54,10 @@ export class UnitReceiptService {
   private readonly units = new UnitLeaseRepository();
   private readonly batches = new UnitBatchRepository();
 
-  constructor(@Inject(ORM) private readonly orm: Orm) {}
+  constructor(
+    @Inject(ORM) private readonly orm: Orm,
+    @Optional() private readonly metrics?: SyncMetrics,
+  ) {}
 
   /** Leases up to `limit` leasable units (optionally of one connection, e.g. one provider account's collector). */
   leaseUnits(owner: string, limit: number, options: { leaseMs?: number; connectionId?: string } = {}): Promise<LeasedUnit[]> {
@@ -96,9 +103,10 @@ export class UnitReceiptService {
     });
   }
 
-  markUnitReceipted(unitId: string, fencingToken: string, evidence: ReceiptEvidence): Promise<ReceiptResult> {
-    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return Promise.resolve({ outcome: 'unknown_unit' });
-    return inTransaction(this.orm, async (em) => {
+  async markUnitReceipted(unitId: string, fencingToken: string, evidence: ReceiptEvidence): Promise<ReceiptResult> {
+    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return { outcome: 'unknown_unit' };
+    let completed: { origin: string | undefined } | undefined;
+    const result = await inTransaction(this.orm, async (em): Promise<ReceiptResult> => {
       const sync = await this.units.lockSyncOfUnit(em, unitId);
       if (!sync) return { outcome: 'unknown_unit' };
       const unchanged = { syncId: sync.syncId, status: sync.status, progress: progressOf(sync.receiptedUnits, sync.admittedUnits) };
@@ -112,9 +120,13 @@ export class UnitReceiptService {
       const receipted = sync.receiptedUnits + 1;
       const status = nextStatus(sync.status, receipted === sync.admittedUnits ? 'all_units_receipted' : 'work_started');
       if (!status) throw new Error(`no move from ${sync.status} on a receipt`);
-      await this.units.advanceSync(em, sync.syncId, status);
+      const origin = await this.units.advanceSync(em, sync.syncId, status);
+      if (status === 'completed') await recordSyncOutcome(em, sync.syncId);
+      completed = status === 'completed' ? { origin } : undefined;
       return { outcome, syncId: sync.syncId, status, progress: progressOf(receipted, sync.admittedUnits) };
     });
+    if (completed) this.metrics?.finished(completed.origin, 'completed');
+    return result;
   }
 
   /** The sync's current status (undefined: no such sync). */
@@ -149,9 +161,10 @@ export class UnitReceiptService {
    * a retried sync. The rejected batch stays pending in the ledger, so the unit never completes
    * under that token (nothing was written); a retry starts a new token. True when the sync failed here.
    */
-  failSyncForUnit(unitId: string, fencingToken: string, reason: string): Promise<boolean> {
-    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return Promise.resolve(false);
-    return inTransaction(this.orm, async (em) => {
+  async failSyncForUnit(unitId: string, fencingToken: string, reason: string): Promise<boolean> {
+    if (!/^\d{1,18}$/.test(unitId) || !/^\d{1,18}$/.test(fencingToken)) return false;
+    let origin: string | undefined;
+    const failed = await inTransaction(this.orm, async (em) => {
       const sync = await this.units.lockSyncOfUnit(em, unitId);
       if (!sync) return false;
       const unit = await this.units.lockUnit(em, unitId);
@@ -159,18 +172,25 @@ export class UnitReceiptService {
       // The unit says why it cannot complete (also when another unit already failed the sync).
       await this.units.recordUnitError(em, unitId, fencingToken, reason, false);
       if (!nextStatus(sync.status, 'collection_failed')) return false;
-      await this.units.failSync(em, sync.syncId, reason);
+      origin = await this.units.failSync(em, sync.syncId, reason);
+      await recordSyncOutcome(em, sync.syncId);
       return true;
     });
+    if (failed) this.metrics?.finished(origin, 'failed', reason);
+    return failed;
   }
 
   /** Collection gave up (e.g. provider credentials revoked): an open sync becomes failed with `reason`. */
-  failSync(syncId: string, reason: string): Promise<boolean> {
-    return inTransaction(this.orm, async (em) => {
+  async failSync(syncId: string, reason: string): Promise<boolean> {
+    let origin: string | undefined;
+    const failed = await inTransaction(this.orm, async (em) => {
       const status = await this.units.lockSyncStatus(em, syncId);
       if (!status || !nextStatus(status, 'collection_failed')) return false;
-      await this.units.failSync(em, syncId, reason);
+      origin = await this.units.failSync(em, syncId, reason);
+      await recordSyncOutcome(em, syncId);
       return true;
     });
+    if (failed) this.metrics?.finished(origin, 'failed', reason);
+    return failed;
   }
 }

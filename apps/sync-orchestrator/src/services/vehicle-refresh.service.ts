@@ -159,8 +159,11 @@ type Refresh = typeof RPCS.collection.refresh;
 export class VehicleRefreshService {
   private readonly ports: RefreshPorts;
   private readonly bus: MessageBus;
+  /** Refreshes refused by the 30 s slot (switchyard_rate_limited_requests_total{limit="refresh"}). */
+  private readonly limited: { inc(): void };
 
   constructor(@Inject(RUNTIME) runtime: ServiceRuntime, adapters: ProviderAdapterFactory) {
+    this.limited = runtime.metrics.child('rateLimited', 'refresh');
     const configs = new ConnectionConfigStore(runtime.orm);
     const slots = new RefreshSlotRepository(runtime.orm);
     this.bus = runtime.bus;
@@ -180,7 +183,10 @@ export class VehicleRefreshService {
     // telemetry-ingest's 404 rule (approved or stored, and visible) before any slot is claimed; its not_found travels to the gateway as it is.
     await read();
     const fetch = await refreshVehicle(this.ports, request);
-    if (fetch.outcome === 'rate_limited') return { meta: fetch, body: '' };
+    if (fetch.outcome === 'rate_limited') {
+      this.limited.inc();
+      return { meta: fetch, body: '' };
+    }
     // telemetry-ingest's body (refreshStatus set) travels on to the gateway as the bytes it produced.
     const { body } = await read({ observations: fetch.observations, failedMetrics: fetch.failedMetrics, outcome: fetch.outcome });
     return { meta: { outcome: 'answered' }, body };

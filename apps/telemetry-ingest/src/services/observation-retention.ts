@@ -13,13 +13,15 @@
  * month; reads reaching before that find nothing there (decision 0025: history pages hold what is
  * kept, usage counters report the dropped time as unobserved — `missing` or `partial`, never zero).
  */
+import { HISTORY_RETENTION_DAYS } from '@switchyard/contracts';
 import { sortLimitations, type UsageLimitation } from '@switchyard/domain';
 import type { Orm } from '@switchyard/persistence';
 import { ObservationRepository } from '../db/repositories/observation.repository.js';
 import { UsageRollupRepository } from '../db/repositories/usage-rollup.repository.js';
 
 const DAY_MS = 86_400_000;
-export const OBSERVATION_RETENTION_DAYS = 400;
+/** The history horizon every store shares (libs/contracts history-retention.ts). */
+export const OBSERVATION_RETENTION_DAYS = HISTORY_RETENTION_DAYS;
 export const OBSERVATION_RETENTION_MS = OBSERVATION_RETENTION_DAYS * DAY_MS;
 /** Margin between the ingest's horizon and the drop boundary (see the header). */
 const DROP_MARGIN_MS = DAY_MS;

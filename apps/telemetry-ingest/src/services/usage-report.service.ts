@@ -10,7 +10,8 @@
  *   from a hidden one. An approved vehicle without readings
  *   answers every counter `missing`;
  * - the fleet report covers every visible vehicle (approved or with readings) in vehicle id order,
- *   hidden ones never counted; each page reads the observations of its vehicles in one query;
+ *   hidden ones never counted; each page reads the observations of its vehicles in one query and
+ *   is decided by the read frame's page rule (service-kit frameRendered), sent as JSON text;
  * - a window with an aligned interior (rollupPlan: at least 30 minutes of whole 15-minute slots)
  *   that starts after the rollups began is summed from the rollups — the interior's slots summed in
  *   SQL per vehicle, metric, series and report bucket (summedSlotStarts), the excluded intervals —
@@ -53,7 +54,7 @@ import {
   type UtilizationV1,
 } from '@switchyard/messaging';
 import type { Em, Orm } from '@switchyard/persistence';
-import { ConnectionConfigStore, VehicleVisibilityStore } from '@switchyard/service-kit';
+import { ConnectionConfigStore, frameRendered, VehicleVisibilityStore } from '@switchyard/service-kit';
 import { UsageObservationRepository, emptyUsageObservations } from '../db/repositories/usage-observation.repository.js';
 import { withRetentionLimit } from './observation-retention.js';
 import { MERGED_SERIES, UsageRollupRepository, type StoredInterval, type StoredSlots } from '../db/repositories/usage-rollup.repository.js';
@@ -230,22 +231,16 @@ export class UsageReportService {
     const { window, edges } = windowOf(request);
     const visible = await this.visibleVehicles(em, request.connectionId);
     const after = request.after;
-    const rest = after === undefined ? visible : visible.filter((v) => v > after);
-    const page = rest.slice(0, request.limit);
-    const views = await this.viewsOf(em, request.connectionId, page, window, edges);
-    // The page ends early at maxBytes (at least one vehicle): hourly intervals over a long window
-    // make a vehicle's report large, and the reply must fit one NATS message (found by
-    // system-tests/test/contract-fuzz.int-spec.ts: a 503 after the RPC timeout otherwise).
-    const vehicles: UtilizationV1[] = [];
-    let bytes = 2;
-    for (const v of page) {
-      const report = utilizationReport(v, views.get(v) ?? rawUsageViews(emptyUsageObservations(), window), window, edges);
-      const size = Buffer.byteLength(JSON.stringify(report)) + 1;
-      if (vehicles.length > 0 && bytes + size > request.maxBytes) break;
-      vehicles.push(report);
-      bytes += size;
-    }
-    const last = vehicles.at(-1)?.vehicleId;
-    return { vehicles, ...(rest.length > vehicles.length && last !== undefined ? { next: last } : {}) };
+    const rows = (after === undefined ? visible : visible.filter((v) => v > after)).slice(0, request.limit + 1);
+    const views = await this.viewsOf(em, request.connectionId, rows.slice(0, request.limit), window, edges);
+    // The read frame's page rule (service-kit frameRendered): the page ends early at maxBytes (at
+    // least one vehicle) — hourly intervals over a long window make a vehicle's report large, and
+    // the reply must fit one NATS message (found by system-tests/test/contract-fuzz.int-spec.ts: a
+    // 503 after the RPC timeout otherwise); a report is rendered only when the page may take it.
+    const page = frameRendered(rows, request, {
+      render: (v) => JSON.stringify(utilizationReport(v, views.get(v) ?? rawUsageViews(emptyUsageObservations(), window), window, edges)),
+      position: (v) => v,
+    });
+    return { meta: { hasMore: page.hasMore, ...(page.hasMore && page.last !== undefined ? { next: page.last } : {}) }, body: page.items };
   }
 }

@@ -5,10 +5,10 @@
  * committed during the walk never shift its pages. The one place that reads it and that writes the
  * filter; also the id-keyset page tail the vehicle, driver and group walks share.
  */
-import { query, type Em } from '@switchyard/persistence';
+import { readQuery, type Em } from '@switchyard/persistence';
 
 export async function currentHorizon(em: Em): Promise<string> {
-  const [row] = await query<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');
+  const [row] = await readQuery<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');
   if (!row) throw new Error('pg_current_snapshot returned no row');
   return row.snapshot;
 }
@@ -21,13 +21,14 @@ export interface IdPageQuery {
   horizon: string;
   /** The last id served; the page starts after it. */
   after?: string;
-  limit: number;
+  /** Rows of the page; absent when the read frame (`readFrame`) adds the limit. */
+  limit?: number;
   /** One more condition on the row (e.g. the driver roster), with its params in order. */
   filter?: { sql: string; params: readonly unknown[] };
 }
 
 /**
- * `where … order by … limit ?` of one page of a connection's rows by ascending id inside the
+ * `where … order by …[ limit ?]` of one page of a connection's rows by ascending id inside the
  * horizon — a range of the table's (connection_id, id) index — and its params in order.
  */
 export function idPageTail(alias: string, q: IdPageQuery): { sql: string; params: unknown[] } {
@@ -41,6 +42,7 @@ export function idPageTail(alias: string, q: IdPageQuery): { sql: string; params
     where.push(`${alias}.id > ?`);
     params.push(q.after);
   }
+  if (q.limit === undefined) return { sql: `where ${where.join(' and ')} order by ${alias}.id`, params };
   params.push(q.limit);
   return { sql: `where ${where.join(' and ')} order by ${alias}.id limit ?`, params };
 }

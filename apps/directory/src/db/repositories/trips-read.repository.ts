@@ -1,111 +1,81 @@
 /**
- * The SQL of the stored trip reads. Keyset pages on `trip_window_idx` (connection_id, started_at,
- * id), ascending, never offset; every page keeps to the rows whose inserting transaction is visible
- * in the walk's horizon snapshot (migration 0003 `created_xid`), taken by read-horizon.ts before
- * the first page. Timestamps come back as RFC 3339 text and the referenced vehicle and driver as
- * json built in SQL only when they are expanded (performance.md: text timestamps double a page's
- * throughput). The vehicle's status and source id always come back: the visibility rule needs them.
+ * The SQL of the stored trip reads, each trip rendered as the public Trip by PostgreSQL (decision
+ * 0028) and its page decided by the read frame (`readFrame`). Keyset pages on `trip_window_idx`
+ * (connection_id, started_at, id), ascending, never offset; every page keeps to the rows whose
+ * inserting transaction is visible in the walk's horizon snapshot (migration 0003 `created_xid`),
+ * taken by read-horizon.ts before the first page. A trip whose vehicle the connection's visibility
+ * rules hide (vehicle-sql.ts `visibilitySql`, the one rule; a vehicle not stored has no status) is
+ * left out by the WHERE, so it never appears, not even as an expansion. Units are normalized at
+ * ingest: distance in km (absent when missing or invalid — the column is NULL then, never 0),
+ * duration in ms; the distance basis stays internal. Locations appear only when their Field is
+ * available. `vehicle`/`driver` are expanded when asked and the referenced record is stored and can
+ * be an ExpandedVehicle / TripDriver (vehicle-sql.ts, driver-sql.ts); otherwise they stay ids (a
+ * driver the provider did not identify is omitted). metadata.addedAt = fetch time of the first
+ * batch that carried the trip; modifiedAt = fetch time of the last batch that changed it.
  * Id lists are validated `vcl_`/`drv_` ids (Crockford characters and `_` only) passed as one
  * PostgreSQL array literal, so `= any(…)` can use the vehicle and driver indexes.
  */
-import type { DriverId, Field, LatLon, VehicleId } from '@switchyard/domain';
-import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import type { DriverId, VehicleId, VisibilityRules } from '@switchyard/domain';
+import type { TripPositionV1 } from '@switchyard/messaging';
+import { isoSql, readQuery, tableNamer, type Em } from '@switchyard/persistence';
+import { positionTimeSql, readFrame, type FramedPage, type FrameRows } from '@switchyard/service-kit';
+import { driverShownSql, tripDriverSql } from './driver-sql.js';
 import { inHorizon } from './read-horizon.js';
+import { entityStatusSql, expandedVehicleSql, rulesParam, vehicleEntitySql, vehicleGroupsJoinSql, visibilitySql } from './vehicle-sql.js';
 
-/** A stored vehicle as the read mappers take it (vehicle.mapper.ts). */
-export interface VehicleReadRow {
-  id: string;
-  source_id: string;
-  provider: string;
-  status: string | null;
-  name: string | null;
-  vin: string | null;
-  metadata: Record<string, Field<unknown>>;
-  added_at: string;
-  modified_at: string;
-  fetched_at: string;
-}
-
-/** A stored driver as the read mappers take it. */
-export interface DriverReadRow {
-  id: string;
-  source_id: string;
-  provider: string;
-  status: string | null;
-  fields: Record<string, Field<string>>;
-  added_at: string;
-  modified_at: string;
-}
-
-export interface TripReadRow {
-  id: string;
-  source_id: string;
-  provider: string;
-  vehicle_id: string;
-  vehicle_source_id: string;
-  /** Whether the trip's vehicle is stored, and its status column (vehicle.mapper.ts vehicleStatus). */
-  vehicle_stored: boolean;
-  vehicle_status: string | null;
-  driver_id: string | null;
-  started_at: string;
-  /** started_at at full stored precision (microseconds): the keyset position. */
-  started_key: string;
-  ended_at: string;
-  duration_ms: number;
-  distance_km: number | null;
-  start_location: Field<LatLon>;
-  end_location: Field<LatLon>;
-  added_at: string;
-  modified_at: string;
-  vehicle: VehicleReadRow | null;
-  driver: DriverReadRow | null;
-}
+/** Table names of the directory's schema (persistence `tableNamer`). */
+type TableNames = (table: string) => string;
 
 export interface TripPageQuery {
   connectionId: string;
   horizon: string;
-  after?: { startedAt: string; id: string };
+  after?: TripPositionV1;
   from?: string;
   to?: string;
   vehicleIds: readonly VehicleId[] | readonly string[];
   driverIds: readonly DriverId[] | readonly string[];
-  expand: { vehicle: boolean; driver: boolean };
-  limit: number;
 }
 
-const vehicleJson = (v: string) =>
-  `json_build_object('id', ${v}.id, 'source_id', ${v}.source_id, 'provider', ${v}.provider, 'status', ${v}.status, 'name', ${v}.name, 'vin', ${v}.vin,
-     'metadata', ${v}.metadata, 'added_at', ${isoSql(`${v}.first_seen_at`)}, 'modified_at', ${isoSql(`${v}.modified_at`)}, 'fetched_at', ${isoSql(`${v}.fetched_at`)})`;
-const driverJson = (d: string) =>
-  `json_build_object('id', ${d}.id, 'source_id', ${d}.source_id, 'provider', ${d}.provider, 'status', ${d}.status, 'fields', ${d}.fields,
-     'added_at', ${isoSql(`${d}.first_seen_at`)}, 'modified_at', ${isoSql(`${d}.modified_at`)})`;
-
-/** Microsecond RFC 3339 text: a keyset position must not lose precision (isoSql keeps milliseconds). */
-const keySql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** How a read renders its trips: the connection's rules, what to expand, the group directory's fetch time (an expanded vehicle's membership). */
+export interface TripRendering {
+  rules: VisibilityRules;
+  expand: { vehicle: boolean; driver: boolean };
+  directoryFetchedAt: string | null;
+}
 
 /** `{a,b}`: only ever built from ids that passed their pattern (no quotes, commas or braces possible). */
 export const arrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
+const location = (f: string) => `case when ${f} ->> 'status' = 'available' then jsonb_build_object('latitude', ${f} -> 'value' -> 'latitude', 'longitude', ${f} -> 'value' -> 'longitude') end`;
+
 export class TripsReadRepository {
-  private select(em: Em, expand: TripPageQuery['expand']): { sql: string; params: unknown[] } {
-    const t = tableNamer(em);
-    return {
-      sql: `select t.id, t.source_id, t.provider, t.vehicle_id, t.vehicle_source_id, v.id is not null as vehicle_stored, v.status as vehicle_status, t.driver_id,
-              ${isoSql('t.started_at')} as started_at, ${keySql('t.started_at')} as started_key, ${isoSql('t.ended_at')} as ended_at, t.duration_ms::float8 as duration_ms, t.distance_km,
-              t.start_location, t.end_location, ${isoSql('t.first_seen_at')} as added_at, ${isoSql('t.modified_at')} as modified_at,
-              case when ?::boolean and v.id is not null then ${vehicleJson('v')} end as vehicle,
-              case when d.id is not null then ${driverJson('d')} end as driver
-         from ${t('trip')} t
-         left join ${t('vehicle')} v on v.id = t.vehicle_id
-         left join ${t('driver')} d on ?::boolean and d.id = t.driver_id`,
-      params: [expand.vehicle, expand.driver],
-    };
+  /** `select body, position` of the trips `t` whose vehicle is shown (params first: rules, fetched, expand vehicle, expand driver; then the caller's conditions). */
+  private static select(t: TableNames): string {
+    const vehicle = `case when x.vehicle and v.id is not null and ${vehicleEntitySql('v')} then ${expandedVehicleSql('v', 'vg', 'x.fetched')} else to_jsonb(t.vehicle_id) end`;
+    const driver = `case when t.driver_id is null then null when x.driver and d.id is not null and ${driverShownSql('d')} then ${tripDriverSql('d')} else to_jsonb(t.driver_id) end`;
+    return `select (jsonb_strip_nulls(jsonb_build_object('id', t.id, 'sourceId', t.source_id, 'provider', t.provider, 'driver', ${driver},
+              'startedAt', ${isoSql('t.started_at')}, 'endedAt', ${isoSql('t.ended_at')}, 'duration', t.duration_ms::float8,
+              'distance', case when t.distance_km >= 0 and t.distance_km < 'Infinity'::float8 then t.distance_km end,
+              'startLocation', ${location('t.start_location')}, 'endLocation', ${location('t.end_location')},
+              'metadata', jsonb_build_object('addedAt', ${isoSql('t.first_seen_at')}, 'modifiedAt', ${isoSql('t.modified_at')})))
+              || jsonb_build_object('vehicle', ${vehicle}))::json as body,
+            json_build_object('startedAt', ${positionTimeSql('t.started_at')}, 'id', t.id) as position
+       from ${t('trip')} t
+       cross join (select ?::jsonb as rules, ?::text as fetched, ?::boolean as vehicle, ?::boolean as driver) x
+       left join ${t('vehicle')} v on v.id = t.vehicle_id
+       ${vehicleGroupsJoinSql(t, 'v', 'vg', 'false', 'x.vehicle')}
+       left join ${t('driver')} d on x.driver and d.id = t.driver_id
+      where ${visibilitySql('t.vehicle_source_id', entityStatusSql('v.status'), 'x.rules')} = 'visible'`;
   }
 
-  async page(em: Em, q: TripPageQuery): Promise<TripReadRow[]> {
-    const { sql, params } = this.select(em, q.expand);
+  private static params(r: TripRendering): unknown[] {
+    return [rulesParam(r.rules), r.directoryFetchedAt, r.expand.vehicle, r.expand.driver];
+  }
+
+  /** The frame rows of a trips page, table names from `t` (what `page` runs; the bench baseline runs the same statement over bare pg). */
+  static pageRows(t: TableNames, q: TripPageQuery, r: TripRendering): FrameRows {
     const where = ['t.connection_id = ?::uuid', inHorizon('t')];
-    params.push(q.connectionId, q.horizon);
+    const params: unknown[] = [...TripsReadRepository.params(r), q.connectionId, q.horizon];
     if (q.after) {
       where.push('(t.started_at, t.id) > (?::timestamptz, ?)');
       params.push(q.after.startedAt, q.after.id);
@@ -126,14 +96,22 @@ export class TripsReadRepository {
       where.push('t.driver_id = any(?::text[])');
       params.push(arrayLiteral(q.driverIds));
     }
-    params.push(q.limit);
-    return query<TripReadRow>(em, `${sql} where ${where.join(' and ')} order by t.started_at, t.id limit ?`, params);
+    return { sql: `${TripsReadRepository.select(t)} and ${where.join(' and ')} order by t.started_at, t.id`, params };
   }
 
-  async byId(em: Em, connectionId: string, tripId: string, expand: TripPageQuery['expand']): Promise<TripReadRow | undefined> {
-    const { sql, params } = this.select(em, expand);
-    const [row] = await query<TripReadRow>(em, `${sql} where t.id = ? and t.connection_id = ?::uuid`, [...params, tripId, connectionId]);
-    return row;
+  /** A frame page of the connection's shown trips started in the window, ascending started_at then id, inside the horizon. */
+  page(em: Em, q: TripPageQuery, r: TripRendering, page: { limit: number; maxBytes: number }): Promise<FramedPage<TripPositionV1>> {
+    return readFrame(em, TripsReadRepository.pageRows(tableNamer(em), q, r), page);
+  }
+
+  /** One shown trip of the connection as its Trip text; undefined when none (not stored, another connection's, its vehicle hidden). */
+  async byId(em: Em, connectionId: string, tripId: string, r: TripRendering): Promise<string | undefined> {
+    const [row] = await readQuery<{ body: string }>(em, `select body::text as body from (${TripsReadRepository.select(tableNamer(em))} and t.id = ? and t.connection_id = ?::uuid) q`, [
+      ...TripsReadRepository.params(r),
+      tripId,
+      connectionId,
+    ]);
+    return row?.body;
   }
 
   /**
@@ -143,7 +121,7 @@ export class TripsReadRepository {
    * INGEST stream's 7 days of them (the ledger is pruned with its max age).
    */
   async completedUnits(em: Em, connectionId: string): Promise<number> {
-    const [row] = await query<{ n: number }>(
+    const [row] = await readQuery<{ n: number }>(
       em,
       `select count(distinct unit_id)::int as n from ${tableNamer(em)('ingest_batch')}
         where connection_id = ?::uuid and kind = 'trips' and status = 'committed' and (receipt->>'final')::boolean`,

@@ -32,6 +32,12 @@ export class VehicleVinRepository {
     return rows.length;
   }
 
+  /** Rows with a change not yet published (the outbox backlog gauge). */
+  async countUnpublished(em: Em): Promise<number> {
+    const [row] = await query<{ n: number }>(em, `select count(*)::int as n from ${tableNamer(em)('vehicle_vin')} where published_sequence < sequence`);
+    return row?.n ?? 0;
+  }
+
   async unpublished(em: Em, limit: number): Promise<UnpublishedVinRow[]> {
     return query<UnpublishedVinRow>(
       em,

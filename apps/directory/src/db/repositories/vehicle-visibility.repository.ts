@@ -2,12 +2,14 @@
  * The SQL of the published vehicle visibility (migration 0005 `vehicle_visibility`): the
  * per-connection advisory lock every recomputation takes (so two vehicles batches or a batch and a
  * config change of one connection compute one after the other, each seeing the other's committed
- * rows), the stored vehicles the rule needs (source id and status only), the stored set, and the
+ * rows), the stored vehicles judged by the one rule (vehicle-sql.ts), the stored set, and the
  * outbox reads and marks of the relay. Rows are claimed with `for update skip locked`, so relays of
  * several directory processes never publish the same row at once.
  */
+import type { VehicleVisibility, VisibilityRules } from '@switchyard/domain';
 import type { VehicleVisibilityChangedV1 } from '@switchyard/messaging';
 import { isoSql, ormSchema, query, tableNamer, type Em } from '@switchyard/persistence';
+import { entityStatusSql, rulesParam, visibilitySql } from './vehicle-sql.js';
 
 // Advisory lock of a connection's visibility ("SWVV"); second key hashtext(schema:connection).
 const VISIBILITY_LOCK = 0x53575656;
@@ -38,8 +40,14 @@ export class VehicleVisibilityRepository {
     await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [VISIBILITY_LOCK, `${ormSchema(em)}:${connectionId}`]);
   }
 
-  async vehicles(em: Em, connectionId: string): Promise<{ id: string; source_id: string; status: string | null }[]> {
-    return query(em, `select id, source_id, status from ${tableNamer(em)('vehicle')} where connection_id = ?::uuid order by id`, [connectionId]);
+  /** The connection's stored vehicles with their visibility under `rules` (vehicle-sql.ts `visibilitySql`, the one rule), by id. */
+  async vehicles(em: Em, connectionId: string, rules: VisibilityRules): Promise<{ id: string; source_id: string; visibility: VehicleVisibility }[]> {
+    return query(
+      em,
+      `select v.id, v.source_id, ${visibilitySql('v.source_id', entityStatusSql('v.status'), 'x.rules')} as visibility
+         from ${tableNamer(em)('vehicle')} v cross join (select ?::jsonb as rules) x where v.connection_id = ?::uuid order by v.id`,
+      [rulesParam(rules), connectionId],
+    );
   }
 
   async state(em: Em, connectionId: string): Promise<VisibilityStateRow | undefined> {
@@ -66,6 +74,12 @@ export class VehicleVisibilityRepository {
          hidden = excluded.hidden, shown = excluded.shown, sequence = v.sequence + 1, computed_at = now()`,
       [connectionId, revision, JSON.stringify(rules), JSON.stringify(set.hidden), set.shown === null ? null : JSON.stringify(set.shown)],
     );
+  }
+
+  /** Rows with a change not yet published (the outbox backlog gauge). */
+  async countUnpublished(em: Em): Promise<number> {
+    const [row] = await query<{ n: number }>(em, `select count(*)::int as n from ${tableNamer(em)('vehicle_visibility')} where published_sequence < sequence`);
+    return row?.n ?? 0;
   }
 
   async unpublished(em: Em, limit: number): Promise<UnpublishedVisibilityRow[]> {

@@ -7,7 +7,7 @@
  * a row yet is `pending` with its source's name and adapter version (the caller passes them).
  */
 import { ENRICHMENT_PRODUCTS, type EnrichmentProduct } from '@switchyard/messaging';
-import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { isoSql, readQuery, tableNamer, type Em } from '@switchyard/persistence';
 import { visibilityCte, visibleVehicleSql } from '@switchyard/service-kit';
 
 export interface ProfileBody {
@@ -36,7 +36,8 @@ export class ProfileReadRepository {
     } else {
       body = `json_build_object('vehicleId', v.vehicle_id, 'vin', v.vin, ${ENRICHMENT_PRODUCTS.map((p) => `'${p}', ${value(p)}`).join(', ')})::text`;
     }
-    const [row] = await query<ProfileBody>(
+    // Prepared (readQuery): planning this statement cost PostgreSQL ~0.75 ms per read, running it ~0.1 ms.
+    const [row] = await readQuery<ProfileBody>(
       em,
       `with ${visibilityCte(t, { lists: false })}
        select ${body} as body from ${t('enrichment_vehicle')} v

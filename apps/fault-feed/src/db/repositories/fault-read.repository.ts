@@ -10,7 +10,8 @@
  * Hidden: the one visibility rule of every context (decision 0029), service-kit's visibilityCte /
  * visibleVehicleSql over the occurrence's `vcl_` and provider ids — hidden until the directory's
  * set has arrived, when the set lists it, when the held configuration's lists leave it out.
- * - `prunedThrough` / `prune`: the retention horizon per connection and the pruning statement.
+ * - `prunedThrough` / `prune`: the retention horizon per connection and the pruning statement;
+ * - `pruneClearedOccurrences`: cleared occurrences nothing needs any more (decision 0030).
  *
  * Why "sequence > after" never skips an event (the durable cursor's guarantee): every fault batch
  * of a connection runs under the connection's transaction-scoped advisory lock and reserves its
@@ -22,7 +23,7 @@
  * transactional, a slower transaction could commit n after a reader passed n + 1 — the mutation
  * the concurrency test in test/fault-feed-concurrency.int-spec.ts names.)
  */
-import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { isoSql, query, readQuery, tableNamer, type Em } from '@switchyard/persistence';
 import { readFrame, visibilityCte, visibleVehicleSql, type FramedPage } from '@switchyard/service-kit';
 
 /** Fault pages are bounded by their limit (at most 1,000 × a few hundred bytes, far below a NATS payload), not by bytes. */
@@ -75,7 +76,7 @@ export class FaultReadRepository {
 
   /** The highest sequence pruned from the connection's feed; '0' when nothing was. */
   async prunedThrough(em: Em, connectionId: string): Promise<string> {
-    const [row] = await query<{ pruned_through: string }>(em, `select pruned_through::text as pruned_through from ${tableNamer(em)('fault_retention')} where connection_id = ?::uuid`, [connectionId]);
+    const [row] = await readQuery<{ pruned_through: string }>(em, `select pruned_through::text as pruned_through from ${tableNamer(em)('fault_retention')} where connection_id = ?::uuid`, [connectionId]);
     return row?.pruned_through ?? '0';
   }
 
@@ -105,4 +106,31 @@ export class FaultReadRepository {
     return Number(row?.pruned ?? 0);
   }
 
+  /**
+   * Deletes at most `limit` cleared occurrences that nothing needs any more (decision 0030): cleared
+   * before `clearedBefore`, with no transition left on the feed (the feed joins each transition to
+   * its occurrence: deleting one still referenced would drop an event from a stored cursor's walk),
+   * and not the newest clear of their vehicle and fault key (derivation of explicit records reads
+   * it: a late record observed before that clear must not open the fault again). Never an open one.
+   * Rows another pass holds are skipped. Returns how many went.
+   */
+  async pruneClearedOccurrences(em: Em, clearedBefore: Date, limit: number): Promise<number> {
+    const t = tableNamer(em);
+    const [row] = await query<{ pruned: string }>(
+      em,
+      `with doomed as (
+         select o.id from ${t('fault_occurrence')} o
+          where o.cleared_at < ?
+            and exists (select 1 from ${t('fault_occurrence')} n
+                         where n.connection_id = o.connection_id and n.vehicle_source_id = o.vehicle_source_id and n.fault_key = o.fault_key and n.cleared_at > o.cleared_at)
+            and not exists (select 1 from ${t('fault_transition')} x where x.occurrence_id = o.id)
+          limit ? for update skip locked
+       ), gone as (
+         delete from ${t('fault_occurrence')} o using doomed where o.id = doomed.id returning 1
+       )
+       select count(*)::text as pruned from gone`,
+      [clearedBefore.toISOString(), limit],
+    );
+    return Number(row?.pruned ?? 0);
+  }
 }

@@ -169,6 +169,12 @@ export class FaultRepository {
     await query(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [RELAY_LOCK, ormSchema(em)]);
   }
 
+  /** Rows with a change not yet published (the outbox backlog gauge). */
+  async countUnpublished(em: Em): Promise<number> {
+    const [row] = await query<{ n: number }>(em, `select count(*)::int as n from ${tableNamer(em)('fault_transition')} where published_at is null`);
+    return row?.n ?? 0;
+  }
+
   /** Unpublished transitions in (connection, sequence) order. */
   unpublished(em: Em, limit: number): Promise<UnpublishedTransitionRow[]> {
     const t = tableNamer(em);

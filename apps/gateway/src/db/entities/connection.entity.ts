@@ -28,6 +28,9 @@ export const Connection = defineEntity({
     extendedLastSuccessAt: p.datetime().nullable(),
     extendedLastErrorCode: p.text().nullable(),
     extendedNextRetryAt: p.datetime().nullable(),
+    /** Why the status last changed, and when (migration 0008): shown by the operator console. */
+    statusReason: p.text().nullable(),
+    statusChangedAt: p.datetime().nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -7,12 +7,12 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 import { Connection, ENVIRONMENT_CHECK } from './connection.entity.js';
 
-/** A `references table(id)` column of migration 0001: PostgreSQL's default constraint name and rules. */
-const reference = <T extends Parameters<typeof p.manyToOne>[0]>(target: T, table: string, column: string) =>
-  p.manyToOne(target).mapToPk().fieldName(column).foreignKeyName(`${table}_${column}_fkey`).updateRule('no action').deleteRule('no action');
+/** A `references table(id)` column: PostgreSQL's default constraint name and rules (`on delete cascade` when asked). */
+export const reference = <T extends Parameters<typeof p.manyToOne>[0]>(target: T, table: string, column: string, onDelete: 'no action' | 'cascade' = 'no action') =>
+  p.manyToOne(target).mapToPk().fieldName(column).foreignKeyName(`${table}_${column}_fkey`).updateRule('no action').deleteRule(onDelete);
 
 /** Columns every issued credential has: its public lookup id / display prefix and the SHA-256 of the token. */
-const issuedCredentialColumns = (table: string) => ({
+export const issuedCredentialColumns = (table: string) => ({
   id: p.uuid().primary(),
   lookupId: p.text().unique(`${table}_lookup_id_key`),
   displayPrefix: p.text(),

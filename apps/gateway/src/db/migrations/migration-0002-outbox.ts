@@ -5,20 +5,11 @@
  * msgId, which JetStream's duplicate window (and the consumers' revision check) absorbs.
  */
 import { SchemaMigration } from '@switchyard/persistence';
+import { outboxTableSql } from '@switchyard/service-kit';
 
 export class Migration0002Outbox extends SchemaMigration {
   override up(): void {
-    const s = this.schema;
-    this.addSql(`
-create table ${s}.outbox (
-  id bigserial primary key,
-  subject text not null,
-  msg_id text not null unique,
-  payload jsonb not null,
-  created_at timestamptz not null default now(),
-  published_at timestamptz
-);
-create index outbox_unpublished on ${s}.outbox (id) where published_at is null;
-`);
+    // Shared with the other context's outbox (service-kit outbox-table.repository.ts); the SQL is what this migration always ran.
+    this.addSql(outboxTableSql(this.schema));
   }
 }

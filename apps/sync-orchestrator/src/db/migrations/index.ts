@@ -12,6 +12,7 @@ import { Migration0011ApplicationTokens } from './migration-0011-application-tok
 import { Migration0012SyncCorrelation } from './migration-0012-sync-correlation.js';
 import { Migration0013RefreshSlots } from './migration-0013-refresh-slots.js';
 import { Migration0014FencedWrites } from './migration-0014-fenced-writes.js';
+import { Migration0015SyncOutbox } from './migration-0015-sync-outbox.js';
 
 /** In order; never edit an applied migration, add the next one. */
 export const syncOrchestratorMigrations = [
@@ -29,4 +30,5 @@ export const syncOrchestratorMigrations = [
   Migration0012SyncCorrelation,
   Migration0013RefreshSlots,
   Migration0014FencedWrites,
+  Migration0015SyncOutbox,
 ];

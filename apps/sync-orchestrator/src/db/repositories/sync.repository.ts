@@ -177,6 +177,12 @@ export class SyncRepository {
     return rows[0] && toRow(rows[0]);
   }
 
+  /** Any sync by id, public or internal (the outcome outbox reads the row it just moved). */
+  async byId(em: Em, id: string): Promise<SyncRow | undefined> {
+    const rows = await query<RawSyncRow>(em, `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ?`, [id]);
+    return rows[0] && toRow(rows[0]);
+  }
+
   /** An internal run by id (never a public sync). */
   async findInternal(em: Em, id: string): Promise<SyncRow | undefined> {
     const rows = await query<RawSyncRow>(em, `select ${COLUMNS} from ${tableNamer(em)('sync')} where id = ? and origin <> 'api'`, [id]);

@@ -232,15 +232,16 @@ export class UnitLeaseRepository {
     );
   }
 
-  /** Counts one more receipted unit and moves the sync to `status` (completedAt when completed). */
-  async advanceSync(em: Em, syncId: string, status: SyncStatus): Promise<void> {
-    await query(
+  /** Counts one more receipted unit and moves the sync to `status` (completedAt when completed); returns the sync's origin. */
+  async advanceSync(em: Em, syncId: string, status: SyncStatus): Promise<string | undefined> {
+    const rows = await query<{ origin: string }>(
       em,
       `update ${tableNamer(em)('sync')} set receipted_units = receipted_units + 1, status = ?,
               completed_at = case when ? = 'completed' then now() else null end, updated_at = now()
-        where id = ?`,
+        where id = ? returning origin`,
       [status, status, syncId],
     );
+    return rows[0]?.origin;
   }
 
   async lockSyncStatus(em: Em, syncId: string): Promise<SyncStatus | undefined> {
@@ -315,7 +316,9 @@ export class UnitLeaseRepository {
     return rows[0]?.throttle_requeues;
   }
 
-  async failSync(em: Em, syncId: string, reason: string): Promise<void> {
-    await query(em, `update ${tableNamer(em)('sync')} set status = 'failed', failure_reason = ?, updated_at = now() where id = ?`, [reason, syncId]);
+  /** Fails the sync with `reason`; returns its origin. */
+  async failSync(em: Em, syncId: string, reason: string): Promise<string | undefined> {
+    const rows = await query<{ origin: string }>(em, `update ${tableNamer(em)('sync')} set status = 'failed', failure_reason = ?, updated_at = now() where id = ? returning origin`, [reason, syncId]);
+    return rows[0]?.origin;
   }
 }

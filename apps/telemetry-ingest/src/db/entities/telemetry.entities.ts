@@ -25,8 +25,10 @@ export const ObservationEntity = defineEntity({
     ...reading(),
     observedAt: p.datetime().primary(),
     source: p.text().primary(),
-    // Migration 0003: the public HistoryPoint sequence (from observation_seq) and the inserting transaction.
-    seq: p.bigint(),
+    // Migration 0003: the public HistoryPoint sequence (from observation_seq) and the inserting
+    // transaction. Since 0007 seq is the column default nextval('observation_seq'), which MikroORM
+    // reads back as an autoincrement column (its schema diff compares the flag, not the text).
+    seq: p.bigint().autoincrement(),
     createdXid: p.bigint().defaultRaw('((pg_current_xact_id())::text)::bigint'),
   },
 });

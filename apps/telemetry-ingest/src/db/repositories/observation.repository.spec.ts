@@ -1,6 +1,6 @@
-/** COPY text encoding of observation rows (the staging COPY of ObservationRepository.write). */
+/** COPY text encoding of observation rows (the COPYs of ObservationRepository.write) and the UTC month of a reading. */
 import { describe, expect, it } from '@jest/globals';
-import { copyField, copyLine, monthsOf, observationCopyLine } from './observation.repository.js';
+import { copyField, copyLine, monthOf, observationCopyLine } from './observation.repository.js';
 
 describe('COPY text format', () => {
   it('escapes backslash, tab, newline and CR; NULL as \\N; objects as JSON', () => {
@@ -31,7 +31,28 @@ describe('COPY text format', () => {
     expect(line.split('\t')).toEqual(['c', 'vcl_1', 'odometer', '2026-01-01T00:00:00.000Z', 'samsara:obdOdometerMeters', 'samsara', '281474', '{"meters":10}', '10', '\\N', '2026-01-01T00:01:00.000Z', 'b_1\n']);
   });
 
-  it('monthsOf lists each UTC month once, sorted', () => {
-    expect(monthsOf(['2026-02-01T00:00:00Z', '2026-01-31T23:59:59Z', '2026-02-15T00:00:00+05:00'])).toEqual(['2026-01', '2026-02']);
+  it('writes the same line as copyLine over the columns, also when the provider strings and values need escapes', () => {
+    const row = {
+      connection_id: '0b9f3c1e-2f4a-4d7e-9b1c-3a2e5f6d7c8b',
+      vehicle_id: 'vcl_19MR191GTQHSC5A35941J1YYS2',
+      metric: 'location',
+      observed_at: '2026-01-01T00:00:00.123+01:00',
+      source: 'geo\\tab\there',
+      provider: 'geotab',
+      vehicle_source_id: 'b\n1\r',
+      value: { latitude: 1, longitude: 2, address: 'a\tb\\c' },
+      value_num: null,
+      units: { speed: 'km/h' },
+      fetched_at: '2026-01-01T00:01:00.000Z',
+      batch_id: 'b_0123456789-x',
+    };
+    const columns = ['connection_id', 'vehicle_id', 'metric', 'observed_at', 'source', 'provider', 'vehicle_source_id', 'value', 'value_num', 'units', 'fetched_at', 'batch_id'] as const;
+    expect(observationCopyLine({ ...row, observed_ms: 1 })).toBe(copyLine(columns.map((c) => row[c])));
+  });
+
+  it('monthOf places a time in its UTC month', () => {
+    expect(['2026-02-01T00:00:00Z', '2026-01-31T23:59:59Z', '2026-02-15T00:00:00+05:00'].map(monthOf)).toEqual(['2026-02', '2026-01', '2026-02']);
+    // An offset time is placed by its UTC instant: 00:30 on March 1st at +01:00 is still February.
+    expect(['2026-03-01T00:30:00+01:00', '2026-03-01T00:30:00.000Z'].map(monthOf)).toEqual(['2026-02', '2026-03']);
   });
 });

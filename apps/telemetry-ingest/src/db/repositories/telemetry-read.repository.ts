@@ -1,5 +1,6 @@
 /**
- * The SQL of the stored telemetry reads (telemetry-read.service.ts), all on the telemetry schema:
+ * The SQL of the stored telemetry reads (telemetry-read.service.ts), all on the telemetry schema,
+ * each a prepared statement (readQuery, service-kit readFrame):
  * - `latest`: the latest_readings rows of one vehicle (primary-key range; ~0.4 ms, migration 0002);
  * - `locationsPage`: one frame page (service-kit read-frame.ts: limit, byte budget and limit + 1 in
  *   one statement, items rendered as JSON by PostgreSQL) of the connection's vehicles that have any
@@ -18,7 +19,7 @@
  */
 import { TELEMETRY_METRICS, type TelemetryMetric } from '@switchyard/domain';
 import { METRIC_VALUES, unitConversionV1 } from '@switchyard/messaging';
-import { isoSql, query, tableNamer, type Em } from '@switchyard/persistence';
+import { isoSql, query, readQuery, tableNamer, type Em } from '@switchyard/persistence';
 import { jsonShapeSql, positionTimeSql, readFrame, visibilityCte, visibleVehicleSql, type FramedPage } from '@switchyard/service-kit';
 
 export interface ReadingRow {
@@ -62,13 +63,13 @@ const readingJson = (l: string) =>
 
 export class TelemetryReadRepository {
   async horizon(em: Em): Promise<string> {
-    const [row] = await query<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');
+    const [row] = await readQuery<{ snapshot: string }>(em, 'select pg_current_snapshot()::text as snapshot');
     if (!row) throw new Error('pg_current_snapshot returned no row');
     return row.snapshot;
   }
 
   latest(em: Em, connectionId: string, vehicleId: string): Promise<ReadingRow[]> {
-    return query<ReadingRow>(
+    return readQuery<ReadingRow>(
       em,
       `select metric, ${isoSql('observed_at')} as observed_at, ${isoSql('fetched_at')} as fetched_at, source, provider, vehicle_source_id, value, units
        from ${tableNamer(em)('latest_readings')} where connection_id = ?::uuid and vehicle_id = ?`,
@@ -154,7 +155,7 @@ export class TelemetryReadRepository {
 
   /** When faults of the vehicle were last observed (projection of the fault context's events); null when never. */
   async faultsObservedAt(em: Em, connectionId: string, vehicleId: string): Promise<string | null> {
-    const [row] = await query<{ observed_at: string }>(
+    const [row] = await readQuery<{ observed_at: string }>(
       em,
       `select ${isoSql('observed_at')} as observed_at from ${tableNamer(em)('vehicle_fault_observation')} where connection_id = ?::uuid and vehicle_id = ?`,
       [connectionId, vehicleId],
