@@ -44,7 +44,9 @@ export default [
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing'] },
             { sourceTag: 'type:sandbox', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:adapter', 'type:testing'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:domain'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:domain', 'type:sdk'] },
+            // The SDK is published alone: it depends on no internal project.
+            { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:app', 'type:sandbox'] },
             // Cross-app system suites may start any app beside another; nothing depends on them.
             { sourceTag: 'type:system-test', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:infra', 'type:adapter', 'type:testing', 'type:app', 'type:sandbox'] },

@@ -4,7 +4,7 @@
 #   2. deploy/nats/streams/*.json agree with the stream table in libs/messaging (built dist);
 #   3. the Kubernetes kustomizations render (kubectl kustomize or kustomize);
 #   4. the container shell scripts parse;
-#   5. deploy/nats/nats-server.conf parses (nats-server -t), deploy/k8s/nats holds the same file, and
+#   5. deploy/nats/nats-server.conf and the cluster files parse (nats-server -t), deploy/k8s/nats holds the same file, and
 #      every app in docker-compose.yml connects as a user the file declares.
 # A check whose tool is missing prints SKIP with what to install and does not fail the run,
 # unless --strict is given. Any real failure exits 1.
@@ -19,7 +19,7 @@ fail() { echo "FAIL  $*"; failures=$((failures + 1)); }
 skip() { echo "SKIP  $*"; skips=$((skips + 1)); }
 
 # 1. Compose. Secrets have no default in the file, so validation supplies placeholders.
-nats_users=(GATEWAY SYNC_ORCHESTRATOR DIRECTORY TELEMETRY_INGEST FAULT_FEED ENRICHMENT)
+nats_users=(PROVISIONER GATEWAY SYNC_ORCHESTRATOR DIRECTORY TELEMETRY_INGEST FAULT_FEED ENRICHMENT DEAD_LETTERS)
 for u in "${nats_users[@]}"; do v=NATS_${u}_PASSWORD; export "$v=${!v:-check-placeholder}"; done
 if command -v docker-compose >/dev/null 2>&1; then compose=(docker-compose)
 elif docker compose version >/dev/null 2>&1; then compose=(docker compose)
@@ -37,32 +37,23 @@ fi
 # 2. Stream files vs the code's stream table. Node 24 from the workspace when installed.
 node_bin=node
 [ -x node_modules/.bin/node ] && node_bin=node_modules/.bin/node
-if [ ! -f libs/messaging/dist/subjects.js ]; then
+if [ ! -f libs/messaging/dist/index.js ]; then
   skip "deploy/nats/streams: libs/messaging is not built (npm run build)"
 elif out=$("$node_bin" --input-type=module - <<'JS' 2>&1
 import { readFileSync, readdirSync } from 'node:fs';
-const { ALL_STREAMS } = await import(`${process.cwd()}/libs/messaging/dist/subjects.js`);
+// The files are generated from the code (npm run nats:streams); the same check as stream-files.spec.ts.
+const { streamFiles, streamFileText } = await import(`${process.cwd()}/libs/messaging/dist/index.js`);
 const dir = 'deploy/nats/streams';
-const files = new Map(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => {
-  const c = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
-  return [c.name, { ...c, file: f }];
-}));
-const NS = 1_000_000; // JSON durations are nanoseconds, the code's are milliseconds
+const generated = streamFiles();
 const problems = [];
-for (const s of ALL_STREAMS) {
-  const c = files.get(s.name);
-  if (!c) { problems.push(`${s.name}: no file in ${dir}`); continue; }
-  files.delete(s.name);
-  if (JSON.stringify([...c.subjects].sort()) !== JSON.stringify([...s.subjects].sort())) problems.push(`${c.file}: subjects ${c.subjects} != ${s.subjects}`);
-  if (c.duplicate_window !== s.duplicateWindowMs * NS) problems.push(`${c.file}: duplicate_window ${c.duplicate_window} != ${s.duplicateWindowMs * NS}`);
-  if (c.max_age !== (s.maxAgeMs ?? 0) * NS) problems.push(`${c.file}: max_age ${c.max_age} != ${(s.maxAgeMs ?? 0) * NS}`);
-  if (c.max_bytes !== (s.maxBytes ?? -1)) problems.push(`${c.file}: max_bytes ${c.max_bytes} != ${s.maxBytes ?? -1}`);
-  if (c.discard !== (s.discard ?? 'old')) problems.push(`${c.file}: discard ${c.discard} != ${s.discard ?? 'old'}`);
-  if (c.retention !== 'limits' || c.storage !== 'file') problems.push(`${c.file}: expected retention limits, storage file`);
+for (const f of readdirSync(dir).filter((f) => f.endsWith('.json'))) if (!generated.has(f)) problems.push(`${f}: stream not declared in libs/messaging`);
+for (const [f, file] of generated) {
+  let text;
+  try { text = readFileSync(`${dir}/${f}`, 'utf8'); } catch { problems.push(`${f}: missing`); continue; }
+  if (text !== streamFileText(file)) problems.push(`${f}: stale (npm run nats:streams)`);
 }
-for (const [name, c] of files) problems.push(`${c.file}: stream ${name} is not declared in libs/messaging`);
 if (problems.length) { console.log(problems.join('\n')); process.exit(1); }
-console.log(`${ALL_STREAMS.length} streams`);
+console.log(`${generated.size} streams`);
 JS
 ); then
   pass "deploy/nats/streams match libs/messaging ($out)"
@@ -86,7 +77,7 @@ else
 fi
 
 # 4. Shell scripts that run inside images or on operators' machines.
-for script in deploy/docker/entrypoint.sh deploy/nats/apply-streams.sh; do
+for script in deploy/docker/entrypoint.sh; do
   if out=$(sh -n "$script" 2>&1); then pass "$script (sh -n)"; else fail "$script: $out"; fi
 done
 
@@ -99,6 +90,13 @@ elif out=$("$nats_bin" -c deploy/nats/nats-server.conf -t 2>&1); then
 else
   fail "deploy/nats/nats-server.conf: $out"
 fi
+# The cluster nodes' files (compose profile `cluster`, the k8s StatefulSet; decision 0034) include it.
+for conf in deploy/nats/nats-cluster.conf deploy/k8s/nats/nats-cluster.conf; do
+  if [ ! -x "$nats_bin" ]; then skip "$conf: nats-server is not installed"
+  elif out=$(NATS_SERVER_NAME=check SERVER_NAME=check "$nats_bin" -c "$conf" -t 2>&1); then pass "$conf (nats-server -t)"
+  else fail "$conf: $out"
+  fi
+done
 if cmp -s deploy/nats/nats-server.conf deploy/k8s/nats/nats-server.conf; then
   pass "deploy/k8s/nats/nats-server.conf is a copy of deploy/nats/nats-server.conf"
 else

@@ -10,7 +10,10 @@ const args = process.argv.slice(2);
 // One results file per run, so concurrent runs never read each other's summary.
 const results = path.join(os.tmpdir(), `switchyard-jest-${process.pid}.json`);
 // Two workers on the 2-core CI machine: integration suites mostly wait on PostgreSQL and NATS.
-const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`, '--maxWorkers=2'];
+// A worker is replaced once it holds more than 2 GB after a suite: ESM suites under
+// --experimental-vm-modules leave their module graphs behind, and a worker that had run ~120 of
+// them crashed out of memory in a trivial spec (CI, 2026-11-28).
+const jestArgs = ['--experimental-vm-modules', path.join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${results}`, '--maxWorkers=2', '--workerIdleMemoryLimit=2GB'];
 const passthrough = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--project') jestArgs.push('--config', path.join(root, args[++i], 'jest.config.js'));

@@ -12,6 +12,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ENTRY = fileURLToPath(new URL('./server-entry.mjs', import.meta.url));
+
+/**
+ * The Node flags deploy/docker/entrypoint.sh starts an app with (its `heap` per SWITCHYARD_APP),
+ * given to a child serving that app (`?service=` of its module URL), so a benchmark measures the
+ * process as deployed; bench/test/harness.test.mjs holds the two lists equal.
+ */
+export const APP_NODE_FLAGS = Object.freeze({ 'telemetry-ingest': ['--max-old-space-size=256', '--max-semi-space-size=16'] });
+
+/** The flags of the app a module URL serves (none for other servers). */
+export function nodeFlagsFor(module) {
+  return APP_NODE_FLAGS[new URL(module).searchParams.get('service') ?? ''] ?? [];
+}
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
 function tail(file, lines = 30) {
@@ -33,7 +45,9 @@ export async function startChildServer({ label, module, fixture, logName, startT
   const fd = openSync(logFile, 'w');
   let child;
   try {
-    child = fork(ENTRY, [], { stdio: ['ignore', fd, fd, 'ipc'] });
+    // BENCH_CHILD_ARGV: extra flags for every child, after the app's own (e.g. --cpu-prof --cpu-prof-dir=…).
+    const extra = (process.env.BENCH_CHILD_ARGV ?? '').split(' ').filter(Boolean);
+    child = fork(ENTRY, [], { stdio: ['ignore', fd, fd, 'ipc'], execArgv: [...process.execArgv, ...nodeFlagsFor(module), ...extra] });
   } finally {
     closeSync(fd); // the child holds its own copy
   }

@@ -4,12 +4,15 @@
  *   consumer key granted `permissions` on it, a bus in the fixture's namespace, the context started
  *   in-process on its own isolated schema for the seeding only (migrating it), then `seed(...)`;
  *   everything started is closed afterwards, newest first, and a failure also drops the fixture;
+ * - `publishEmptyHiddenSet`: the directory's (empty) hidden-vehicle set, published and awaited in
+ *   the context's projection — every context hides a connection's vehicles until that set has
+ *   arrived (decision 0029), so a read seed without it serves nothing;
  * - `seedBatch` / `ingestAndWait`: an ingest batch as a collector builds it (one unit, fencing token
  *   1, stable batch id), published on its context's subject (the orchestrator's own
  *   `publishIngestBatch`) and awaited until the context's ledger says `committed`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBus, ingestBatchId } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, EVENTS, ingestBatchId, subjectFor } from '@switchyard/messaging';
 import { publishIngestBatch } from '@switchyard/sync-orchestrator';
 import { createGatewayFixture, dropGatewayFixture, serviceStartOptions, withGatewayOrm } from './gateway-fixture.mjs';
 
@@ -36,6 +39,7 @@ export async function seedThroughContext({ service, permissions = ['read'], star
     });
     const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: 'bench-seed', namespace: fixture.namespace });
     closers.push(() => bus.close());
+    await bus.ensureStreams(ALL_STREAMS); // the provisioning step (decision 0033): services only verify the streams
     const context = await start(serviceStartOptions(fixture, service, bus, 'warn'), (close) => closers.push(close));
     closers.push(() => context.close());
     await seed({ fixture, bus, context, orm: context.runtime.orm, config });
@@ -46,6 +50,18 @@ export async function seedThroughContext({ service, permissions = ['read'], star
     throw error;
   } finally {
     await closeAll(false);
+  }
+}
+
+/** Publishes the directory's empty hidden set of the fixture's connection and waits until the context (`orm`) holds it. */
+export async function publishEmptyHiddenSet(fixture, bus, orm, timeoutMs = 60_000) {
+  const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: new Date().toISOString(), hidden: [] };
+  await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
+  const table = `"${orm.config.get('schema')}"."vehicle_visibility"`;
+  const deadline = Date.now() + timeoutMs;
+  while ((await orm.em.fork().getConnection().execute(`select 1 from ${table} where connection_id = ?::uuid`, [fixture.connectionId])).length === 0) {
+    if (Date.now() > deadline) throw new Error(`${orm.config.get('schema')}: the hidden set did not arrive within ${timeoutMs} ms`);
+    await sleep(100);
   }
 }
 

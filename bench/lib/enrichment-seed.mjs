@@ -18,7 +18,7 @@ import { startEnrichment, VinIdentityDecoder, VpicDatabase } from '@switchyard/e
 import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { createFleet, startVendorSimulator } from '@switchyard/sandbox';
 import { vehicleSourceIds } from './directory-seed.mjs';
-import { seedThroughContext } from './context-seed.mjs';
+import { publishEmptyHiddenSet, seedThroughContext } from './context-seed.mjs';
 import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const VENDOR_KEY = 'bench-autospec-key';
@@ -67,8 +67,7 @@ export function createEnrichmentFixture({ vehicles = 100 } = {}) {
     },
     seed: async ({ fixture, bus, orm }) => {
       const now = new Date().toISOString();
-      const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: now, hidden: [] };
-      await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
+      await publishEmptyHiddenSet(fixture, bus, orm);
       const fleet = createFleet({ seed: 'bench-enrichment', vehicles }).vehicles();
       const sourceIds = vehicleSourceIds(vehicles);
       const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });

@@ -20,14 +20,14 @@ export function printSummary(result, print = console.log) {
   const { summary, options } = result;
   print(`   -- ${result.scenario}: medians of ${options.rounds} rounds × ${options.durationMs / 1000} s, ${options.concurrency} in flight, client ${result.client ?? 'n/a'}`);
   if (summary) {
-    print(`   side       label                          req/s    p50 ms   p99 ms   cpu µs/req   support cpu µs/req`);
+    print(`   side       label                          req/s    p50 ms   p99 ms   cpu µs/req   support cpu µs/req   db cpu µs/req   rss MiB (max)`);
     for (const side of ['baseline', 'candidate', 'hop'].filter((name) => summary[name])) {
       const s = summary[side];
-      print(`   ${side.padEnd(10)} ${result.labels[side].padEnd(30)} ${f0(s.rps).padStart(6)}   ${f2(s.p50).padStart(6)}   ${f2(s.p99).padStart(6)}   ${f0(s.cpuUsPerRequest).padStart(10)}   ${f0(s.supportCpuUsPerRequest).padStart(10)}`);
+      print(`   ${side.padEnd(10)} ${result.labels[side].padEnd(30)} ${f0(s.rps).padStart(6)}   ${f2(s.p50).padStart(6)}   ${f2(s.p99).padStart(6)}   ${f0(s.cpuUsPerRequest).padStart(10)}   ${f0(s.supportCpuUsPerRequest).padStart(10)}   ${f0(s.dbCpuUsPerRequest).padStart(10)}   ${f0(s.rssMiB).padStart(5)} (${f0(s.maxRssMiB)})`);
     }
     for (const [side, r] of [['candidate', summary.ratio], ['hop', summary.hopRatio]].filter(([, ratio]) => ratio)) {
       const per = r.perRoundRps.filter(Number.isFinite);
-      print(`   ratio ${side}/baseline: req/s ${f2(r.rps)} (median of per-round ratios ${f2(r.rpsMedianOfRounds)}, range ${f2(Math.min(...per))}–${f2(Math.max(...per))}), p50 ${f2(r.p50)}x, p99 ${f2(r.p99)}x, server cpu per request ${f2(r.cpuPerRequest)}x`);
+      print(`   ratio ${side}/baseline: req/s ${f2(r.rps)} (median of per-round ratios ${f2(r.rpsMedianOfRounds)}, range ${f2(Math.min(...per))}–${f2(Math.max(...per))}), p50 ${f2(r.p50)}x, p99 ${f2(r.p99)}x, server cpu per request ${f2(r.cpuPerRequest)}x, db cpu per request ${f2(r.dbCpuPerRequest)}x`);
     }
   }
   print(`   valid: ${result.valid ? 'yes' : 'NO'}`);

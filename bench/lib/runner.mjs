@@ -26,11 +26,15 @@
  *                                   (default: the whole body); for bodies carrying a per-request
  *                                   part (a signed cursor over a fresh snapshot), e.g. `results` only
  * Every support child's CPU is sampled per round too (`supportCpuUsPerRequest`: e.g. the directory's
- * share of a candidate request; ~0 in a baseline round, which does not call it).
+ * share of a candidate request; ~0 in a baseline round, which does not call it), and so is
+ * PostgreSQL's for the side and the support children (`dbCpuUsPerRequest`, db-cpu.mjs: the
+ * backends serving their connections), which neither of the others includes; after each round the
+ * side's resident set (`rssMiB`: the gateway's memory under load).
  */
 import os from 'node:os';
 import { createClient, runLoad } from './load.mjs';
 import { startChildServer, stopAndTearDown } from './child-server.mjs';
+import { dbBackendCpu, dbCpuDelta, dbPortOf } from './db-cpu.mjs';
 import { median } from './stats.mjs';
 
 export const DEFAULT_OPTIONS = Object.freeze({
@@ -93,6 +97,9 @@ function summarize(rounds, side) {
     p99: median(mine.map((r) => r.latencyMs.p99)),
     cpuUsPerRequest: median(mine.map((r) => r.cpuUsPerRequest)),
     supportCpuUsPerRequest: median(mine.map((r) => r.supportCpuUsPerRequest)),
+    dbCpuUsPerRequest: median(mine.map((r) => r.dbCpuUsPerRequest)),
+    rssMiB: median(mine.map((r) => r.rssMiB)),
+    maxRssMiB: Math.max(...mine.map((r) => r.rssMiB)),
     requests: mine.reduce((a, r) => a + r.ok, 0),
   };
 }
@@ -137,21 +144,28 @@ export async function runScenario(scenario, { options = DEFAULT_OPTIONS, signal,
       if (primed.warmupErrors.total) invalidReasons.push(`${side} priming: ${JSON.stringify(primed.warmupErrors.byReason)}`);
     }
 
-    print(`   round  side       req/s     p50 ms   p99 ms   cpu µs/req   support µs/req   errors`);
+    const dbPort = dbPortOf(fixture.databaseUrl ?? 'postgres://127.0.0.1:5432/');
+    // The database work of a side: its own connections and the support children's (the context a candidate calls).
+    const dbCpu = (i) => dbBackendCpu([sides[i].pid, ...supports.map((s) => s.pid)], dbPort);
+    print(`   round  side       req/s     p50 ms   p99 ms   cpu µs/req   support µs/req   db µs/req   rss MiB   errors`);
     for (let round = 1; round <= options.rounds; round++) {
       for (const [i, side] of sideNames.entries()) {
         if (signal?.aborted) throw new Error('interrupted');
         const cpuBefore = await sides[i].cpuUsage();
         const supportBefore = await supportCpu(supports);
+        const dbBefore = dbCpu(i);
         const r = await load(sides[i].url, options.warmupMs, options.durationMs);
         // Server CPU per request over the whole round (warm-up included, it served those too):
         // it moves much less than req/s when other processes compete for the cores.
         r.cpuUsPerRequest = ((await sides[i].cpuUsage()) - cpuBefore) / (r.requests + r.warmupRequests);
         r.supportCpuUsPerRequest = ((await supportCpu(supports)) - supportBefore) / (r.requests + r.warmupRequests);
+        const dbAfter = dbCpu(i);
+        r.dbCpuUsPerRequest = dbAfter.size ? dbCpuDelta(dbBefore, dbAfter) / (r.requests + r.warmupRequests) : NaN;
+        r.rssMiB = (await sides[i].resourceUsage()).rssBytes / 2 ** 20;
         const errors = r.errors.total + r.warmupErrors.total;
         if (errors) invalidReasons.push(`round ${round} ${side}: ${JSON.stringify({ ...r.warmupErrors.byReason, ...r.errors.byReason })} e.g. ${JSON.stringify(r.errors.examples[0] ?? r.warmupErrors.examples[0])}`);
         rounds.push({ round, side, ...r });
-        print(`   ${String(round).padEnd(6)} ${side.padEnd(10)} ${r.rps.toFixed(0).padStart(6)}   ${r.latencyMs.p50.toFixed(2).padStart(6)}   ${r.latencyMs.p99.toFixed(2).padStart(6)}   ${r.cpuUsPerRequest.toFixed(0).padStart(10)}   ${supports.length ? r.supportCpuUsPerRequest.toFixed(0).padStart(10) : '         -'}   ${errors}`);
+        print(`   ${String(round).padEnd(6)} ${side.padEnd(10)} ${r.rps.toFixed(0).padStart(6)}   ${r.latencyMs.p50.toFixed(2).padStart(6)}   ${r.latencyMs.p99.toFixed(2).padStart(6)}   ${r.cpuUsPerRequest.toFixed(0).padStart(10)}   ${supports.length ? r.supportCpuUsPerRequest.toFixed(0).padStart(10) : '         -'}   ${Number.isFinite(r.dbCpuUsPerRequest) ? r.dbCpuUsPerRequest.toFixed(0).padStart(9) : '        -'}   ${r.rssMiB.toFixed(0).padStart(7)}   ${errors}`);
       }
     }
     const baseline = summarize(rounds, 'baseline');
@@ -162,7 +176,7 @@ export async function runScenario(scenario, { options = DEFAULT_OPTIONS, signal,
         const [b, c] = ['baseline', side].map((name) => rounds.find((r) => r.round === round && r.side === name));
         perRound.push(c.rps / b.rps);
       }
-      return { rps: s.rps / baseline.rps, rpsMedianOfRounds: median(perRound), p50: s.p50 / baseline.p50, p99: s.p99 / baseline.p99, cpuPerRequest: s.cpuUsPerRequest / baseline.cpuUsPerRequest, perRoundRps: perRound };
+      return { rps: s.rps / baseline.rps, rpsMedianOfRounds: median(perRound), p50: s.p50 / baseline.p50, p99: s.p99 / baseline.p99, cpuPerRequest: s.cpuUsPerRequest / baseline.cpuUsPerRequest, dbCpuPerRequest: s.dbCpuUsPerRequest / baseline.dbCpuUsPerRequest, perRoundRps: perRound };
     };
     result.summary = { baseline, candidate, ratio: ratioOf('candidate', candidate) };
     if (scenario.hop) {

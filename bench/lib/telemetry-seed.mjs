@@ -18,7 +18,7 @@ import { INGEST_MAX_RECORDS } from '@switchyard/messaging';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import { chunks, vehicleSourceIds } from './directory-seed.mjs';
-import { ingestAndWait, seedBatch, seedThroughContext } from './context-seed.mjs';
+import { ingestAndWait, publishEmptyHiddenSet, seedBatch, seedThroughContext } from './context-seed.mjs';
 import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const HOUR = 3_600_000;
@@ -51,6 +51,7 @@ export function createTelemetryReadFixture({ vehicles = 100, historyPoints = 100
     start: (common) => startTelemetryIngest(common),
     seed: async ({ fixture, bus, orm, config }) => {
       await new ConnectionConfigStore(orm).apply(config);
+      await publishEmptyHiddenSet(fixture, bus, orm);
       const nowMs = Date.now();
       const sourceIds = vehicleSourceIds(vehicles);
       const historySourceId = sourceIds[7];

@@ -10,14 +10,12 @@
  * runs) per vehicle, and the rollup epoch is moved before the seeded data (the rollups of every
  * seeded observation exist: a backfill).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { vehicleId } from '@switchyard/domain';
-import { EVENTS, subjectFor } from '@switchyard/messaging';
 import { inTransaction } from '@switchyard/persistence';
 import { ConnectionConfigStore } from '@switchyard/service-kit';
 import { startTelemetryIngest, UsageRollupRepository } from '@switchyard/telemetry-ingest';
 import { vehicleSourceIds } from './directory-seed.mjs';
-import { seedThroughContext } from './context-seed.mjs';
+import { publishEmptyHiddenSet, seedThroughContext } from './context-seed.mjs';
 import { dropGatewayFixture } from './gateway-fixture.mjs';
 
 const MINUTE = 60_000;
@@ -34,9 +32,7 @@ export function createUsageFixture({ vehicles, minutes, window }) {
     seed: async ({ fixture, bus, orm, config }) => {
       const sourceIds = vehicleSourceIds(vehicles);
       await new ConnectionConfigStore(orm).apply({ ...config, approvedVehicleIds: sourceIds });
-      // The directory's hidden set (empty): vehicles are hidden until it has arrived (decision 0029).
-      const visibility = { connectionId: fixture.connectionId, sequence: '1', configRevision: 1, computedAt: new Date().toISOString(), hidden: [] };
-      await bus.publish(EVENTS.vehicleVisibility, subjectFor(EVENTS.vehicleVisibility.subject, fixture.connectionId), visibility, { msgId: `bench-visibility-${fixture.connectionId}` });
+      await publishEmptyHiddenSet(fixture, bus, orm);
       const vcl = (sourceId) => vehicleId({ connectionId: fixture.connectionId, provider: 'samsara', sourceId });
       const schema = fixture.schemas['telemetry-ingest'];
       const t = (table) => `"${schema}"."${table}"`;
@@ -66,17 +62,13 @@ export function createUsageFixture({ vehicles, minutes, window }) {
       const rollups = new UsageRollupRepository();
       for (const { v } of ids) {
         await inTransaction(orm, (em) =>
-          rollups.refresh(em, fixture.connectionId, [
-            { vehicle_id: v, metric: 'odometer', observed_at: new Date(startMs).toISOString() },
-            { vehicle_id: v, metric: 'odometer', observed_at: new Date(endMs - MINUTE).toISOString() },
+          rollups.refresh(em, [
+            { connection_id: fixture.connectionId, vehicle_id: v, metric: 'odometer', observed_at: new Date(startMs).toISOString() },
+            { connection_id: fixture.connectionId, vehicle_id: v, metric: 'odometer', observed_at: new Date(endMs - MINUTE).toISOString() },
           ]),
         );
       }
       await execute(`update ${t('usage_rollup_epoch')} set started_at = ?::timestamptz`, [new Date(startMs - 86_400_000).toISOString()]);
-      for (let tries = 0; (await execute(`select 1 from ${t('vehicle_visibility')} where connection_id = ?::uuid`, [fixture.connectionId])).length === 0; tries++) {
-        if (tries > 600) throw new Error('the hidden set did not arrive within 60 s');
-        await sleep(100);
-      }
       for (const table of ['observations', 'usage_slot', 'usage_excluded_interval', 'connection_config']) await execute(`analyze ${t(table)}`);
       fixture.window = window;
       fixture.vehicleIds = ids.map(({ v }) => v).sort();

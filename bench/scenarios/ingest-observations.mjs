@@ -134,6 +134,9 @@ function monthsBetween(minAt, maxAt) {
 async function runBaseline(fixture) {
   const connectionId = randomUUID();
   const batchId = `copy_${randomBytes(8).toString('hex')}`;
+  // The least mapping: each vehicle's id minted once (as the consumer does), not once per row.
+  const ids = new Map();
+  const idOf = (sourceId) => ids.get(sourceId) ?? ids.set(sourceId, vehicleId({ connectionId, provider: 'samsara', sourceId })).get(sourceId);
   return withClient(fixture, async (client) => {
     const started = performance.now();
     const lines = Readable.from(
@@ -143,7 +146,7 @@ async function runBaseline(fixture) {
           for (const o of page.items) {
             chunk += copyLine([
               connectionId,
-              vehicleId({ connectionId, provider: 'samsara', sourceId: o.vehicleSourceId }),
+              idOf(o.vehicleSourceId),
               o.metric,
               o.observedAt,
               o.source,

@@ -4,10 +4,9 @@
  * directory's real ingest (lib/directory-seed.mjs). Same three sides as trips-page: candidate =
  * gateway → NATS → directory child; hop = bare node:http + pg authentication → the same NATS
  * request (`directory.read.vehicles.get`) → the same directory child; baseline = bare node:http +
- * pg running VehiclesReadService.get's statements itself and shaping with the directory's mapper.
- * Bodies are compared up to key order (`canonicalJson`): the directory's reply passes through its
- * zod schema on the way out, which orders `groupMembership`'s keys as the schema lists them, while
- * the mapper called directly by the baseline emits them in its own order; every value must match.
+ * pg running VehiclesReadService.get's statements itself (the VehicleEntity rendered by PostgreSQL,
+ * `VehiclesReadRepository.entityStatement`). Bodies are compared up to key order (`canonicalJson`):
+ * jsonb orders keys by length then bytes, not as the schema lists them; every value must match.
  */
 import { randomUUID } from 'node:crypto';
 import { createStoredReadFixture, dropStoredReadFixture } from '../lib/directory-seed.mjs';

@@ -1,6 +1,6 @@
 /**
  * One Switchyard service as a benchmark child process (lib/child-server.mjs), chosen by the module
- * URL's `?service=` (gateway, telemetry-ingest, directory, fault-feed, enrichment, sync-orchestrator): the built
+ * URL's `?service=` (gateway, webhook-delivery — the gateway's delivery role —, telemetry-ingest, directory, fault-feed, enrichment, sync-orchestrator): the built
  * app's own start function with its production defaults, on the fixture's isolated schema and NATS
  * namespace (lib/gateway-fixture.mjs), migrating its schema on start, with its health listener on
  * 127.0.0.1 at a free port and pino at `info` into the child's log file (the gateway's access log
@@ -10,7 +10,7 @@
  * of the process environment (POLL_MS, LEASE_MS, COLLECTOR_CONCURRENCY, …).
  * Invariant: one service per process, as deployed; the bus is closed after the service.
  */
-import { createBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus } from '@switchyard/messaging';
 import { serviceStartOptions } from '../lib/gateway-fixture.mjs';
 
 const SERVICE = new URL(import.meta.url).searchParams.get('service');
@@ -32,6 +32,9 @@ async function startFor(fixture, common) {
       return (await import('@switchyard/fault-feed')).startFaultFeed(common);
     case 'enrichment':
       return (await import('@switchyard/enrichment')).startEnrichment(common);
+    case 'webhook-delivery':
+      // The gateway's delivery role (decision 0042) on the gateway schema, with the fixture's key material (it opens the endpoints' secrets).
+      return (await import('@switchyard/gateway')).startWebhookDelivery({ ...common, schema: fixture.schemas.gateway, gatewaySettings: { masterKey: fixture.masterKey, cursorSecret: fixture.cursorSecret } });
     case 'sync-orchestrator':
       return (await import('@switchyard/sync-orchestrator')).startSyncOrchestrator({
         ...common,
@@ -40,7 +43,7 @@ async function startFor(fixture, common) {
         env: { ...process.env, ...fixture.orchestratorEnv },
       });
     default:
-      throw new Error(`unknown service "${SERVICE}" (use ?service=gateway|telemetry-ingest|directory|fault-feed|enrichment|sync-orchestrator)`);
+      throw new Error(`unknown service "${SERVICE}" (use ?service=gateway|webhook-delivery|telemetry-ingest|directory|fault-feed|enrichment|sync-orchestrator)`);
   }
 }
 
@@ -48,6 +51,7 @@ export async function start(fixture) {
   const bus = await createBus({ kind: 'jetstream', servers: fixture.natsUrl, name: `bench-${SERVICE}`, namespace: fixture.namespace });
   let service;
   try {
+    await bus.ensureStreams(ALL_STREAMS); // the provisioning step (decision 0033): services only verify the streams
     service = await startFor(fixture, serviceStartOptions(fixture, SERVICE, bus, 'info'));
   } catch (error) {
     await bus.close();

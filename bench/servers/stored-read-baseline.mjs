@@ -4,23 +4,22 @@
  * - `via=sql` (the **baseline**): consumer-key + grant lookup and token check (the SQL and rules of
  *   connection-read-baseline.mjs), then the directory's own statements run here over `pg` (pool of
  *   10): for a trips page the horizon snapshot, the dataset status, the completed-units count, the
- *   connection's configuration and the keyset page (limit + 1), exactly as
- *   apps/directory/src/db/repositories/{trips-read,dataset-status}.repository.ts and
- *   ConnectionConfigStore write them (copied text; MikroORM's `?` → `$n` bind parameters); for one
- *   vehicle `byId`, the configuration and the vehicles and groups dataset statuses
- *   (vehicles-read.service.ts `get`). The JSON is shaped by the directory's own mappers (`tripOf`,
- *   `expandedVehicle`, `deriveDatasetStatus`, exported by @switchyard/directory for this) and the
- *   gateway's page frame; a trips page's `next` is an HMAC-signed {h, p} (the gateway's cursor also
- *   binds key, route and filters and carries an expiry: same kind of work, not the same bytes).
+ *   connection's configuration and the frame page whose trips PostgreSQL renders — the statement
+ *   TripsReadRepository.pageRows and service-kit frameSql build, exported for this (MikroORM's `?`
+ *   → `$n` bind parameters); for one vehicle the statement of VehiclesReadRepository.entity, the
+ *   configuration and the groups dataset status (vehicles-read.service.ts `get`); the dataset
+ *   status by the directory's `deriveDatasetStatus`. The body text goes out as PostgreSQL rendered
+ *   it inside the gateway's page frame; a trips page's `next` is an HMAC-signed {h, p} (the
+ *   gateway's cursor also binds key, route and filters and carries an expiry: same kind of work,
+ *   not the same bytes).
  *   No Nest, no MikroORM, no zod, no logging, no metrics.
  * - `via=nats` (the **hop** side): the same authentication over `pg`, then the directory's RPC
  *   (`directory.read.trips.list` / `directory.read.vehicles.get`) over NATS to the directory
  *   child process, exactly the payload the gateway's controller sends, and the same frame. Against
  *   the baseline it adds the NATS round trip plus the directory service's own path (serveRpc, zod
  *   on both ends, MikroORM); against the gateway it lacks only the gateway's framework.
- * Visibility: the seeded connection has no include/exclude lists or status filter, so every row is
- * visible; the baseline checks the configuration exists (no configuration → empty page / 404) and
- * otherwise does not evaluate rules (vehicleVisibility on an empty rule set is 'visible').
+ * Visibility: the baseline reads the connection's configuration (no configuration → empty page /
+ * 404) and hands its lists to the statements, as the directory does.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -36,18 +35,20 @@ const TRIPS = /^\/v1\/connections\/([^/?#]+)\/trips\/?(?:\?(.*))?$/;
 const VEHICLE = /^\/v1\/connections\/([^/?#]+)\/vehicles\/([^/?#]+)\/?(?:\?.*)?$/;
 const VEHICLE_ID = /^vcl_[0-9A-Za-z]{26}$/;
 const iso = (column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const keySql = (column) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** `"schema"."table"`: the directory's `tableNamer` for a schema. */
+const namer = (schema) => (table) => `"${schema.replaceAll('"', '""')}"."${table}"`;
+
+/** MikroORM's `?` placeholders as pg's `$n` (the directory's statements spell a literal `?` as chr(63)). */
+const numbered = (sql) => {
+  let n = 0;
+  return sql.replaceAll('?', () => `$${++n}`);
+};
 
 function queries(schemas) {
-  const q = (schema) => (table) => `"${schema.replaceAll('"', '""')}"."${table}"`;
+  const q = namer;
   const g = q(schemas.gateway);
   const t = q(schemas.directory);
-  const vehicleJson = (v) =>
-    `json_build_object('id', ${v}.id, 'source_id', ${v}.source_id, 'provider', ${v}.provider, 'status', ${v}.status, 'name', ${v}.name, 'vin', ${v}.vin,
-     'metadata', ${v}.metadata, 'added_at', ${iso(`${v}.first_seen_at`)}, 'modified_at', ${iso(`${v}.modified_at`)}, 'fetched_at', ${iso(`${v}.fetched_at`)})`;
-  const driverJson = (d) =>
-    `json_build_object('id', ${d}.id, 'source_id', ${d}.source_id, 'provider', ${d}.provider, 'status', ${d}.status, 'fields', ${d}.fields,
-     'added_at', ${iso(`${d}.first_seen_at`)}, 'modified_at', ${iso(`${d}.modified_at`)})`;
   return {
     consumerKey: `select k.id, k.secret_hash, k.revoked_at is not null as revoked, k.credential_version, g.permissions
          from ${g('consumer_key')} k
@@ -63,22 +64,6 @@ function queries(schemas) {
     completedUnits: `select count(distinct unit_id)::int as n from ${t('ingest_batch')}
         where connection_id = $1::uuid and kind = 'trips' and status = 'committed' and (receipt->>'final')::boolean`,
     config: `select config from ${t('connection_config')} where connection_id = $1::uuid`,
-    // TripsReadRepository.page with expand = {vehicle: false, driver: false}, no window, no id lists.
-    tripPage: `select t.id, t.source_id, t.provider, t.vehicle_id, t.vehicle_source_id, v.id is not null as vehicle_stored, v.status as vehicle_status, v.metadata->'status'->>'status' as vehicle_status_cell, t.driver_id,
-              ${iso('t.started_at')} as started_at, ${keySql('t.started_at')} as started_key, ${iso('t.ended_at')} as ended_at, t.duration_ms::float8 as duration_ms, t.distance_km,
-              t.start_location, t.end_location, ${iso('t.first_seen_at')} as added_at, ${iso('t.modified_at')} as modified_at,
-              case when $1::boolean and v.id is not null then ${vehicleJson('v')} end as vehicle,
-              case when d.id is not null then ${driverJson('d')} end as driver
-         from ${t('trip')} t
-         left join ${t('vehicle')} v on v.id = t.vehicle_id
-         left join ${t('driver')} d on $2::boolean and d.id = t.driver_id
-        where t.connection_id = $3::uuid and pg_visible_in_snapshot(t.created_xid::text::xid8, $4::pg_snapshot)
-        order by t.started_at, t.id limit $5`,
-    // VehiclesReadRepository.byId
-    vehicle: `select v.id, v.source_id, v.provider, v.status, v.name, v.vin, v.metadata,
-              ${iso('v.first_seen_at')} as added_at, ${iso('v.modified_at')} as modified_at,
-              ${iso('v.fetched_at')} as fetched_at, ${iso('v.last_seen_at')} as last_seen_at
-         from ${t('vehicle')} v where v.id = $1 and v.connection_id = $2::uuid`,
   };
 }
 
@@ -86,11 +71,19 @@ const fail = (res, status, code) => send(res, status, { error: code });
 
 const pageStatus = (s) => (s.status === 'stale' ? { ...s, status: 'available' } : s);
 
-/** The gateway's TripPage frame (trips.controller.ts list) around a directory ListTrips reply. */
+/** The gateway's TripPage frame (trips.controller.ts list) around a directory ListTrips reply whose trips are JSON text. */
 function tripPage(reply, secret) {
-  const { dataset, coverage, trips } = reply;
+  const { dataset, coverage } = reply;
   const next = reply.hasMore && reply.next ? signCursor(secret, { h: reply.horizon, p: reply.next }) : undefined;
-  return { status: dataset.status, retrieval: 'stored', results: trips, ...(next ? { next } : {}), coverage, publishedAt: dataset.publishedAt, errorCode: dataset.errorCode };
+  const head = JSON.stringify({ status: dataset.status, retrieval: 'stored' }).slice(0, -1);
+  const tail = JSON.stringify({ ...(next ? { next } : {}), coverage, publishedAt: dataset.publishedAt, errorCode: dataset.errorCode }).slice(1);
+  return `${head},"results":${reply.items},${tail}`;
+}
+
+/** A JSON body already rendered as text. */
+function sendText(res, status, text) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 /** HMAC-SHA256 over base64url JSON: the stand-in for the gateway's signed cursor (same kind of work). */
@@ -99,57 +92,40 @@ export function signCursor(secret, value) {
   return `${payload}.${createHmac('sha256', secret).update(payload).digest('base64url')}`;
 }
 
-/** TripsReadService.list and VehiclesReadService.get over bare pg (no visibility rules configured: see header). */
-function sqlDirectory(pool, sql, mappers) {
-  const status = async (connectionId, kind) => mappers.deriveDatasetStatus((await pool.query(sql.datasetStatus, [connectionId, kind])).rows[0], Date.now());
-  const configured = async (connectionId) => (await pool.query(sql.config, [connectionId])).rows.length > 0;
+/** TripsReadService.list and VehiclesReadService.get over bare pg, with the directory's own statements. */
+function sqlDirectory(pool, sql, schemas, directory) {
+  const t = namer(schemas.directory);
+  const status = async (connectionId, kind) => directory.deriveDatasetStatus((await pool.query(sql.datasetStatus, [connectionId, kind])).rows[0], Date.now());
+  const rulesOf = async (connectionId) => (await pool.query(sql.config, [connectionId])).rows[0]?.config;
   return {
     async trips(connectionId, limit) {
       const horizon = (await pool.query(sql.horizon)).rows[0].snapshot;
-      const [dataset, units, hasConfig] = await Promise.all([status(connectionId, 'trips'), pool.query(sql.completedUnits, [connectionId]), configured(connectionId)]);
+      const [dataset, units, rules] = await Promise.all([status(connectionId, 'trips'), pool.query(sql.completedUnits, [connectionId]), rulesOf(connectionId)]);
       const coverage = { completedUnits: units.rows[0]?.n ?? 0, selection: 'completed_trips_started_in_window', completeness: 'not_established' };
-      if (!hasConfig) return { dataset: pageStatus(dataset), horizon, hasMore: false, trips: [], coverage };
-      const expand = { vehicle: false, driver: false };
-      const ctx = { connectionId, expand, directoryFetchedAt: null, visibility: 'visible' };
-      const rows = (await pool.query(sql.tripPage, [false, false, connectionId, horizon, limit + 1])).rows;
-      const trips = [];
-      let bytes = 2;
-      let hasMore = false;
-      let next;
-      for (const row of rows) {
-        const trip = mappers.tripOf(row, ctx);
-        const size = Buffer.byteLength(JSON.stringify(trip)) + (trips.length > 0 ? 1 : 0);
-        if (trips.length === limit || (trips.length > 0 && bytes + size > MAX_BYTES)) {
-          hasMore = true;
-          break;
-        }
-        trips.push(trip);
-        bytes += size;
-        next = { startedAt: row.started_key, id: row.id };
-      }
-      return { dataset: pageStatus(dataset), horizon, hasMore, trips, coverage, ...(hasMore ? { next } : {}) };
+      if (!rules) return { dataset: pageStatus(dataset), horizon, hasMore: false, items: '[]', coverage };
+      const rows = directory.TripsReadRepository.pageRows(t, { connectionId, horizon, vehicleIds: [], driverIds: [] }, { rules, expand: { vehicle: false, driver: false }, directoryFetchedAt: null });
+      const frame = directory.frameSql(rows, { limit, maxBytes: MAX_BYTES });
+      const page = directory.framedPageOf((await pool.query(numbered(frame.sql), frame.params)).rows[0]);
+      return { dataset: pageStatus(dataset), horizon, hasMore: page.hasMore, items: page.items, coverage, ...(page.hasMore ? { next: page.last } : {}) };
     },
     async vehicle(connectionId, vehicleId) {
-      const [row, hasConfig, , groups] = await Promise.all([
-        pool.query(sql.vehicle, [vehicleId, connectionId]).then((r) => r.rows[0]),
-        configured(connectionId),
-        status(connectionId, 'vehicles'),
-        status(connectionId, 'groups'),
-      ]);
-      return row && hasConfig ? mappers.expandedVehicle(row, { connectionId, visibility: 'visible', directoryFetchedAt: groups.fetchedAt }) : undefined;
+      const [rules, groups] = await Promise.all([rulesOf(connectionId), status(connectionId, 'groups')]);
+      if (!rules) return undefined;
+      const statement = directory.VehiclesReadRepository.entityStatement(t, connectionId, vehicleId, { rules, expandGroups: false, directoryFetchedAt: groups.fetchedAt });
+      return (await pool.query(numbered(statement.sql), statement.params)).rows[0]?.body;
     },
   };
 }
 
 /** The JSON text of a framed reply's body (libs/messaging framed-reply.ts). */
-const bodyOf = (reply) => JSON.parse(Buffer.from(reply.body).toString('utf8'));
+const bodyOf = (reply) => Buffer.from(reply.body).toString('utf8');
 
-/** The same two reads as the gateway asks them of the directory over NATS (framed replies, opened here). */
+/** The same two reads as the gateway asks them of the directory over NATS (framed replies; the body text forwarded). */
 function natsDirectory(bus, rpcs) {
   return {
     async trips(connectionId, limit) {
       const reply = await bus.request(rpcs.trips.list, { connectionId, limit, maxBytes: MAX_BYTES, vehicleIds: [], driverIds: [], expand: { vehicle: false, driver: false } });
-      return { ...reply.meta, trips: bodyOf(reply) };
+      return { ...reply.meta, items: bodyOf(reply) };
     },
     async vehicle(connectionId, vehicleId) {
       try {
@@ -164,8 +140,10 @@ function natsDirectory(bus, rpcs) {
 
 async function directoryFor(fixture, pool) {
   if (VIA === 'sql') {
-    const { tripOf, expandedVehicle, deriveDatasetStatus } = await import('@switchyard/directory');
-    return { directory: sqlDirectory(pool, queries(fixture.schemas), { tripOf, expandedVehicle, deriveDatasetStatus }), close: async () => undefined };
+    const { TripsReadRepository, VehiclesReadRepository, deriveDatasetStatus } = await import('@switchyard/directory');
+    const { frameSql, framedPageOf } = await import('@switchyard/service-kit');
+    const directory = { TripsReadRepository, VehiclesReadRepository, deriveDatasetStatus, frameSql, framedPageOf };
+    return { directory: sqlDirectory(pool, queries(fixture.schemas), fixture.schemas, directory), close: async () => undefined };
   }
   if (VIA === 'nats') {
     const { createBus, RPCS } = await import('@switchyard/messaging');
@@ -200,12 +178,12 @@ export async function start(fixture) {
     if (trips) {
       const limit = Number(new URLSearchParams(trips[2] ?? '').get('limit') ?? 100);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return fail(res, 400, 'invalid_query');
-      return send(res, 200, tripPage(await directory.trips(connectionId, limit), fixture.cursorSecret));
+      return sendText(res, 200, tripPage(await directory.trips(connectionId, limit), fixture.cursorSecret));
     }
     const vehicleId = decodeURIComponent(vehicle[2]);
     if (!VEHICLE_ID.test(vehicleId)) return fail(res, 400, 'invalid_path');
     const found = await directory.vehicle(connectionId, vehicleId);
-    return found ? send(res, 200, found) : fail(res, 404, 'not_found');
+    return found ? sendText(res, 200, found) : fail(res, 404, 'not_found');
   }
 
   const server = http.createServer((req, res) => {

@@ -1,6 +1,6 @@
 /**
  * Tests of the job-scenario helpers (no PostgreSQL or NATS): NDJSON round trip, backfill pacing
- * from simulator counters, /proc peak-memory parsing, medians and ratios of job rounds, and the job runner itself on a fake scenario with a child process (alternating
+ * from simulator counters, /proc peak-memory parsing, database CPU from /proc (db-cpu.mjs), medians and ratios of job rounds, and the job runner itself on a fake scenario with a child process (alternating
  * sides, per-process peak memory recorded, teardown after a failure). No timing is asserted.
  * Run: npx node --test bench/test/
  */
@@ -13,6 +13,7 @@ import { rateOf, runJobScenario, summarizeJobRounds } from '../lib/job-runner.mj
 import { ndjsonWriter, readNdjson } from '../lib/ndjson.mjs';
 import { pacingOf, pacingReport } from '../lib/pacing.mjs';
 import { parseVmHwmKiB, readPeakKiB } from '../lib/proc-memory.mjs';
+import { cpuUsOfStat, dbBackendCpu, dbCpuDelta, dbPortOf, parseTcpTable } from '../lib/db-cpu.mjs';
 
 const TINY = new URL('./fixtures/tiny-server.mjs', import.meta.url);
 
@@ -74,6 +75,30 @@ describe('peak memory from /proc', () => {
     const kib = readPeakKiB(process.pid);
     if (kib !== null) assert.ok(kib > 0);
     assert.equal(readPeakKiB(2 ** 30), null);
+  });
+});
+
+describe('database CPU from /proc', () => {
+  it('parses ports and inodes of the TCP table', () => {
+    const text = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:1538 0100007F:D431 01 00000000:00000000 00:00000000 00000000   106        0 48121 1 0000000000000000 20 4 0 10 -1
+   1: 0100007F:D431 0100007F:1538 01 00000000:00000000 00:00000000 00000000     0        0 48120 1 0000000000000000 20 4 30 10 -1`;
+    assert.deepEqual(parseTcpTable(text), [
+      { localPort: 5432, remotePort: 54321, inode: '48121' },
+      { localPort: 54321, remotePort: 5432, inode: '48120' },
+    ]);
+  });
+
+  it('reads user + system ticks of a stat line, a command with spaces and parentheses included', () => {
+    const stat = '4242 (postgres: x (y) idle) S 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 1 0 100 2000 300';
+    assert.equal(cpuUsOfStat(stat), 300 * 10_000);
+  });
+
+  it('counts a backend new in the second sample from zero, and answers nothing for a process without database sockets', () => {
+    assert.equal(dbCpuDelta(new Map([['1', 100]]), new Map([['1', 250], ['2', 40]])), 190);
+    assert.equal(dbBackendCpu([process.pid]).size, 0);
+    assert.equal(dbPortOf('postgres://postgres@127.0.0.1/postgres'), 5432);
+    assert.equal(dbPortOf('postgres://postgres@127.0.0.1:6543/postgres'), 6543);
   });
 });
 

@@ -1,14 +1,15 @@
 // Docker HEALTHCHECK probe: exits 0 when the process is ready, 1 otherwise (Kubernetes ignores
 // HEALTHCHECK and uses its own probes on the same endpoints, see deploy/k8s).
 // Apps: GET /readyz must answer 2xx; ready = PostgreSQL reachable, NATS connected, migrations
-// applied. The gateway serves it on PORT (default 3000), contexts on HEALTH_PORT (8080 in images).
+// applied. The gateway serves it on PORT (default 3000), contexts and the gateway's process roles
+// (SWITCHYARD_ROLE=webhook-delivery or dead-letters) on HEALTH_PORT (8080 in images).
 // Simulators depend on nothing, so any HTTP answer on PORT counts as healthy.
 const app = process.env.SWITCHYARD_APP ?? '';
 const simulatorPorts = { 'samsara-sim': '4101', 'motive-sim': '4102', 'geotab-sim': '4103' };
 const isSimulator = app in simulatorPorts;
 
 let port;
-if (app === 'gateway') port = process.env.PORT || '3000';
+if (app === 'gateway' && !process.env.SWITCHYARD_ROLE) port = process.env.PORT || '3000';
 else if (isSimulator) port = process.env.PORT || simulatorPorts[app];
 else port = process.env.HEALTH_PORT || '8080';
 

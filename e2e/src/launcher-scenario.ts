@@ -6,7 +6,8 @@
  * body the OpenAPI document accepts (a locations and a telemetry line among them; every connection's
  * first collection stored a location within a minute), the printed metrics URL on its own port counting those
  * requests while the API's port has no /metrics), the printed operator step run as printed finding
- * this start's connection, SIGINT → exit 0, then a restart on the same data
+ * this start's connection (heard by a webhook endpoint as connection.paused and connection.resumed:
+ * the delivery role runs too), SIGINT → exit 0, then a restart on the same data
  * directory that reuses the same credentials. Each infrastructure variant (local servers,
  * embedded) runs it.
  */
@@ -16,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { assertBuilt, createResponseValidator, expectValidResponse, freePort, loadOpenApi, spawnNode, workspaceProjects, workspaceRoot, type NodeProcess } from '@switchyard/testing';
+import { assertBuilt, createResponseValidator, expectValidResponse, freePort, freePortRange, loadOpenApi, pollUntil, spawnNode, startWebhookReceiver, workspaceProjects, workspaceRoot, type NodeProcess } from '@switchyard/testing';
 
 const run = promisify(execFile);
 const validator = createResponseValidator(loadOpenApi());
@@ -35,6 +36,7 @@ interface Credentials {
   baseUrl: string;
   applicationSecret: string;
   consumerKey: string;
+  operatorCredential: string;
   connections: { id: string; provider: string; connectionToken: string }[];
   simulators: {
     samsara: { baseUrl: string; apiToken: string };
@@ -71,7 +73,8 @@ function usingLineOf(output: string): string {
 function readCredentials(file: string): Credentials {
   expect(statSync(file).mode & 0o777).toBe(0o600);
   const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-  expect(Object.keys(credentials).sort()).toEqual(['applicationSecret', 'baseUrl', 'connections', 'consumerKey', 'simulators']);
+  expect(Object.keys(credentials).sort()).toEqual(['applicationSecret', 'baseUrl', 'connections', 'consumerKey', 'operatorCredential', 'simulators']);
+  expect(credentials.operatorCredential).toMatch(/^op_[A-Za-z0-9]+$/);
   expect(credentials.applicationSecret).toMatch(/^sk_sandbox_[A-Za-z0-9]+$/);
   expect(credentials.consumerKey).toMatch(/^pt_[A-Za-z0-9]+$/);
   expect(credentials.connections.map((c) => c.provider).sort()).toEqual(['geotab', 'motive', 'samsara']);
@@ -137,17 +140,30 @@ async function telemetryWithinAMinute(credentials: Credentials): Promise<void> {
   expect({ withoutTelemetryAfterAMinute: [...pending] }).toEqual({ withoutTelemetryAfterAMinute: [] });
 }
 
+/** The services in the order the block prints their metrics URLs: the gateway's METRICS_PORT, then the five ports after it. */
+const METRICS_SERVICES = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'];
+
 /**
- * The printed metrics URL is the internal port, not the API's: Prometheus text that counts the
- * requests the curl lines just made, while the API's port answers /metrics as an unknown route.
+ * The printed metrics URLs are internal ports, not the API's — the gateway's METRICS_PORT and each
+ * context's own (the five after it, decision 0041): every one serves Prometheus text labelled with its
+ * own service; the gateway's counts the requests the curl lines just made, the telemetry-ingest's
+ * the observations committed; the API's port answers /metrics as an unknown route.
  */
 async function checkMetricsLine(block: string, credentials: Credentials, metricsPort: string): Promise<void> {
-  const printed = /^│ Prometheus metrics \(internal port, not the API's\): (\S+)$/m.exec(block)?.[1];
-  expect(printed).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
-  const metrics = await fetch(printed ?? '');
-  expect(metrics.status).toBe(200);
-  expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  expect(await metrics.text()).toMatch(/^http_requests_total\{[^}]*method="GET"[^}]*route="\/v1\/catalog"[^}]*status="200"[^}]*\} [1-9]\d*$/m);
+  const printed = [...block.matchAll(/^│ {3}(\S+) +(http:\/\/\S+\/metrics)$/gm)].map((m) => ({ service: m[1], url: m[2] }));
+  expect(block).toContain("│ Prometheus metrics (internal ports, not the API's; docs/operations.md):");
+  expect(printed).toEqual(METRICS_SERVICES.map((service, i) => ({ service, url: `http://127.0.0.1:${Number(metricsPort) + i}/metrics` })));
+  for (const { service, url } of printed) {
+    const metrics = await fetch(url ?? '');
+    expect({ service, status: metrics.status }).toEqual({ service, status: 200 });
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    expect(text).toMatch(new RegExp(`^process_cpu_seconds_total\\{service="${service}"\\} `, 'm'));
+    if (service === 'gateway') expect(text).toMatch(/^http_requests_total\{[^}]*method="GET"[^}]*route="\/v1\/catalog"[^}]*status="200"[^}]*\} [1-9]\d*$/m);
+    // Every service declares its families at start (catalog.ts), so they are listed before a first sample.
+    if (service === 'telemetry-ingest') expect(text).toMatch(/^# TYPE switchyard_ingest_records_total counter$/m);
+    if (service === 'sync-orchestrator') expect(text).toMatch(/^# TYPE switchyard_provider_requests_total counter$/m);
+  }
   const open = await fetch(`${credentials.baseUrl}/metrics`);
   expect({ status: open.status, body: await open.text() }).toEqual({ status: 404, body: JSON.stringify({ error: 'not_found' }) });
 }
@@ -169,6 +185,35 @@ async function runPrintedOperatorStep(block: string, connectionId: string): Prom
     const at = result.stdout?.indexOf('\n{') ?? -1;
     const answer = at >= 0 ? (JSON.parse(result.stdout?.slice(at + 1) ?? '') as unknown) : undefined;
     expect({ command, stderr: result.stderr?.trim(), answer }).toMatchObject({ command, answer: { connectionId, status } });
+  }
+}
+
+/**
+ * The webhook delivery role runs in `npm start` (decision 0042): an endpoint of the sandbox
+ * application, created through the API with its secret, hears the printed operator step's pause and
+ * resume of the connection as `connection.paused` then `connection.resumed`, each signed with the
+ * endpoint's secret (checked by the receiver), within the poll of the gateway's outbox relay.
+ */
+async function hookedOperatorStep(block: string, credentials: Credentials): Promise<void> {
+  const connectionId = credentials.connections[0]?.id ?? '';
+  const receiver = await startWebhookReceiver();
+  try {
+    const res = await fetch(`${credentials.baseUrl}/v1/webhooks/endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.applicationSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, eventTypes: ['connection.paused', 'connection.resumed'] }),
+    });
+    const created = (await res.json()) as { secret: string };
+    expect(res.status).toBe(201);
+    receiver.secrets = [created.secret];
+    await runPrintedOperatorStep(block, connectionId);
+    const got = await pollUntil(() => receiver.received.length >= 2 && receiver.received, { timeoutMs: 30_000, description: 'connection.paused and connection.resumed delivered' });
+    expect(got.map((w) => [w.event.type, w.event.subject, w.verified])).toEqual([
+      ['connection.paused', connectionId, true],
+      ['connection.resumed', connectionId, true],
+    ]);
+  } finally {
+    await receiver.close();
   }
 }
 
@@ -207,7 +252,7 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       }
     });
 
-    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), METRICS_PORT: String(await freePort()), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir });
+    const envFor = async () => ({ ...scenario.env, PORT: String(await freePort()), METRICS_PORT: String(await freePortRange(METRICS_SERVICES.length)), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir });
 
     it('first start: names its database and bus, writes the credentials file, and every printed curl line answers 200', async () => {
       const env = await envFor();
@@ -216,13 +261,14 @@ export function describeLauncherScenario(title: string, setup: () => Promise<Sce
       const credentials = readCredentials(path.join(dataDir, 'sandbox-credentials.json'));
       expect(block).toContain(`${credentials.baseUrl}/v1/catalog`);
       expect(block).toContain(credentials.consumerKey);
+      expect(block).toContain(`Operator console: ${credentials.baseUrl}/console   sign in with the operator credential ${credentials.operatorCredential}`);
       for (const connection of credentials.connections) expect(block).toContain(`/v1/connections/${connection.id}`);
       expect(block).toMatch(/\/v1\/connections\/[^/]+\/locations /);
       expect(block).toMatch(/\/v1\/connections\/[^/]+\/vehicles\/vcl_\w+\/telemetry /);
       await runCurlLines(block, curlHome, credentials);
       await checkMetricsLine(block, credentials, env.METRICS_PORT);
       await telemetryWithinAMinute(credentials);
-      await runPrintedOperatorStep(block, credentials.connections[0]?.id ?? '');
+      await hookedOperatorStep(block, credentials);
       first = { proc, block, credentials };
     }, START_TEST_MS);
 

@@ -20,6 +20,11 @@
  * - `B's syncs`: A's application (and the shared one with A's token) with B's sync ids: 404
  *   `not_found`; B's sync list cursors on A's list: 400 `invalid_cursor`; A's secret with a token of
  *   B (of another application): 401 `unauthorized`.
+ * - `B's webhook endpoint` (the webhook routes, additions beyond the 36 operations; application
+ *   secret alone): A's application and the shared one with B's endpoint id (as created and in upper
+ *   case) on every endpoint route, each write with a valid body: 404 `not_found`; on A's own
+ *   endpoint routes B's ids undeclared (400 `invalid_query`) and B's ETags (never B's endpoint),
+ *   and A's list (`A alone`: A's endpoints only).
  * Every answer: not a 5xx (nor 429: the rate limit is lifted), documented (validated against the
  * document's operation), and no byte of B's data in the body or any header — the fingerprints are
  * B's mark (in every string B's data holds), B's connection, entity, session and sync ids, and VINs.
@@ -31,7 +36,10 @@
  * B disconnected by KA; (2) the connection dropped from the directory's vehicle lookup by id
  * (vehicles-read.repository.ts byId): 120 failing cases, B's vehicle served on A's path. The same
  * mutation of the driver lookup (drivers-read.repository.ts byId) alone is not caught, and rightly:
- * the roster check beside it (passes.roster, by connection) still answers not_found.
+ * the roster check beside it (passes.roster, by connection) still answers not_found; (3) the
+ * application dropped from the webhook endpoint lookup (webhook-endpoint.repository.ts get:
+ * `(application_id = ? or true)`): 28 failing cases — B's endpoint served, changed and its secret
+ * rotated through A's application.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { statusOf, type ErrorCode } from '@switchyard/contracts';
@@ -80,8 +88,22 @@ let fingerprints: string[];
 /** B's syncs with the headers of the application that created each (only it sees them). */
 let bSyncOwners: { id: string; headers: Record<string, string> }[];
 let bSyncStates: string;
+let bEndpointState: string;
 
 const isSync = (op: DocumentedOperation) => op.template.startsWith('/v1/syncs');
+const isWebhook = (op: DocumentedOperation) => op.template.startsWith('/v1/webhooks');
+/** B's webhook endpoint (created by B's application; its URL carries B's mark) and A's own. */
+let bEndpoint: string;
+let aEndpoint: string;
+/** The application secret alone: what the webhook routes take. */
+const secretOf = (app: SyncApp) => ({ authorization: app.headers.authorization! });
+/** A valid body for each webhook write, so the endpoint id alone decides the answer. */
+function webhookBody(op: DocumentedOperation): unknown {
+  if (op.method === 'PATCH') return { description: 'cross-connection attempt' };
+  if (op.template.endsWith('/replay')) return { eventId: '00000000-0000-4000-8000-000000000000' };
+  if (op.method === 'POST' && op.template === '/v1/webhooks/endpoints') return { url: 'http://127.0.0.1:9/hooks/a-attempt', eventTypes: ['fault.opened'] };
+  return undefined;
+}
 const isConnectionScoped = (op: DocumentedOperation) => op.template.startsWith('/v1/connections/{id}');
 const resourceParameters = (op: DocumentedOperation) => pathParameterNames(op.template).filter((n) => n !== 'id');
 const lower = (id: string) => id.slice(0, id.indexOf('_') + 1) + id.slice(id.indexOf('_') + 1).toLowerCase();
@@ -143,6 +165,8 @@ interface Case {
   url: string;
   headers: Record<string, string>;
   expect: Expectation;
+  /** A JSON body (the webhook writes: a valid one, so only the id decides the answer). */
+  body?: unknown;
 }
 
 const NOT_FOUND: Expectation = { error: 'not_found' };
@@ -277,8 +301,31 @@ function syncCases(op: DocumentedOperation): Case[] {
   return cases;
 }
 
+function webhookCases(op: DocumentedOperation): Case[] {
+  const cases: Case[] = [];
+  const mine = [secretOf(a.app), secretOf(sharedA)];
+  const body = webhookBody(op);
+  if (pathParameterNames(op.template).includes('endpointId')) {
+    for (const id of [bEndpoint, bEndpoint.toUpperCase()]) {
+      for (const h of mine) cases.push({ op, family: "B's webhook endpoint", url: concretePath(op.template, { endpointId: id }), headers: { ...h, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body, expect: NOT_FOUND });
+    }
+    if (op.method === 'GET') cases.push(...foreignInputCases(op, [secretOf(a.app)], concretePath(op.template, { endpointId: aEndpoint }), {}));
+    return cases;
+  }
+  if (op.method !== 'GET') {
+    // Creating: B's ids in undeclared parameters are refused before anything is created.
+    const names = ['connectionId', 'endpointId', 'applicationId'];
+    names.forEach((name, i) => cases.push({ op, family: "B's ids undeclared", url: `${op.template}${queryString({ [name]: [b.connectionId, bEndpoint, b.app.id][i]! })}`, headers: { ...secretOf(a.app), 'content-type': 'application/json' }, body, expect: { error: 'invalid_query' } }));
+    return cases;
+  }
+  for (const h of mine) cases.push({ op, family: 'A alone', url: op.template, headers: h, expect: { success: true } });
+  cases.push(...foreignInputCases(op, mine, op.template, {}));
+  return cases;
+}
+
 function casesFor(op: DocumentedOperation): Case[] {
   if (isSync(op)) return syncCases(op);
+  if (isWebhook(op)) return webhookCases(op);
   if (isConnectionScoped(op)) {
     const cases = connectionCases(op);
     // Undeclared parameters on A's own route are only sent to reads (a write of A's own would act on A).
@@ -299,9 +346,9 @@ async function collectFromB(): Promise<void> {
           { headers: b.app.headers, syncId: b.syncIds[1]! },
           { headers: sharedB.headers, syncId: bSyncs.at(-1)! },
         ]
-      : (op.template.includes('{sessionId}') ? [b.key] : isConnectionScoped(op) ? [b.key, keyAB] : []).map((headers) => ({ headers, syncId: '' }));
+      : (isWebhook(op) ? [secretOf(b.app)] : op.template.includes('{sessionId}') ? [b.key] : isConnectionScoped(op) ? [b.key, keyAB] : []).map((headers) => ({ headers, syncId: '' }));
     for (const { headers, syncId } of readers) {
-      const path = isSync(op) ? concretePath(op.template, { id: syncId }) : pathFor(op, b.connectionId, idsForOp(op, idRecords(b))[0]!);
+      const path = isSync(op) ? concretePath(op.template, { id: syncId }) : isWebhook(op) ? concretePath(op.template, { endpointId: bEndpoint }) : pathFor(op, b.connectionId, idsForOp(op, idRecords(b))[0]!);
       const limit = queryParameters(op.op).find((p) => p.name === 'limit')?.schema?.minimum;
       for (const query of combinations(op, b, hasCursor(op) ? 4 : 1, 6)) {
         let cursor: string | undefined;
@@ -339,10 +386,24 @@ beforeAll(async () => {
   a.syncIds.push(await createSync(gw, sharedA!));
   bSyncOwners = [...b.syncIds.map((id) => ({ id, headers: b.app.headers })), ...[await createSync(gw, sharedB!), await createSync(gw, sharedB!)].map((id) => ({ id, headers: sharedB.headers }))];
   bSyncs = bSyncOwners.map((o) => o.id);
+  [bEndpoint, aEndpoint] = await Promise.all(
+    [b, a].map(async (t) => {
+      const res = await fetch(`${gw.url}/v1/webhooks/endpoints`, { method: 'POST', headers: { ...secretOf(t.app), 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:9/hooks/${t.mark}`, eventTypes: ['fault.opened', 'sync.completed'] }) });
+      if (res.status !== 201) throw new Error(`creating a webhook endpoint: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { endpoint: { id: string } }).endpoint.id;
+    }),
+  );
   await collectFromB();
-  fingerprints = [b.mark, b.connectionId, ...Object.values(b.ids).flat(), ...b.vins, ...bSyncs].map((f) => f.toLowerCase());
+  fingerprints = [b.mark, b.connectionId, ...Object.values(b.ids).flat(), ...b.vins, ...bSyncs, bEndpoint].map((f) => f.toLowerCase());
   bSyncStates = await syncStates();
+  bEndpointState = await endpointState();
 }, 180_000);
+
+/** B's webhook endpoint as B's application reads it (url, types, enabled, secrets' times). */
+async function endpointState(): Promise<string> {
+  const res = await fetch(`${gw.url}/v1/webhooks/endpoints/${bEndpoint}`, { headers: secretOf(b.app) });
+  return `${res.status} ${await res.text()}`;
+}
 
 afterAll(async () => {
   await gw?.close();
@@ -364,7 +425,7 @@ interface Outcome {
 }
 
 async function run(c: Case, out: Outcome): Promise<void> {
-  const res = await fetch(`${gw.url}${c.url}`, { method: c.op.method, headers: c.headers });
+  const res = await fetch(`${gw.url}${c.url}`, { method: c.op.method, headers: c.headers, ...(c.body !== undefined ? { body: JSON.stringify(c.body) } : {}) });
   const body = await res.text();
   const where = `${c.op.label} [${c.family}] ${c.url.slice(0, 160)}`;
   const problem = (text: string) => out.problems.push(`${where}: ${text}`);
@@ -409,10 +470,12 @@ describe('cross-connection attack generated from the document', () => {
     expect(cases.length).toBeGreaterThanOrEqual(MIN_CASES);
   }, 600_000);
 
-  it('left B as it was: still active for its own key, its syncs unchanged, nothing logged as unexpected', async () => {
+  it('left B as it was: still active for its own key, its syncs and webhook endpoint unchanged, nothing logged as unexpected', async () => {
     const connection = await gw.call('GET', `/v1/connections/${b.connectionId}`, { headers: b.key });
     expect(connection).toMatchObject({ status: 200, body: { status: 'active' } });
     expect(await syncStates()).toBe(bSyncStates);
+    expect(await endpointState()).toBe(bEndpointState);
+    expect(bEndpointState).toMatch(/^200 /);
     expect(logLines(gw).filter((l) => l.msg === 'unexpected error').map((l) => JSON.stringify(l).slice(0, 300))).toEqual([]);
   });
 });

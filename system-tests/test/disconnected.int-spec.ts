@@ -62,6 +62,7 @@ const connectionRoutes = (c: string): Record<string, string> => {
     '/v1/connections/{id}/vehicles/{vehicleId}/build': `${base}/vehicles/${vehicleId(at('v1'))}/build`,
     '/v1/connections/{id}/faults': `${base}/faults`,
     '/v1/connections/{id}/fault-events': `${base}/fault-events`,
+    '/v1/connections/{id}/freshness': `${base}/freshness`,
   };
 };
 

@@ -27,11 +27,11 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { startDirectory } from '@switchyard/directory';
 import { startFaultFeed } from '@switchyard/fault-feed';
-import { ConnectionsAdmin, CredentialsAdmin, grantCredentials, requestToken, SecretBox, startGateway, type ConnectionConfigPatch, type OAuthClient } from '@switchyard/gateway';
+import { ConnectionsAdmin, CredentialsAdmin, grantCredentials, requestToken, SecretBox, startDeadLetters, startGateway, type ConnectionConfigPatch, type OAuthClient } from '@switchyard/gateway';
 import { startTelemetryIngest } from '@switchyard/telemetry-ingest';
 import type { Provider } from '@switchyard/domain';
-import { createBus, type MessageBus } from '@switchyard/messaging';
-import { createLogger, type RunningService, type StartOptions } from '@switchyard/service-kit';
+import { ALL_STREAMS, createBus, type MessageBus } from '@switchyard/messaging';
+import { createLogger, type RunningService, type StartOptions, type TracingConfig } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, resolveTestServices, SIMULATOR_OAUTH_CLIENT, SIMULATOR_OAUTH_PATHS, simulatorAuthorizationCode, spawnSimulator, uniqueNamespace, type NodeProcess } from '@switchyard/testing';
 import { startSyncOrchestrator } from '@switchyard/sync-orchestrator';
 import { awaitProjected, COLLECTING_CONFIG, createConnection, execute, grantApplication, SyncApi, validatedCall } from './gateway-client.js';
@@ -62,6 +62,11 @@ export class PipelineConnection extends SyncApi {
     private readonly readerKey: string,
   ) {
     super(stack.gatewayUrl, headers);
+  }
+
+  /** The connection's consumer key (read permission): tests that must find it nowhere (logs, spans). */
+  get consumerKey(): string {
+    return this.readerKey;
   }
 
   /** `GET /v1/connections/{id}` with the connection's consumer key (read permission). */
@@ -131,10 +136,14 @@ export interface PipelineStackOptions {
   orchestratorEnv?: Record<string, string>;
   /** Level of every service's log into `logLines`; default debug. */
   logLevel?: 'debug' | 'info' | 'warn';
+  /** Start the gateway's dead-letter role (decision 0046) beside the gateway, on its own bus connection (`deadLetters`). */
+  deadLetters?: boolean;
+  /** Traces of each service (e.g. to an OtlpReceiver); default none, whatever OTEL_* the test process has. */
+  tracing?: (service: App) => TracingConfig;
 }
 
 const APPS = ['gateway', 'sync-orchestrator', 'directory', 'telemetry-ingest', 'fault-feed', 'enrichment'] as const;
-type App = (typeof APPS)[number];
+export type App = (typeof APPS)[number];
 
 /** `$orchestrator`, `$directory`, `$gateway`, `$telemetry`, `$faults` in `PipelineStack.sql` name these apps' isolated schemas. */
 const SCHEMA_PLACEHOLDERS: Record<string, App> = { orchestrator: 'sync-orchestrator', directory: 'directory', gateway: 'gateway', telemetry: 'telemetry-ingest', faults: 'fault-feed' };
@@ -147,13 +156,15 @@ export class PipelineStack {
   databaseUrl = '';
   natsUrl = '';
   gateway!: RunningService;
+  /** The gateway's dead-letter role, when `deadLetters` asked for it. */
+  deadLetters: RunningService | undefined;
   /** Every orchestrator instance, in start order. */
   readonly orchestrators: RunningService[] = [];
   /** The running ingesting contexts. */
   readonly contexts: Partial<Record<IngestContext, RunningService>> = {};
   private readonly buses: MessageBus[] = [];
   /** Every running service, in start order. */
-  private readonly services: RunningService[] = [];
+  readonly services: RunningService[] = [];
   private readonly sink = new PassThrough();
   private simulator: { url: string; apiToken: string; process: NodeProcess } | undefined;
 
@@ -205,6 +216,7 @@ export class PipelineStack {
       bus: await this.bus(busName),
       schema: this.schemas[service],
       logger: createLogger({ service, level: this.options.logLevel ?? 'debug', destination: this.sink }),
+      tracing: this.options.tracing?.(service) ?? null,
       ...extra,
     });
     this.services.push(running);
@@ -218,6 +230,8 @@ export class PipelineStack {
       const spawned = await spawnSimulator('samsara', { SAMSARA_API_TOKENS: apiToken, SIM_SEED: this.options.name ?? 'pipeline', ...this.options.samsaraSimulator });
       this.simulator = { url: spawned.url, apiToken, process: spawned.process };
     }
+    // The provisioning step (decision 0033): services only verify the streams.
+    await (await this.bus('provision')).ensureStreams(ALL_STREAMS);
     this.gateway = await this.startService('gateway', 'gateway-test', startGateway, {
       http: { port: 0 },
       // A generous RPC deadline: the test machine is shared and often loaded.
@@ -228,6 +242,12 @@ export class PipelineStack {
         ...(this.options.samsaraOAuth ? { oauth: { samsara: this.samsaraOAuthClient } } : {}),
       },
     });
+    if (this.options.deadLetters) {
+      this.deadLetters = await this.startService('gateway', 'dead-letters-test', startDeadLetters, {
+        // Never above info: its audit lines (one per replay or discard) are what a suite checks.
+        logger: createLogger({ service: 'gateway', role: 'dead-letters', level: this.options.logLevel === 'warn' ? 'info' : (this.options.logLevel ?? 'debug'), destination: this.sink }),
+      });
+    }
     for (const context of this.options.contexts ?? ['directory']) await this.startContext(context);
     for (let i = 0; i < (this.options.orchestrators ?? 1); i++) {
       this.orchestrators.push(

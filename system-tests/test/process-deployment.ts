@@ -15,11 +15,11 @@
  * SyncLifecycleService.createInternal, on the test's own ORM over the orchestrator's schema: no
  * in-process orchestrator competes with the processes for units or receipts.
  */
-import { randomBytes } from 'node:crypto';
-import { startGateway } from '@switchyard/gateway';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SecretBox, startGateway } from '@switchyard/gateway';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createBus, DeadLetterStore, Namespace, silentLogger, type DeadLetterV1, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, DeadLetterStore, Namespace, silentLogger, subjectMatches, type DeadLetterV1, type MessageBus, type StreamDefinition } from '@switchyard/messaging';
 import { createOrm, type Orm } from '@switchyard/persistence';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import { canonicalDump, deleteNamespaceStreams, dropSchemas, isolatedSchemas, pollUntil, serviceStarted, spawnService, uniqueNamespace, type ContextApp, type NodeProcess } from '@switchyard/testing';
@@ -39,6 +39,29 @@ export interface SharedFleet {
   readonly startFrom: string;
   /** The fixed window of every internal run (telemetry history, faults): inside the simulated past. */
   readonly internalWindow: { readonly startFrom: string; readonly intervalEnd: string };
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The fleet of a Samsara simulator frozen at `simStart`: its vehicles (all approved), a new
+ * connection id and master key, public syncs from 36 h before the frozen clock (at least two trip
+ * slices per vehicle) and internal runs over the last simulated day (the simulator serves no
+ * history after its "now").
+ */
+export async function frozenSamsaraFleet(servers: { databaseUrl: string; natsUrl: string }, simulatorUrl: string, apiToken: string, simStart: number): Promise<SharedFleet> {
+  const listed = await fetch(`${simulatorUrl}/fleet/vehicles`, { headers: { authorization: `Bearer ${apiToken}` } });
+  const vehicles = ((await listed.json()) as { data: { id: string }[] }).data.map((v) => v.id).sort();
+  return {
+    ...servers,
+    simulatorUrl,
+    apiToken,
+    masterKey: SecretBox.generateKey(),
+    connectionId: randomUUID(),
+    approvedVehicleIds: vehicles,
+    startFrom: new Date(simStart - 36 * HOUR).toISOString(),
+    internalWindow: { startFrom: new Date(simStart - 24 * HOUR).toISOString(), intervalEnd: new Date(simStart).toISOString() },
+  };
 }
 
 /** What every internal run collects: the selected signals' history and latest readings, and faults. */
@@ -70,8 +93,11 @@ export class ProcessDeployment {
     this.namespace = uniqueNamespace(name);
   }
 
-  async startGateway(): Promise<void> {
+  /** `streams`: what the provisioning step applies (e.g. with replicas on a cluster). */
+  async startGateway(streams: readonly StreamDefinition[] = ALL_STREAMS): Promise<void> {
     this.bus = await createBus({ kind: 'jetstream', servers: this.fleet.natsUrl, name: `${this.namespace}-gateway`, namespace: this.namespace });
+    // The provisioning step (decision 0033), before the gateway and every spawned context: services only verify the streams.
+    await this.bus.ensureStreams(streams);
     this.gateway = await startGateway({
       databaseUrl: this.fleet.databaseUrl,
       environment: 'sandbox',
@@ -114,6 +140,34 @@ export class ProcessDeployment {
   /** PostgreSQL as the test sees it (through the gateway's pool; every name schema-qualified). */
   async sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
     return execute<T>(this.running(), text, params);
+  }
+
+  /**
+   * Runs `text` (e.g. a `select … for key share`) in a transaction of its own that stays open —
+   * holding whatever row locks the statement took — until the returned function is called (it
+   * resolves once the transaction ended). No idle-in-transaction deadline inside it: the hold lasts
+   * as long as the test needs, however slowly the processes it waits on start.
+   */
+  async hold(text: string, params: unknown[] = []): Promise<() => Promise<void>> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let taken!: () => void;
+    let failed!: (error: unknown) => void;
+    const held = new Promise<void>((resolve, reject) => ((taken = resolve), (failed = reject)));
+    const transaction = this.running()
+      .runtime.orm.em.fork()
+      .transactional(async (tx) => {
+        await tx.execute('set local idle_in_transaction_session_timeout = 0');
+        await tx.execute(text, params);
+        taken();
+        await released;
+      })
+      .catch((error: unknown) => failed(error));
+    await held;
+    return async () => {
+      release();
+      await transaction;
+    };
   }
 
   /**
@@ -198,6 +252,29 @@ export class ProcessDeployment {
       if (info === undefined) return 0;
       if (filter === undefined) return info.state.messages;
       return Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /**
+   * Every message `stream` holds on subjects matching `filter` (logical), as its `Nats-Msg-Id` and
+   * the time JetStream stored it, in stream order. Own NATS connection, closed before returning.
+   */
+  async streamMsgIds(stream: string, filter: string): Promise<{ msgId: string | undefined; storedAt: number }[]> {
+    const ns = new Namespace(this.namespace);
+    const nc = await connect({ servers: this.fleet.natsUrl, name: `${this.namespace}-inspect` });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const name = ns.stream(stream);
+      const info = await jsm.streams.info(name);
+      const pattern = ns.subject(filter);
+      const found: { msgId: string | undefined; storedAt: number }[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+        const m = await jsm.streams.getMessage(name, { seq }).catch(() => undefined);
+        if (m && subjectMatches(pattern, m.subject)) found.push({ msgId: m.header?.get('Nats-Msg-Id') || undefined, storedAt: m.time.getTime() });
+      }
+      return found;
     } finally {
       await nc.close();
     }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { ConnectionsAdmin, OutboxRelay, SecretBox, startGateway } from '@switchyard/gateway';
-import { createBus, type MessageBus } from '@switchyard/messaging';
+import { ALL_STREAMS, createBus, type MessageBus } from '@switchyard/messaging';
 import { createLogger, type RunningService } from '@switchyard/service-kit';
 import {
   deleteNamespaceStreams,
@@ -63,6 +63,7 @@ beforeAll(async () => {
   const common = { databaseUrl, environment: 'sandbox' as const, allServiceSchemas: Object.values(schemas) };
   const gatewayBus = await createBus({ kind: 'jetstream', servers: natsUrl, name: 'gateway-test', namespace });
   buses.push(gatewayBus);
+  await gatewayBus.ensureStreams(ALL_STREAMS); // the provisioning step (decision 0033)
   gateway = await startGateway({
     ...common,
     bus: gatewayBus,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { CredentialsAdmin } from '@switchyard/gateway';
 import { collectPages, createSamsaraAdapter } from '@switchyard/providers';
-import { dumpDifference, sleep, spawnSimulator, startOwnedNats, startOwnedPostgres, type NodeProcess, type OwnedNats, type OwnedPostgres } from '@switchyard/testing';
+import { dumpDifference, settledWithin, sleep, spawnSimulator, startOwnedNats, startOwnedPostgres, type NodeProcess, type OwnedNats, type OwnedPostgres } from '@switchyard/testing';
 import { PipelineStack, type PipelineConnection, type PublicSync } from './pipeline-stack.js';
 
 const apiToken = `samsara_api_${randomBytes(20).toString('hex')}`;
@@ -51,7 +51,9 @@ beforeAll(async () => {
 afterAll(async () => {
   // The owned servers go whatever happens before (a hook that timed out would leave them running).
   try {
-    await stack?.close().catch(() => undefined);
+    // Bounded, so the owned servers go even if a service's close hangs (it did while kysely 0.29.6
+    // leaked the connections of transactions cut by the crash: apps/gateway/test/database-crash.int-spec.ts).
+    await settledWithin(stack?.close(), 90_000);
     await simulator?.kill();
   } finally {
     await nats?.destroy();
@@ -59,11 +61,7 @@ afterAll(async () => {
   }
 }, 120_000);
 
-// SKIPPED for stop 22 (2026-11-28), to be restored first next session: the test itself passes, but
-// on this session's merged main the teardown (stack.close() after the PostgreSQL and NATS restarts)
-// did not finish within 120 s. Suspect: the gateway's principal-cache LISTEN connection (decision
-// 0031) or the request-rate reconciliation (0032) not closing after an outage. See the closing note.
-describe.skip('restarts under load', () => {
+describe('restarts under load', () => {
   it('loses no acknowledged data, answers 503 with Retry-After meanwhile and recovers within 10 s', async () => {
     await stack.wipeDirectory(connection.connectionId);
     const clean = await connection.settled((await connection.createSync({ startFrom: START_FROM })).id);

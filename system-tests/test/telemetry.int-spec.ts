@@ -345,3 +345,34 @@ describe('telemetry reads', () => {
     expect((await call(f, `/vehicles/${id}/telemetry`, reader)).status).toBe(200);
   }, 180_000);
 });
+
+// Issue 27 item 3: the freshness read, an addition beyond the 36 operations, through the gateway
+// (every response validated against the OpenAPI document). The simulators' clock is 20 minutes
+// behind, so collected signals are `stale` (data age p95 over interval + 60 s) unless a test above
+// ingested fresher readings; a signal without a reading is `missing` with no age — never a zero.
+describe('data freshness', () => {
+  it.each(['samsara', 'motive', 'geotab'] as const)('%s: GET …/freshness gives every covered metric its figures, stale by its age; 404 without a grant, 400 for a query', async (name) => {
+    const f = fleets[name];
+    const res = await call(f, '/freshness');
+    expect(res.status).toBe(200);
+    type Figure = { signal: string; status: string; reason: string | null; dataAge: { status: string; p95Seconds?: number; vehicles?: number }; pipelineLag: Json };
+    const body = res.body as { vehicles: number; dataAgeBoundSeconds: number; signals: Figure[] };
+    expect(body.vehicles).toBe(f.ids.length);
+    expect(body.signals.map((s) => s.signal)).toEqual(metricsOf(name));
+    for (const figure of body.signals) {
+      if (figure.dataAge.status !== 'available') expect(figure).toMatchObject({ status: 'missing', reason: 'no_readings' });
+      else expect({ signal: figure.signal, status: figure.status }).toEqual({ signal: figure.signal, status: (figure.dataAge.p95Seconds ?? 0) > body.dataAgeBoundSeconds ? 'stale' : 'available' });
+    }
+    // The run collected location and odometer of every vehicle through the pipeline: each has an age, and a pipeline
+    // lag from its readings' commit times — unless none of them was observed in the last hour (a parked Geotab fleet).
+    for (const signal of ['location', 'odometer']) {
+      const figure = body.signals.find((s) => s.signal === signal);
+      expect(figure).toMatchObject({ dataAge: { status: 'available', vehicles: f.ids.length } });
+      expect([{ status: 'available' }, { status: 'missing', reason: 'no_readings_in_window' }]).toContainEqual(figure?.pipelineLag.status === 'available' ? { status: 'available' } : figure?.pipelineLag);
+    }
+    expect(body.signals.filter((s) => s.status === 'stale').length).toBeGreaterThan(0);
+    const stranger = await new CredentialsAdmin(stack.gateway.runtime.orm).createConsumerKey(`freshness stranger ${name}`);
+    expect((await call(f, '/freshness', { authorization: `Bearer ${stranger.token}` })).status).toBe(404);
+    expect((await call(f, '/freshness?window=1h')).body).toEqual({ error: 'invalid_query' });
+  });
+});
