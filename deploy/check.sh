@@ -5,7 +5,10 @@
 #   3. the Kubernetes kustomizations render (kubectl kustomize or kustomize);
 #   4. the container shell scripts parse;
 #   5. deploy/nats/nats-server.conf and the cluster files parse (nats-server -t), deploy/k8s/nats holds the same file, and
-#      every app in docker-compose.yml connects as a user the file declares.
+#      every app in docker-compose.yml connects as a user the file declares;
+#   6. the operator's Prometheus artifacts (docs/operations.md): the alert rules parse and pass their
+#      unit tests (promtool check/test rules), the scrape config parses, and every PromQL query of the
+#      Grafana dashboard parses (its $variables substituted; promtool check rules on a temporary file).
 # A check whose tool is missing prints SKIP with what to install and does not fail the run,
 # unless --strict is given. Any real failure exits 1.
 set -uo pipefail
@@ -107,6 +110,32 @@ for user in $(sed -n 's/^ *NATS_USER: *//p' docker-compose.yml); do
   grep -q "^ *user: $user\$" deploy/nats/nats-server.conf || missing="$missing $user"
 done
 if [ -n "$missing" ]; then fail "docker-compose.yml: NATS users not in deploy/nats/nats-server.conf:$missing"; else pass "docker-compose.yml NATS users are declared in deploy/nats/nats-server.conf"; fi
+
+# 6. Prometheus scrape config, alert rules and their unit tests, the dashboard's queries (docs/operations.md).
+if ! command -v promtool >/dev/null 2>&1; then
+  skip "deploy/prometheus: promtool is not installed (Debian package prometheus; .ci/run installs it)"
+else
+  if out=$(promtool check rules deploy/prometheus/alerts.yml 2>&1); then pass "deploy/prometheus/alerts.yml (promtool check rules)"; else fail "deploy/prometheus/alerts.yml: $out"; fi
+  if out=$(cd deploy/prometheus && promtool test rules alerts.test.yml 2>&1); then pass "deploy/prometheus/alerts.test.yml (promtool test rules)"; else fail "deploy/prometheus/alerts.test.yml: $out"; fi
+  if out=$(promtool check config --syntax-only deploy/prometheus/prometheus.yml 2>&1); then pass "deploy/prometheus/prometheus.yml (promtool check config)"; else fail "deploy/prometheus/prometheus.yml: $out"; fi
+  queries=$(mktemp --suffix=.yml)
+  if out=$("$node_bin" --input-type=module - "$queries" <<'JS' 2>&1
+import { readFileSync, writeFileSync } from 'node:fs';
+// Each panel query becomes a recording rule, Grafana's variables replaced by what they expand to.
+const dashboard = JSON.parse(readFileSync('deploy/grafana/switchyard.json', 'utf8'));
+const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+const expand = (e) => e.replaceAll('$__rate_interval', '5m').replaceAll('$service', '.*');
+const rules = exprs.map((e, i) => `      - record: dashboard:query_${i}\n        expr: ${JSON.stringify(expand(e))}`);
+writeFileSync(process.argv[2], `groups:\n  - name: dashboard\n    rules:\n${rules.join('\n')}\n`);
+console.log(exprs.length);
+JS
+  ) && count=$out && out=$(promtool check rules "$queries" 2>&1); then
+    pass "deploy/grafana/switchyard.json: $count queries parse (promtool check rules)"
+  else
+    fail "deploy/grafana/switchyard.json: $out"
+  fi
+  rm -f "$queries"
+fi
 
 echo "deploy checks: $failures failed, $skips skipped"
 if [ "$failures" -gt 0 ] || { [ "$strict" = true ] && [ "$skips" -gt 0 ]; }; then exit 1; fi
