@@ -17,25 +17,8 @@
  * The figures printed on failure name the connection and the signal.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  assertBuilt,
-  createResponseValidator,
-  createTestDatabase,
-  deleteNamespaceStreams,
-  expectValidResponse,
-  freePort,
-  freePortRange,
-  loadOpenApi,
-  pollUntil,
-  resolveTestServices,
-  spawnNode,
-  uniqueSuffix,
-  workspaceProjects,
-  type NodeProcess,
-} from '@switchyard/testing';
+import { createResponseValidator, expectValidResponse, loadOpenApi, pollUntil } from '@switchyard/testing';
+import { startSandbox, type Sandbox } from './sandbox-launcher.js';
 
 const SCHEDULE_WINDOW_MS = 30_000;
 const FRESHNESS_WINDOW_MS = 60_000;
@@ -57,55 +40,20 @@ interface Freshness {
 }
 
 describe('sandbox data freshness (npm start, scheduled every 30 s)', () => {
-  let proc: NodeProcess | undefined;
-  let dataDir: string;
-  let cleanup: (() => Promise<void>) | undefined;
+  let sandbox: Sandbox | undefined;
   let baseUrl = '';
   let consumerKey = '';
   let connections: { id: string; provider: string }[] = [];
   let startedAt = 0;
 
   beforeAll(async () => {
-    const entry = assertBuilt('launcher/dist/start.js', workspaceProjects().filter((p) => p !== 'e2e' && p !== 'libs/testing'));
-    const { databaseUrl, natsUrl } = await resolveTestServices();
-    const database = await createTestDatabase(databaseUrl, 'sy_fresh');
-    const namespace = `fresh${uniqueSuffix()}`;
-    cleanup = async () => {
-      await database.drop();
-      await deleteNamespaceStreams(natsUrl, namespace);
-    };
-    dataDir = mkdtempSync(path.join(tmpdir(), 'sy-fresh-'));
     startedAt = Date.now();
-    proc = spawnNode(entry, {
-      env: {
-        DATABASE_URL: database.url,
-        NATS_URL: natsUrl,
-        NATS_NAMESPACE: namespace,
-        PORT: String(await freePort()),
-        METRICS_PORT: String(await freePortRange(6)),
-        SAMSARA_SIM_PORT: '0',
-        MOTIVE_SIM_PORT: '0',
-        GEOTAB_SIM_PORT: '0',
-        SWITCHYARD_DATA_DIR: dataDir,
-        SCHEDULE_WINDOW_MS: String(SCHEDULE_WINDOW_MS),
-        FRESHNESS_WINDOW_MS: String(FRESHNESS_WINDOW_MS),
-      },
-    });
-    await proc.waitForOutput(/┌ Switchyard sandbox is up[\s\S]*?\n└/, 60_000);
-    const credentials = JSON.parse(readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8')) as { baseUrl: string; consumerKey: string; connections: { id: string; provider: string }[] };
-    ({ baseUrl, consumerKey, connections } = credentials);
+    sandbox = await startSandbox('fresh', { SCHEDULE_WINDOW_MS: String(SCHEDULE_WINDOW_MS), FRESHNESS_WINDOW_MS: String(FRESHNESS_WINDOW_MS) }, 60_000);
+    ({ baseUrl, consumerKey, connections } = sandbox.credentials);
   }, 90_000);
 
   afterAll(async () => {
-    try {
-      if (proc) {
-        proc.child.kill('SIGINT');
-        await proc.waitForExit(15_000).catch(() => proc?.kill());
-      }
-      await cleanup?.();
-    } finally {
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    }
+    await sandbox?.stop();
   }, 60_000);
 
   async function freshness(connectionId: string): Promise<Freshness> {

@@ -9,28 +9,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createClient, RETRY_STATUSES, type FetchLike } from '@switchyard/sdk';
-import {
-  assertBuilt,
-  createResponseValidator,
-  createTestDatabase,
-  deleteNamespaceStreams,
-  expectValidResponse,
-  freePort,
-  loadOpenApi,
-  pinnedNode,
-  pollUntil,
-  resolveTestServices,
-  spawnNode,
-  uniqueSuffix,
-  workspaceProjects,
-  workspaceRoot,
-  type NodeProcess,
-} from '@switchyard/testing';
+import { createResponseValidator, expectValidResponse, loadOpenApi, pinnedNode, pollUntil, workspaceRoot } from '@switchyard/testing';
+import { startSandbox, type Sandbox, type SandboxCredentials } from './sandbox-launcher.js';
 
 const run = promisify(execFile);
 const validator = createResponseValidator(loadOpenApi());
@@ -51,12 +36,7 @@ export function code(error: unknown): ReasonCode | undefined {
 void client.trips.list('c', { expand: ['wheels'] });
 `;
 
-interface Credentials {
-  baseUrl: string;
-  applicationSecret: string;
-  consumerKey: string;
-  connections: { id: string; provider: string; connectionToken: string }[];
-}
+type Credentials = SandboxCredentials;
 interface Exchange {
   method: string;
   url: URL;
@@ -66,26 +46,13 @@ interface Exchange {
 }
 
 describe('the sandbox flow through @switchyard/sdk', () => {
-  let launcher: NodeProcess | undefined;
-  let cleanup: () => Promise<void> = () => Promise.resolve();
-  let dataDir: string;
+  let sandbox: Sandbox | undefined;
   let app: string;
   let credentials: Credentials;
 
   beforeAll(async () => {
-    const entry = assertBuilt('launcher/dist/start.js', workspaceProjects().filter((p) => p !== 'e2e' && p !== 'libs/testing'));
-    const { databaseUrl, natsUrl } = await resolveTestServices();
-    const database = await createTestDatabase(databaseUrl, 'sy_e2e');
-    const namespace = `e2e${uniqueSuffix()}`;
-    dataDir = mkdtempSync(path.join(tmpdir(), 'sy-sdk-'));
-    cleanup = async () => {
-      await database.drop();
-      await deleteNamespaceStreams(natsUrl, namespace);
-    };
-    const env = { DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_NAMESPACE: namespace, PORT: String(await freePort()), METRICS_PORT: String(await freePort()), SAMSARA_SIM_PORT: '0', MOTIVE_SIM_PORT: '0', GEOTAB_SIM_PORT: '0', SWITCHYARD_DATA_DIR: dataDir };
-    launcher = spawnNode(entry, { env });
-    await launcher.waitForOutput(/┌ Switchyard sandbox is up[\s\S]*?\n└/, 40_000);
-    credentials = JSON.parse(readFileSync(path.join(dataDir, 'sandbox-credentials.json'), 'utf8')) as Credentials;
+    sandbox = await startSandbox('sdk');
+    credentials = sandbox.credentials;
     // The SDK as an integrator gets it: the tarball of `npm pack`, unpacked into a bare folder.
     app = mkdtempSync(path.join(tmpdir(), 'sy-sdk-app-'));
     await run('npm', ['pack', '--pack-destination', app], { cwd: path.join(workspaceRoot(), 'libs/sdk') });
@@ -98,16 +65,18 @@ describe('the sandbox flow through @switchyard/sdk', () => {
 
   afterAll(async () => {
     try {
-      await launcher?.kill();
-      await cleanup();
+      await sandbox?.stop();
     } finally {
-      for (const dir of [dataDir, app]) if (dir) rmSync(dir, { recursive: true, force: true });
+      if (app) rmSync(app, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('creates a sync per connection, waits for it, lists trips expanded, reads telemetry and walks the fault feed (and examples/sdk/main.mjs from the tarball)', async () => {
     // The example (plain Node ESM, the packed SDK) runs the flow on the first connection meanwhile.
-    const example = run(pinnedNode(), ['main.mjs', path.join(dataDir, 'sandbox-credentials.json')], { cwd: app, timeout: 130_000 });
+    // A failed run shows what the example printed (its steps, then the error) instead of only its exit.
+    const example = run(pinnedNode(), ['main.mjs', sandbox?.credentialsFile ?? ''], { cwd: app, timeout: 130_000 }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`examples/sdk/main.mjs failed: ${error.message}\nstdout: ${error.stdout ?? ''}\nstderr: ${error.stderr ?? ''}`);
+    });
     const exchanges: Exchange[] = [];
     // The custom fetch option: every answer the SDK gets is kept for validation against the document.
     const recording: FetchLike = async (input, init) => {
