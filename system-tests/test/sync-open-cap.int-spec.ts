@@ -39,7 +39,9 @@ async function openSyncs(applicationId: string): Promise<number> {
 let gw: TestGateway;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ syncOrchestrator: true, rpcTimeoutMs: 10_000 });
+  // Creates of one application serialize on its advisory lock: 50 at once on a loaded CI machine can
+  // take longer than 10 s for the last one (one such run answered some of them 503 after the timeout).
+  gw = await startTestGateway({ syncOrchestrator: true, rpcTimeoutMs: 30_000 });
 });
 
 afterAll(async () => {
@@ -54,6 +56,7 @@ describe('open syncs per application', () => {
 
     const attempts = OPEN_SYNCS_PER_APPLICATION + 6;
     const answers = await Promise.all(Array.from({ length: attempts }, (_, i) => create(i % 2 === 0 ? first : second)));
+    expect(answers.filter((a) => a.status !== 201 && a.status !== 409).map((a) => [a.status, a.body])).toEqual([]);
     const created = answers.filter((a) => a.status === 201);
     const refused = answers.filter((a) => a.status === 409);
     process.stdout.write(`[open-syncs] ${attempts} concurrent creates over 2 connections → ${created.length}×201, ${refused.length}×409 too_many_open_syncs (cap ${OPEN_SYNCS_PER_APPLICATION})\n`);
@@ -74,7 +77,7 @@ describe('open syncs per application', () => {
     const cancelledCount = 20;
     // The cap filled, then 20 of them cancelled (failed, retryable), then 10 new ones: 40 open.
     const created = await Promise.all(Array.from({ length: OPEN_SYNCS_PER_APPLICATION }, (_, i) => create(apps[i % 2]!).then((a) => ({ app: apps[i % 2]!, id: (a.body as { id: string }).id, status: a.status }))));
-    expect(created.every((c) => c.status === 201)).toBe(true);
+    expect(created.filter((c) => c.status !== 201).map((c) => c.status)).toEqual([]);
     const failed = created.slice(0, cancelledCount);
     for (const sync of failed) expect((await gw.call('POST', `/v1/syncs/${sync.id}/cancel`, { headers: sync.app.headers })).status).toBe(200);
     for (let i = 0; i < cancelledCount / 2; i++) expect((await create(apps[i % 2]!)).status).toBe(201);
