@@ -40,7 +40,7 @@ import { execute } from './gateway-client.js';
 import { ingestFaults } from './faults-fixture.js';
 import { groupRecord } from './groups-fixture.js';
 import { invalidJsonValue, invalidParameterValue, resolveSchema, rfc3339, serializeParameter, validValue, type Violation } from './openapi-arbitraries.js';
-import { concretePath, documentedOperations, openApiDocument, pathParameterNames, queryString, usesApplicationSecret, type DocumentedOperation, type OpenApiSchema, type Parameter } from './openapi-operations.js';
+import { concretePath, documentedOperations, openApiDocument, pathParameterNames, queryString, usesApplicationSecret, usesConnectionToken, type DocumentedOperation, type OpenApiSchema, type Parameter } from './openapi-operations.js';
 import { driverRecord, ingest, tripRecord, vehicleRecord } from './reads-fixture.js';
 import { logLines, UNLIMITED_REQUEST_RATE, type TestGateway } from './support.js';
 import { createSyncApp, type SyncApp } from './syncs-fixture.js';
@@ -307,7 +307,7 @@ function mutations(o: DocumentedOperation): fc.Arbitrary<Mutation>[] {
       fc.constant(mutate('the other kind of credential', (c) => ({ ...c, headers: { ...c.headers, authorization: usesApplicationSecret(o.op) ? key.authorization! : app.headers.authorization!, 'connection-token': usesApplicationSecret(o.op) ? null : app.token } }))),
     ),
   );
-  if (usesApplicationSecret(o.op)) out.push(tokenText.map((t) => mutate('an unknown Connection-Token', (c) => ({ ...c, headers: { ...c.headers, 'connection-token': t } }))));
+  if (usesConnectionToken(o.op)) out.push(tokenText.map((t) => mutate('an unknown Connection-Token', (c) => ({ ...c, headers: { ...c.headers, 'connection-token': t } }))));
   return out;
 }
 

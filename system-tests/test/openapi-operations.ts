@@ -74,6 +74,11 @@ export function usesApplicationSecret(op: Operation): boolean {
   return (op.security ?? []).some((requirement) => 'applicationSecret' in requirement);
 }
 
+/** Whether the operation declares the `Connection-Token` header (the sync routes; an application's webhook routes take none). */
+export function usesConnectionToken(op: Operation): boolean {
+  return (op.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'connection-token');
+}
+
 /** The query parameters the operation declares, in document order. */
 export function queryParameters(op: Operation): Parameter[] {
   return (op.parameters ?? []).filter((p) => p.in === 'query');
