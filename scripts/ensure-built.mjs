@@ -4,13 +4,17 @@
 // Sources: every project's src/ without its spec files (what nx's `production` inputs hash), and
 // .swcrc. The last build is a stamp file dated when that build began, so an edit during a build still
 // counts. Usage: node scripts/ensure-built.mjs <entry file that must exist, e.g. apps/gateway/dist/cli/operator.js>
+//        node scripts/ensure-built.mjs --always   (npm start, npm test: nx decides what to rebuild, and the stamp
+//        is written, so a CLI call during the run does not rebuild — the build replaces every dist/ folder,
+//        which pulled apps' modules from under the processes a running suite had spawned, CI 2026-12-07)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const stamp = path.join(root, 'node_modules/.cache/switchyard/last-build');
-const entry = process.argv[2];
+const always = process.argv[2] === '--always';
+const entry = always ? undefined : process.argv[2];
 const isSpec = (name) => name.endsWith('.spec.ts') || name.endsWith('.int-spec.ts');
 
 function newest(dir) {
@@ -36,7 +40,7 @@ function stale() {
   return projects().some((dir) => existsSync(path.join(dir, 'src')) && newest(path.join(dir, 'src')) > built);
 }
 
-if (stale()) {
+if (always || stale()) {
   const began = new Date();
   // nx reports on stdout, which is the CLI's (JSON): shown on stderr, and only when the build fails.
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
